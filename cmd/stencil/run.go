@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"stencillab.dev/lab"
+)
+
+func init() {
+	commands["run"] = command{
+		summary: "run one 3D seven-point step once and print a summary",
+		run:     runCmd,
+	}
+}
+
+// field is one extra line of a run summary and one extra JSON field.
+type field struct {
+	Key   string // JSON key
+	Label string // summary label
+	Value any    // JSON value
+	Text  string // summary text
+}
+
+// runHook lets a backend build its own sweep for `stencil run` and report
+// extra fields after it ran (the simulator's counted traffic, say). report
+// is called once, after the last timed run.
+type runHook func(step string, cfg lab.Config) (sweep lab.SweepFunc, report func() []field, err error)
+
+// runHooks maps a backend name to its hook; backends without one are built
+// with lab.Sweeper.
+var runHooks = map[string]runHook{}
+
+// runResult is the JSON form of a run.
+type runResult struct {
+	Kernel    string   `json:"kernel"`
+	Backend   string   `json:"backend"`
+	N         int      `json:"n"`
+	Tile      int      `json:"tile"`
+	Reps      int      `json:"reps"`
+	Ms        float64  `json:"ms"`
+	GBps      float64  `json:"gbps"`
+	GFlops    float64  `json:"gflops"`
+	MaxAbsErr *float64 `json:"max_abs_err"`
+	RelL2Err  *float64 `json:"rel_l2_err,omitempty"`
+}
+
+// errUsage marks an error in the command line: exit status 2.
+var errUsage = errors.New("usage")
+
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	code, err := runMain(args, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "stencil run: %v\n", strings.TrimPrefix(err.Error(), "usage: "))
+	}
+	return code
+}
+
+func runMain(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("stencil run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	kernel := fs.String("kernel", "reference", "step to run: reference, basic, tiled, coarsened, register_tiled, fast")
+	backend := fs.String("backend", lab.CPU, "where to run it: cpu, sim or gpu")
+	n := fs.Int("n", 256, "grid side N (the grid is N×N×N, N ≥ 3)")
+	tile := fs.Int("tile", 0, "input tile dimension IN_TILE_DIM (0: the step's default)")
+	reps := fs.Int("reps", 3, "timed repetitions; the summary gives the median")
+	seed := fs.Uint64("seed", 1, "seed of the random input")
+	check := fs.Bool("check", false, "compare with a float64 reference sweep and report the max error")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return 2, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return 2, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case *n < 3:
+		return 2, fmt.Errorf("-n %d: the grid needs N ≥ 3 to have an interior point", *n)
+	case float64(*n)*float64(*n)*float64(*n) > lab.MaxPoints:
+		return 2, fmt.Errorf("-n %d: %d³ points exceeds the limit of %d points", *n, *n, int64(lab.MaxPoints))
+	case *tile < 0:
+		return 2, fmt.Errorf("-tile %d: the tile must be positive (or 0 for the default)", *tile)
+	case *reps < 1:
+		return 2, fmt.Errorf("-reps %d: need at least one repetition", *reps)
+	}
+	step, err := lab.LookupStep(*kernel)
+	if err != nil {
+		return 2, err
+	}
+	if step.Dim != 3 {
+		return 2, fmt.Errorf("-kernel %s is a %dD step; run runs the 3D steps", step.Name, step.Dim)
+	}
+	if !slices.Contains([]string{lab.CPU, lab.Sim, lab.GPU}, *backend) {
+		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
+	}
+	cfg := lab.Config{Tile: *tile}
+
+	sweep, report, err := buildSweep(step.Name, *backend, cfg)
+	if err != nil {
+		return 1, err
+	}
+	src, err := lab.NewCube[float32](*n)
+	if err != nil {
+		return 2, err
+	}
+	src.FillRandom(*seed)
+	dst := src.Clone() // boundary cells carry over unchanged
+
+	times := make([]float64, 0, *reps)
+	for range *reps {
+		start := time.Now()
+		if err := sweep(dst, src, lab.DistinctCoeffs()); err != nil {
+			return 1, fmt.Errorf("%s on %s: %w", step.Name, *backend, err)
+		}
+		times = append(times, float64(time.Since(start).Nanoseconds())/1e6)
+	}
+	sort.Float64s(times)
+	ms := times[len(times)/2]
+	interior := float64(src.Interior())
+	res := runResult{
+		Kernel: step.Name, Backend: *backend, N: *n, Tile: *tile, Reps: *reps, Ms: ms,
+		GBps:   8 * interior / (ms * 1e6),
+		GFlops: lab.Flops7 * interior / (ms * 1e6),
+	}
+	if *check {
+		want := lab.Convert[float64](src)
+		if err := lab.SevenPoint(want, lab.Convert[float64](src), lab.DistinctCoeffs()); err != nil {
+			return 1, fmt.Errorf("float64 reference: %w", err)
+		}
+		d, err := lab.Compare(lab.Convert[float64](dst).Data, want.Data)
+		if err != nil {
+			return 1, err
+		}
+		res.MaxAbsErr, res.RelL2Err = &d.MaxAbs, &d.RelL2
+	}
+	var extra []field
+	if report != nil {
+		extra = report()
+	}
+	if *asJSON {
+		return 0, writeJSON(stdout, res, extra)
+	}
+	printSummary(stdout, res, step, extra)
+	return 0, nil
+}
+
+func buildSweep(step, backend string, cfg lab.Config) (lab.SweepFunc, func() []field, error) {
+	if hook, ok := runHooks[backend]; ok {
+		return hook(step, cfg)
+	}
+	s, err := lab.Sweeper(step, backend, cfg)
+	return s, nil, err
+}
+
+// writeJSON prints res and the extra fields as one JSON object.
+func writeJSON(w io.Writer, res runResult, extra []field) error {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	obj := map[string]any{}
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	for _, f := range extra {
+		obj[f.Key] = f.Value
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(obj)
+}
+
+func printSummary(w io.Writer, r runResult, step lab.Step, extra []field) {
+	rule := strings.Repeat("=", 56)
+	tile := "default"
+	if r.Tile > 0 {
+		tile = fmt.Sprint(r.Tile)
+	}
+	if !step.Tiled {
+		tile = "n/a"
+	}
+	fmt.Fprintln(w, rule)
+	fmt.Fprintf(w, "  3D seven-point stencil: %s on %s\n", step.Title, r.Backend)
+	fmt.Fprintln(w, rule)
+	line := func(label, text string) { fmt.Fprintf(w, "%-22s %s\n", label+":", text) }
+	line("Grid size", fmt.Sprintf("%d×%d×%d", r.N, r.N, r.N))
+	line("Tile (IN_TILE_DIM)", tile)
+	line("Time", fmt.Sprintf("%.3f ms (median of %d)", r.Ms, r.Reps))
+	line("Throughput", fmt.Sprintf("%.2f GB/s (8 B per interior point)", r.GBps))
+	line("Compute", fmt.Sprintf("%.2f GFLOP/s (13 flops per point)", r.GFlops))
+	if r.MaxAbsErr != nil {
+		line("Max abs error", fmt.Sprintf("%.3g (rel. L2 %.3g) against a float64 sweep", *r.MaxAbsErr, *r.RelL2Err))
+		if math.IsInf(*r.MaxAbsErr, 0) {
+			line("Warning", "some output points were never written (NaN)")
+		}
+	}
+	for _, f := range extra {
+		line(f.Label, f.Text)
+	}
+	fmt.Fprintln(w, rule)
+}
