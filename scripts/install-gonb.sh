@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs the GoNB Jupyter kernel and the tools it runs, at pinned versions,
+# into $(go env GOPATH)/bin, and registers the kernel with Jupyter. Does
+# nothing when the pinned versions are already there. With --gopls it also
+# installs gopls, which the kernel uses for completion and hover in the
+# browser; a headless run does not need it.
+#
+# The proxy these machines reach refuses version-list queries, so
+# `go install module@version` fails; a throwaway module that records each
+# tool with `go get -tool` and then runs `go install tool` works.
+set -euo pipefail
+
+GONB_VERSION=v0.11.4
+GOIMPORTS_VERSION=v0.52.0
+GOPLS_VERSION=v0.23.0
+JUPYTER=/usr/bin/jupyter
+
+bin="$(go env GOPATH)/bin"
+export PATH="$bin:$PATH"
+
+# has BINARY MODULE VERSION: whether BINARY in $bin was built from MODULE at VERSION.
+has() {
+	[[ -x "$bin/$1" ]] && go version -m "$bin/$1" 2>/dev/null | grep -Eq "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3([[:space:]]|$)"
+}
+
+# install PACKAGE@VERSION: builds one tool in a throwaway module.
+install() {
+	local dir
+	dir="$(mktemp -d)"
+	echo "install-gonb: installing $1"
+	(
+		cd "$dir"
+		log="$(go mod init example.invalid/tools 2>&1 && go get -tool "$1" 2>&1 && GOBIN="$bin" go install tool 2>&1)" || {
+			echo "$log" >&2
+			exit 1
+		}
+	) || {
+		rm -rf "$dir"
+		return 1
+	}
+	rm -rf "$dir"
+}
+
+has gonb github.com/janpfeifer/gonb "$GONB_VERSION" || install "github.com/janpfeifer/gonb@$GONB_VERSION"
+has goimports golang.org/x/tools "$GOIMPORTS_VERSION" || install "golang.org/x/tools/cmd/goimports@$GOIMPORTS_VERSION"
+if [[ "${1:-}" == "--gopls" ]] && ! has gopls golang.org/x/tools/gopls "$GOPLS_VERSION"; then
+	# gopls only adds completion and hover in the browser: a failure is not fatal.
+	install "golang.org/x/tools/gopls@$GOPLS_VERSION" || echo "install-gonb: gopls $GOPLS_VERSION not installed; notebooks run without it" >&2
+fi
+
+# The kernel spec must exist and start the gonb binary just installed.
+spec="$("$JUPYTER" kernelspec list --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+spec = json.load(sys.stdin)["kernelspecs"].get("gonb")
+print(spec["spec"]["argv"][0] if spec else "")
+' 2>/dev/null || true)"
+if [[ "$spec" != "$bin/gonb" ]]; then
+	echo "install-gonb: registering the gonb kernel with Jupyter"
+	gonb --install --raw_error
+fi
