@@ -1,0 +1,617 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// This file is the simulated CUDA execution model: a kernel written in Go
+// runs over a grid of blocks of threads, with per-block shared memory, a
+// barrier with the semantics of __syncthreads, counted global and shared
+// memory traffic, and checks for the hazards that a barrier prevents.
+//
+// How it runs. The blocks of a launch are shared out among a few worker
+// goroutines, each taking the next block in linear order. Inside a block
+// the threads run one after the other, each as a coroutine (iter.Pull):
+// thread 0 runs until it reaches Sync or returns, then thread 1, and so on
+// to the last thread; when every thread waits at the barrier, the barrier
+// interval ends and the round starts again with thread 0. The order of the
+// threads inside a block is therefore fixed, which makes every launch
+// deterministic, and no two goroutines ever touch the same shared array.
+
+// Errors of a launch. Every error of Simulator.Launch wraps one of them.
+var (
+	// ErrLimit is wrapped by errors about a launch that breaks a limit:
+	// threads per block, shared memory per block, dimensions.
+	ErrLimit = errors.New("launch limit exceeded")
+	// ErrHazard is wrapped by errors reporting a race between threads of a
+	// block or a read of shared memory that no thread wrote.
+	ErrHazard = errors.New("shared-memory hazard")
+	// ErrBarrier is wrapped by errors about a barrier that only part of a
+	// block reached.
+	ErrBarrier = errors.New("barrier not reached by every thread of the block")
+	// ErrFault is wrapped by errors about a thread that failed: an access
+	// outside an array, a panic in the kernel's code.
+	ErrFault = errors.New("kernel fault")
+)
+
+// Dim3 is CUDA's dim3: the extents of a grid of blocks or of a block of
+// threads, or the index of a block or thread in them. X varies fastest.
+type Dim3 struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	Z int `json:"z"`
+}
+
+// Size returns X·Y·Z, the number of blocks or threads.
+func (d Dim3) Size() int { return d.X * d.Y * d.Z }
+
+// String writes d as an index, "(x,y,z)", the form hazard reports use.
+func (d Dim3) String() string { return fmt.Sprintf("(%d,%d,%d)", d.X, d.Y, d.Z) }
+
+// Shape writes d as extents with trailing 1s left out: "34×34" for a
+// 34×34×1 block, "8×8×8", "256".
+func (d Dim3) Shape() string {
+	parts := []string{strconv.Itoa(d.X), strconv.Itoa(d.Y), strconv.Itoa(d.Z)}
+	n := 3
+	for n > 1 && parts[n-1] == "1" {
+		n--
+	}
+	return strings.Join(parts[:n], "×")
+}
+
+// at returns the index of the lin-th element of extents d, x fastest.
+func (d Dim3) at(lin int) Dim3 {
+	return Dim3{X: lin % d.X, Y: lin / d.X % d.Y, Z: lin / (d.X * d.Y)}
+}
+
+// CUDA's limits on the dimensions of a launch (compute capability 9.0).
+const (
+	maxBlockX, maxBlockY, maxBlockZ = 1024, 1024, 64
+	maxGridX, maxGridY, maxGridZ    = 1<<31 - 1, 65535, 65535
+)
+
+// Kernel is one launch: the code every thread runs (a __global__ function
+// with its arguments bound, as a closure) and the launch configuration
+// <<<Grid, Block>>>.
+type Kernel struct {
+	Name  string          // shown in errors and Stats
+	Grid  Dim3            // gridDim: blocks in x, y, z
+	Block Dim3            // blockDim: threads per block in x, y, z
+	Body  func(t *Thread) // the code of one thread
+}
+
+// Global is an array in the simulated device's global memory. Threads read
+// and write it through Thread.Load and Thread.Store, which count the traffic
+// and check the index.
+type Global struct {
+	Name string    // used in error messages, e.g. "in"
+	Data []float32 // the elements; a kernel sees them in place
+}
+
+// Thread is one simulated CUDA thread. Its kernel reads its coordinates
+// from the fields, as CUDA code reads the built-in variables, and reaches
+// memory and the barrier through its methods. A Thread is only valid inside
+// the Body that received it.
+type Thread struct {
+	BlockIdx  Dim3 // blockIdx
+	ThreadIdx Dim3 // threadIdx
+	BlockDim  Dim3 // blockDim
+	GridDim   Dim3 // gridDim
+
+	id      int32 // linear index in the block, x fastest
+	w       *worker
+	yield   func(threadEvent) bool
+	abort   bool // the block failed: unwind at the next Sync
+	stopped bool // the coroutine is being closed: unwind and return
+}
+
+// threadEvent is what a thread's coroutine reports when it gives control
+// back to its block.
+type threadEvent uint8
+
+const (
+	evReady   threadEvent = iota // not yet run in this round
+	evBarrier                    // waits at Sync
+	evExit                       // returned from Body
+	evFault                      // failed; the fault is recorded
+	evAborted                    // unwound after its block failed
+)
+
+// abortSignal unwinds a thread whose block failed; runThread recovers it.
+type abortSignal struct{}
+
+// kernelFault is the panic value of a failed access; runThread recovers it
+// and records err.
+type kernelFault struct{ err error }
+
+// Sync is __syncthreads(): the thread waits until every thread of its block
+// has reached the barrier. Shared-memory writes made before it are visible
+// to every thread of the block after it. A barrier that some threads of the
+// block never reach, because they returned, makes the launch fail with an
+// error naming them, as CUDA leaves that case undefined.
+func (t *Thread) Sync() {
+	if t.abort || t.stopped {
+		panic(abortSignal{})
+	}
+	if !t.yield(evBarrier) {
+		t.stopped = true
+		panic(abortSignal{})
+	}
+	if t.abort {
+		panic(abortSignal{})
+	}
+}
+
+// Load reads g[i] from global memory and counts one global load of 4 bytes.
+// An index outside g fails the thread and the launch.
+func (t *Thread) Load(g *Global, i int) float32 {
+	if g == nil || uint(i) >= uint(len(g.Data)) {
+		t.fail(ErrFault, "loads %s", outside(g, i))
+	}
+	t.w.c.globalLoads++
+	return g.Data[i]
+}
+
+// Store writes v to g[i] in global memory and counts one global store of 4
+// bytes. An index outside g fails the thread and the launch.
+func (t *Thread) Store(g *Global, i int, v float32) {
+	if g == nil || uint(i) >= uint(len(g.Data)) {
+		t.fail(ErrFault, "stores %s", outside(g, i))
+	}
+	t.w.c.globalStores++
+	g.Data[i] = v
+}
+
+// Flops counts n floating-point operations done by the thread, e.g. 13 for
+// one seven-point update (Flops7). The simulator cannot see arithmetic on
+// Go values; a kernel reports its own, as the chapter counts them.
+func (t *Thread) Flops(n int) { t.w.c.flops += int64(n) }
+
+func outside(g *Global, i int) string {
+	if g == nil {
+		return fmt.Sprintf("index %d of a nil global array", i)
+	}
+	name := g.Name
+	if name == "" {
+		name = "global"
+	}
+	return fmt.Sprintf("%s[%d] outside its %d elements", name, i, len(g.Data))
+}
+
+// fail stops the thread: the launch reports the error, wrapping kind.
+func (t *Thread) fail(kind error, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	panic(kernelFault{fmt.Errorf("thread %v of block %v %s: %w", t.ThreadIdx, t.BlockIdx, msg, kind)})
+}
+
+// counters are the traffic of a launch, in elements and operations.
+type counters struct {
+	globalLoads, globalStores int64
+	sharedLoads, sharedStores int64
+	flops                     int64
+}
+
+func (c *counters) add(o counters) {
+	c.globalLoads += o.globalLoads
+	c.globalStores += o.globalStores
+	c.sharedLoads += o.sharedLoads
+	c.sharedStores += o.sharedStores
+	c.flops += o.flops
+}
+
+// Simulator runs kernels on the simulated device and keeps the Stats of its
+// last launch. Its methods Basic, Tiled, Coarsened and RegisterTiled are
+// SweepFuncs running the chapter's kernels; Launch runs any kernel. The
+// zero value is ready to use, with CUDA's default limits. A Simulator may
+// be used from several goroutines; Last then returns whichever launch
+// finished last.
+type Simulator struct {
+	// Tile is IN_TILE_DIM for the stencil kernels (the block edge for the
+	// basic kernel); 0 takes each kernel's default.
+	Tile int
+	// Limits bound every launch; a zero field takes the default of
+	// DefaultLimits (1024 threads, 48 KiB of shared memory per block).
+	Limits Limits
+	// Workers is the number of goroutines that run blocks; 0 means
+	// GOMAXPROCS. Results do not depend on it.
+	Workers int
+
+	mu   sync.Mutex
+	last Stats
+}
+
+// NewSimulator returns a simulator with the tile of cfg and default limits.
+func NewSimulator(cfg Config) *Simulator { return &Simulator{Tile: cfg.Tile} }
+
+// Last returns the Stats of the last launch, including one that failed
+// (its hazards, and its traffic up to the failure).
+func (s *Simulator) Last() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.last
+	st.Hazards = append([]Hazard(nil), st.Hazards...)
+	return st
+}
+
+func (s *Simulator) limits() Limits {
+	l := DefaultLimits()
+	if s.Limits.MaxThreads > 0 {
+		l.MaxThreads = s.Limits.MaxThreads
+	}
+	if s.Limits.MaxSharedBytes > 0 {
+		l.MaxSharedBytes = s.Limits.MaxSharedBytes
+	}
+	return l
+}
+
+// Validate checks a launch configuration against the limits without running
+// it: every dimension positive and within CUDA's bounds, at most
+// MaxThreads threads per block, a Body to run. The error names the limit,
+// e.g. "block 34×34 = 1156 threads exceeds 1024 threads per block".
+func (s *Simulator) Validate(k Kernel) error {
+	lim := s.limits()
+	name := k.Name
+	if name == "" {
+		name = "kernel"
+	}
+	wrap := func(format string, args ...any) error {
+		return fmt.Errorf("lab: launch %s: %s: %w", name, fmt.Sprintf(format, args...), ErrLimit)
+	}
+	if k.Body == nil {
+		return wrap("no Body to run")
+	}
+	for _, d := range []struct {
+		what string
+		v    Dim3
+	}{{"grid", k.Grid}, {"block", k.Block}} {
+		if d.v.X < 1 || d.v.Y < 1 || d.v.Z < 1 {
+			return wrap("%s dimensions %v must all be positive", d.what, d.v)
+		}
+	}
+	if k.Block.X > maxBlockX || k.Block.Y > maxBlockY || k.Block.Z > maxBlockZ {
+		return wrap("block %s exceeds the largest block dimensions %d×%d×%d", k.Block.Shape(), maxBlockX, maxBlockY, maxBlockZ)
+	}
+	if k.Grid.X > maxGridX || k.Grid.Y > maxGridY || k.Grid.Z > maxGridZ {
+		return wrap("grid %s exceeds the largest grid dimensions %d×%d×%d", k.Grid.Shape(), maxGridX, maxGridY, maxGridZ)
+	}
+	if n := k.Block.Size(); n > lim.MaxThreads {
+		return wrap("block %s = %d threads exceeds %d threads per block", k.Block.Shape(), n, lim.MaxThreads)
+	}
+	return nil
+}
+
+// Launch runs k: every block of k.Grid, every thread of k.Block, to the
+// end. It returns the launch's Stats and an error when the launch was
+// rejected (wrapping ErrLimit: nothing ran), when a thread failed
+// (ErrFault), when a barrier was reached by only part of a block
+// (ErrBarrier), or when a hazard was seen (ErrHazard). A failure in one
+// block stops that block only; the others run, so the Stats and the output
+// are the same on every run. The error describes the first problem in
+// block order and says how many more there were.
+func (s *Simulator) Launch(k Kernel) (Stats, error) {
+	st, err := s.launch(k)
+	s.mu.Lock()
+	s.last = st
+	s.mu.Unlock()
+	return st, err
+}
+
+func (s *Simulator) launch(k Kernel) (Stats, error) {
+	st := Stats{Kernel: k.Name, Grid: k.Grid, Block: k.Block}
+	if err := s.Validate(k); err != nil {
+		return st, err
+	}
+	l := &launch{k: k, lim: s.limits(), blocks: k.Grid.Size()}
+	workers := s.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, l.blocks))
+	ws := make([]*worker, workers)
+	var wg sync.WaitGroup
+	for i := range ws {
+		ws[i] = newWorker(l)
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			defer w.close()
+			for {
+				b := int(l.next.Add(1) - 1)
+				if b >= l.blocks {
+					return
+				}
+				w.runBlock(b)
+			}
+		}(ws[i])
+	}
+	wg.Wait()
+	return l.collect(ws, st)
+}
+
+// launch is the state of one launch shared by its workers.
+type launch struct {
+	k      Kernel
+	lim    Limits
+	blocks int
+	next   atomic.Int64
+}
+
+// maxReports bounds the hazards and faults a worker keeps in detail; it
+// counts the rest.
+const maxReports = 16
+
+// blockFault is the first failure in one block.
+type blockFault struct {
+	block int
+	err   error
+}
+
+// worker runs blocks one at a time. Each of its thread coroutines serves
+// every block it runs, so a launch creates Block.Size() coroutines per
+// worker, not per block.
+type worker struct {
+	l       *launch
+	threads []*Thread
+	next    []func() (threadEvent, bool)
+	stop    []func()
+	state   []threadEvent
+
+	blockID    int   // linear index of the block being run
+	epoch      int64 // current barrier interval; grows across blocks
+	blockStart int64 // epoch at which the current block began
+	barriers   int   // barriers completed in the current block
+
+	arrays      []*sharedArray // shared arrays declared on this worker
+	sharedBytes int            // shared memory declared by the current block
+	maxShared   int            // largest sharedBytes of any block
+
+	pending []uninitRead // reads of unwritten elements, resolved at each barrier
+
+	c           counters
+	hazards     []hazardRecord
+	hazardCount HazardCounts
+	faults      []blockFault
+	faultCount  int64
+	blocksRun   int64
+	intervals   int64
+}
+
+func newWorker(l *launch) *worker {
+	n := l.k.Block.Size()
+	w := &worker{
+		l:       l,
+		threads: make([]*Thread, n),
+		next:    make([]func() (threadEvent, bool), n),
+		stop:    make([]func(), n),
+		state:   make([]threadEvent, n),
+	}
+	for r := range n {
+		w.threads[r] = &Thread{
+			ThreadIdx: l.k.Block.at(r),
+			BlockDim:  l.k.Block,
+			GridDim:   l.k.Grid,
+			id:        int32(r),
+			w:         w,
+		}
+		w.spawn(r)
+	}
+	return w
+}
+
+// spawn (re)creates the coroutine of thread r. The coroutine runs Body once
+// per block, reporting each barrier and the end of Body to the worker.
+func (w *worker) spawn(r int) {
+	t := w.threads[r]
+	t.stopped = false
+	w.next[r], w.stop[r] = iter.Pull(func(yield func(threadEvent) bool) {
+		t.yield = yield
+		for {
+			ev := w.runThread(t)
+			if t.stopped || !yield(ev) {
+				return
+			}
+		}
+	})
+}
+
+func (w *worker) close() {
+	for _, stop := range w.stop {
+		stop()
+	}
+}
+
+// runThread runs Body for t in the current block and turns a panic into a
+// recorded fault.
+func (w *worker) runThread(t *Thread) (ev threadEvent) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		switch r := r.(type) {
+		case abortSignal:
+			ev = evAborted
+		case kernelFault:
+			w.fault(r.err)
+			ev = evFault
+		default:
+			w.fault(fmt.Errorf("thread %v of block %v panicked: %v: %w", t.ThreadIdx, t.BlockIdx, r, ErrFault))
+			ev = evFault
+		}
+	}()
+	w.l.k.Body(t)
+	return evExit
+}
+
+// resume runs thread r until its next event.
+func (w *worker) resume(r int) threadEvent {
+	ev, ok := w.next[r]()
+	if !ok {
+		// The coroutine ended: the kernel swallowed the unwinding of a
+		// closed thread. Start a fresh one for the next block.
+		w.spawn(r)
+		return evAborted
+	}
+	return ev
+}
+
+// runBlock runs every thread of block b to its end, one barrier interval
+// at a time.
+func (w *worker) runBlock(b int) {
+	w.blockID = b
+	idx := w.l.k.Grid.at(b)
+	w.epoch++
+	w.blockStart = w.epoch
+	w.barriers = 0
+	w.sharedBytes = 0
+	for r, t := range w.threads {
+		t.BlockIdx = idx
+		t.abort = false
+		w.state[r] = evReady
+	}
+	exited := 0
+	for {
+		waiting, faulted := 0, 0
+		for r := range w.threads {
+			if w.state[r] != evReady {
+				continue
+			}
+			ev := w.resume(r)
+			w.state[r] = ev
+			switch ev {
+			case evBarrier:
+				waiting++
+			case evExit:
+				exited++
+			default:
+				faulted++
+			}
+		}
+		w.resolvePending()
+		w.intervals++
+		if faulted > 0 {
+			w.abortWaiting()
+			break
+		}
+		if waiting == 0 {
+			break // every thread returned
+		}
+		if exited > 0 {
+			w.partialBarrier(waiting, exited)
+			w.abortWaiting()
+			break
+		}
+		w.epoch++
+		w.barriers++
+		for r := range w.state {
+			w.state[r] = evReady
+		}
+	}
+	w.maxShared = max(w.maxShared, w.sharedBytes)
+	w.blocksRun++
+}
+
+// abortWaiting unwinds the threads waiting at a barrier of a failed block.
+func (w *worker) abortWaiting() {
+	for r, t := range w.threads {
+		if w.state[r] == evBarrier {
+			t.abort = true
+			w.state[r] = w.resume(r)
+		}
+	}
+}
+
+// partialBarrier records a barrier that the threads which returned never
+// reached.
+func (w *worker) partialBarrier(waiting, exited int) {
+	var names []string
+	for r, t := range w.threads {
+		if w.state[r] == evExit {
+			if len(names) == 4 {
+				names = append(names, fmt.Sprintf("and %d more", exited-4))
+				break
+			}
+			names = append(names, t.ThreadIdx.String())
+		}
+	}
+	verb := "threads"
+	if exited == 1 {
+		verb = "thread"
+	}
+	total := len(w.threads)
+	w.fault(fmt.Errorf("barrier %d of block %v reached by %d of %d threads: %s %s returned without reaching it: %w",
+		w.barriers+1, w.l.k.Grid.at(w.blockID), waiting, total, verb, strings.Join(names, ", "), ErrBarrier))
+}
+
+// fault records the failure of the current block; only the first of each
+// block is kept.
+func (w *worker) fault(err error) {
+	w.faultCount++
+	if n := len(w.faults); n > 0 && w.faults[n-1].block == w.blockID {
+		return
+	}
+	if len(w.faults) < maxReports {
+		w.faults = append(w.faults, blockFault{block: w.blockID, err: err})
+	}
+}
+
+// collect merges the workers' counts into st and builds the error.
+func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
+	var c counters
+	var hazards []hazardRecord
+	var faults []blockFault
+	for _, w := range ws {
+		c.add(w.c)
+		st.BlocksRun += w.blocksRun
+		st.Intervals += w.intervals
+		st.HazardCounts.add(w.hazardCount)
+		st.SharedBytesPerBlock = max(st.SharedBytesPerBlock, w.maxShared)
+		hazards = append(hazards, w.hazards...)
+		faults = append(faults, w.faults...)
+		st.FaultCount += w.faultCount
+	}
+	st.Threads = st.BlocksRun * int64(l.k.Block.Size())
+	st.GlobalLoads, st.GlobalStores = c.globalLoads, c.globalStores
+	st.SharedLoads, st.SharedStores = c.sharedLoads, c.sharedStores
+	st.GlobalLoadBytes, st.GlobalStoreBytes = Float32Bytes*c.globalLoads, Float32Bytes*c.globalStores
+	st.SharedLoadBytes, st.SharedStoreBytes = Float32Bytes*c.sharedLoads, Float32Bytes*c.sharedStores
+	st.Flops = c.flops
+	// Each worker keeps its first reports in block order; the first ones
+	// over all workers are therefore among them, whatever the scheduling.
+	sort.SliceStable(hazards, func(a, b int) bool { return hazards[a].block < hazards[b].block })
+	sort.SliceStable(faults, func(a, b int) bool { return faults[a].block < faults[b].block })
+	for i, h := range hazards {
+		if i == maxReports {
+			break
+		}
+		st.Hazards = append(st.Hazards, h.hazard(l.k))
+	}
+	name := l.k.Name
+	if name == "" {
+		name = "kernel"
+	}
+	var errs []error
+	if len(faults) > 0 {
+		err := faults[0].err
+		if more := st.FaultCount - 1; more > 0 {
+			err = fmt.Errorf("%w (and %d more failures)", err, more)
+		}
+		errs = append(errs, fmt.Errorf("lab: launch %s: %w", name, err))
+	}
+	if len(st.Hazards) > 0 {
+		msg := st.Hazards[0].String()
+		if more := st.HazardCounts.Total() - 1; more > 0 {
+			msg += fmt.Sprintf(" (and %d more hazards)", more)
+		}
+		errs = append(errs, fmt.Errorf("lab: launch %s: %s: %w", name, msg, ErrHazard))
+	}
+	return st, errors.Join(errs...)
+}
