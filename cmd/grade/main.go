@@ -1,0 +1,164 @@
+// Command grade grades the lab's exercises.
+//
+// Usage:
+//
+//	grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false]
+//	      [-submission DIR] [-list] [-v] [-C DIR] [exercise...]
+//
+// Each exercise (a folder exercises/NN_topic) is built into a test binary
+// with `go test -c` and run in its own process, with a wall-clock limit
+// (-timeout, per exercise) and a memory limit (-mem: an address-space limit
+// through `ulimit -v`, and GOMEMLIMIT at half of it). A panic, a loop that
+// never ends, an allocation that runs away or code that does not compile
+// scores 0 for that exercise, with a message, and the other exercises are
+// still graded. Every check reports pass or fail, its points and a message;
+// the last line is the total, e.g. "Total 37/50". With -json the report is
+// JSON for a learning-management system: per exercise and per check the
+// id, points, max_points, passed and message, and the totals.
+//
+// Exercises are named by folder ("03_five_point"), number ("03") or topic
+// ("five_point"); none means all. Instructor-only checks, built with the tag
+// "hidden", run when their files are present (-hidden=false leaves them
+// out); the student release has none.
+//
+// -submission DIR grades a student's work: DIR is a copy of the repository
+// (or of its exercises folder), and only the files the student edits (each
+// exercise lists them) are taken from it, through `go build -overlay`; the
+// checks, the tests and the lab come from this repository.
+//
+// Test binaries are kept in the user cache folder (stencillab-grade), so a
+// second run relinks nothing that has not changed. The exit status is 0
+// when grading ran, whatever the score; 1 when it could not run; 2 for a
+// bad flag.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		asJSON     = fs.Bool("json", false, "write the report as JSON")
+		seed       = fs.Uint64("seed", 0, "seed of the random inputs (0: a fresh one)")
+		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one exercise")
+		mem        = fs.String("mem", "2GiB", "memory (address-space) limit of one exercise, e.g. 1GiB or 512MiB")
+		hidden     = fs.Bool("hidden", true, "run the instructor-only checks when present")
+		submission = fs.String("submission", "", "grade the student files found in this copy of the repository")
+		list       = fs.Bool("list", false, "list the exercises and their checks, and stop")
+		root       = fs.String("C", "", "the repository to grade (default: the one containing the working directory)")
+		verbose    = fs.Bool("v", false, "log each step to standard error")
+	)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-list] [-v] [-C DIR] [exercise...]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 2
+		}
+		return 2
+	}
+	limit, err := parseSize(*mem)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: -mem %s: %v\n", *mem, err)
+		return 2
+	}
+	if *timeout <= 0 {
+		fmt.Fprintf(stderr, "grade: -timeout %v: must be positive\n", *timeout)
+		return 2
+	}
+	cfg := Config{
+		Root:       *root,
+		Seed:       *seed,
+		Timeout:    *timeout,
+		MemBytes:   limit,
+		Hidden:     *hidden,
+		Submission: *submission,
+		Only:       fs.Args(),
+	}
+	if *verbose {
+		cfg.Log = stderr
+	}
+	if *list {
+		return listExercises(cfg, stdout, stderr)
+	}
+	rep, err := Grade(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func listExercises(cfg Config, stdout, stderr io.Writer) int {
+	exs, err := selectExercises(catalogue(), cfg.Only)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: %v\n", err)
+		return 2
+	}
+	for _, e := range exs {
+		fmt.Fprintf(stdout, "%s  %s  (%d points; you edit %s)\n", e.ID, e.Title, e.MaxPoints(), strings.Join(e.Files, ", "))
+		for _, c := range e.Checks {
+			fmt.Fprintf(stdout, "  %-14s %2d  %s\n", c.ID, c.Points, c.Title)
+		}
+	}
+	return 0
+}
+
+// parseSize reads a size such as 2GiB, 512MiB, 1G or 1000000 (bytes).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+	mult := int64(1)
+	num := strings.TrimSpace(s)
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	var v float64
+	if _, err := fmt.Sscanf(num, "%g", &v); err != nil || !(v > 0) {
+		return 0, fmt.Errorf("not a positive size (use e.g. 2GiB or 512MiB)")
+	}
+	b := int64(v * float64(mult))
+	if b < 64<<20 {
+		return 0, fmt.Errorf("%d bytes is below 64 MiB, too little to start a Go program", b)
+	}
+	return b, nil
+}
+
+// formatSize writes a byte count for a message, e.g. "2 GiB".
+func formatSize(b int64) string {
+	switch {
+	case b%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", b>>30)
+	case b%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", b>>20)
+	}
+	return fmt.Sprintf("%d bytes", b)
+}
+

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package main
+
+import (
+	"os/exec"
+	"time"
+)
+
+// setProcessGroup kills only the process itself on a timeout where process
+// groups are not available.
+func setProcessGroup(cmd *exec.Cmd) { cmd.WaitDelay = 5 * time.Second }

@@ -1,0 +1,22 @@
+//go:build unix
+
+package main
+
+import (
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// setProcessGroup runs cmd in a process group of its own and makes a
+// timeout kill the whole group, so that nothing it started survives it.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 5 * time.Second
+}

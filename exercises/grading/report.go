@@ -1,0 +1,111 @@
+package grading
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Report is the outcome of grading several exercises, in the form written
+// by `grade -json` for a learning-management system.
+type Report struct {
+	Points    int              `json:"points"`
+	MaxPoints int              `json:"max_points"`
+	Seed      uint64           `json:"seed"`
+	Exercises []ExerciseResult `json:"exercises"`
+}
+
+// NewReport totals the results.
+func NewReport(seed uint64, results []ExerciseResult) Report {
+	r := Report{Seed: seed, Exercises: results}
+	for _, e := range results {
+		r.Points += e.Points
+		r.MaxPoints += e.MaxPoints
+	}
+	if r.Exercises == nil {
+		r.Exercises = []ExerciseResult{}
+	}
+	return r
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("grading: write JSON report: %w", err)
+	}
+	return nil
+}
+
+// WriteText writes one block per exercise and the total, e.g. "Total 37/50".
+func (r Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, e := range r.Exercises {
+		e.text(&b)
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Total %d/%d   (seed %d; -seed %d repeats these inputs)\n", r.Points, r.MaxPoints, r.Seed, r.Seed)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("grading: write report: %w", err)
+	}
+	return nil
+}
+
+// WriteText writes the exercise's block of the text report.
+func (e ExerciseResult) WriteText(w io.Writer) error {
+	var b strings.Builder
+	e.text(&b)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("grading: write report: %w", err)
+	}
+	return nil
+}
+
+func (e ExerciseResult) text(b *strings.Builder) {
+	fmt.Fprintf(b, "%s  %s  %d/%d", e.ID, e.Title, e.Points, e.MaxPoints)
+	if e.Status != Graded {
+		fmt.Fprintf(b, "  [%s]", e.Status)
+	}
+	b.WriteString("\n")
+	if e.Message != "" {
+		fmt.Fprintf(b, "  %s\n", indent(e.Message))
+	}
+	width := 0
+	for _, c := range e.Checks {
+		width = max(width, len(c.ID))
+	}
+	for _, c := range e.Checks {
+		mark := "FAIL"
+		switch {
+		case c.Passed:
+			mark = "ok  "
+		case c.NotImplemented:
+			mark = "TODO"
+		}
+		hidden := ""
+		if c.Hidden {
+			hidden = " (hidden)"
+		}
+		msg := c.Message
+		if c.Passed {
+			msg = c.Title
+		}
+		fmt.Fprintf(b, "  %s %-*s %2d/%-2d %s%s\n", mark, width, c.ID, c.Points, c.MaxPoints, indent(msg), hidden)
+	}
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
+
+// Print runs the checks of e with a fresh seed, writes the text report to
+// standard output and returns the result. Notebooks call it in the cell
+// after the student's function; the score is the one the grader gives.
+func Print(e Exercise) ExerciseResult {
+	res := Run(e, Options{})
+	_ = res.WriteText(os.Stdout)
+	fmt.Printf("Score %d/%d   (seed %d)\n", res.Points, res.MaxPoints, res.Seed)
+	return res
+}

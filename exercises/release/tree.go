@@ -1,0 +1,212 @@
+package release
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// StripNotebook returns the student version of a Jupyter notebook: the
+// solution blocks of its code cells replaced by their stubs, and every
+// output and execution count cleared. Other fields are kept as they are.
+func StripNotebook(name string, src []byte) ([]byte, error) {
+	var nb map[string]json.RawMessage
+	if err := json.Unmarshal(src, &nb); err != nil {
+		return nil, fmt.Errorf("release: %s: not a notebook: %w", name, err)
+	}
+	var cells []map[string]json.RawMessage
+	if err := json.Unmarshal(nb["cells"], &cells); err != nil {
+		return nil, fmt.Errorf("release: %s: cells: %w", name, err)
+	}
+	for i, cell := range cells {
+		var kind string
+		if err := json.Unmarshal(cell["cell_type"], &kind); err != nil {
+			return nil, fmt.Errorf("release: %s: cell %d: cell_type: %w", name, i, err)
+		}
+		if kind != "code" {
+			continue
+		}
+		text, err := cellSource(cell["source"])
+		if err != nil {
+			return nil, fmt.Errorf("release: %s: cell %d: %w", name, i, err)
+		}
+		stripped, err := StripText(fmt.Sprintf("%s cell %d", name, i), []byte(text))
+		if err != nil {
+			return nil, err
+		}
+		if cell["source"], err = marshal(splitSource(string(stripped))); err != nil {
+			return nil, fmt.Errorf("release: %s: cell %d: %w", name, i, err)
+		}
+		cell["outputs"] = json.RawMessage("[]")
+		cell["execution_count"] = json.RawMessage("null")
+	}
+	var err error
+	if nb["cells"], err = marshal(cells); err != nil {
+		return nil, fmt.Errorf("release: %s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(nb); err != nil {
+		return nil, fmt.Errorf("release: %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// marshal encodes v as JSON without escaping <, > and &, which notebooks
+// keep as they are.
+func marshal(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// cellSource returns a cell's source, stored as one string or a list of
+// lines.
+func cellSource(raw json.RawMessage) (string, error) {
+	var one string
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return one, nil
+	}
+	var lines []string
+	if err := json.Unmarshal(raw, &lines); err != nil {
+		return "", fmt.Errorf("source is neither a string nor a list of strings: %w", err)
+	}
+	return strings.Join(lines, ""), nil
+}
+
+// splitSource splits text into the notebook's list of lines, each but the
+// last ending in a newline.
+func splitSource(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	if lines == nil {
+		lines = []string{}
+	}
+	return lines
+}
+
+// Summary says what Tree did.
+type Summary struct {
+	Copied   int      // files copied unchanged
+	Stripped []string // files whose solutions were replaced by stubs
+	Left     []string // instructor-only files left out
+}
+
+// Tree writes the student version of the repository at root into out, which
+// must not exist or be empty. The files are those git tracks or would
+// track (untracked files that are not ignored), or every file under root
+// when git is not available; out itself is never read.
+func Tree(root, out string) (Summary, error) {
+	var sum Summary
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return sum, fmt.Errorf("release: %w", err)
+	}
+	out, err = filepath.Abs(out)
+	if err != nil {
+		return sum, fmt.Errorf("release: %w", err)
+	}
+	if out == root {
+		return sum, fmt.Errorf("release: the output folder is the repository itself; choose another")
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return sum, fmt.Errorf("release: the output folder %s is not empty", out)
+	}
+	files, err := listFiles(root)
+	if err != nil {
+		return sum, err
+	}
+	for _, rel := range files {
+		src := filepath.Join(root, rel)
+		if src == out || strings.HasPrefix(src, out+string(filepath.Separator)) {
+			continue
+		}
+		st, err := os.Lstat(src)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // deleted since listing, or a link: not part of a release
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return sum, fmt.Errorf("release: %w", err)
+		}
+		slash := filepath.ToSlash(rel)
+		switch {
+		case strings.HasSuffix(rel, ".go") && IsHidden(b):
+			sum.Left = append(sum.Left, slash)
+			continue
+		case strings.HasSuffix(rel, ".go") && HasSolution(b):
+			if b, err = StripGo(slash, b); err != nil {
+				return sum, err
+			}
+			sum.Stripped = append(sum.Stripped, slash)
+		case strings.HasSuffix(rel, ".ipynb") && HasSolution(b):
+			if b, err = StripNotebook(slash, b); err != nil {
+				return sum, err
+			}
+			sum.Stripped = append(sum.Stripped, slash)
+		default:
+			sum.Copied++
+		}
+		dst := filepath.Join(out, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return sum, fmt.Errorf("release: %w", err)
+		}
+		if err := os.WriteFile(dst, b, st.Mode().Perm()); err != nil {
+			return sum, fmt.Errorf("release: %w", err)
+		}
+	}
+	return sum, nil
+}
+
+// listFiles returns the files of the repository, relative to root.
+func listFiles(root string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Dir = root
+	if b, err := cmd.Output(); err == nil {
+		var files []string
+		seen := map[string]bool{}
+		for _, f := range strings.Split(string(b), "\x00") {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				files = append(files, filepath.FromSlash(f))
+			}
+		}
+		sort.Strings(files)
+		return files, nil
+	}
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "build") {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("release: list the repository's files: %w", err)
+	}
+	return files, nil
+}
