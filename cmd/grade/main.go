@@ -161,4 +161,3 @@ func formatSize(b int64) string {
 	}
 	return fmt.Sprintf("%d bytes", b)
 }
-
