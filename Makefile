@@ -1,0 +1,45 @@
+# Stencil Lab.
+#
+#   make lab    install what is missing and open the notebooks in Jupyter
+#   make test   install what is missing, then go vet, go test and run every
+#               notebook headless with the GoNB kernel
+#
+# Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
+# GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+JUPYTER := /usr/bin/jupyter
+GO_BIN_DIR := $(shell go env GOPATH)/bin
+# The kernel Jupyter starts finds gonb, goimports and gopls on this PATH.
+export PATH := $(GO_BIN_DIR):$(PATH)
+
+# Extra flags for the notebook server, e.g. make lab LAB_FLAGS="--ip=0.0.0.0 --no-browser".
+LAB_FLAGS ?=
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.DEFAULT_GOAL := test
+.PHONY: test lab install install-lab vet unit notebooks
+
+test: install vet unit notebooks
+
+lab: install-lab
+	$(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
+
+install:
+	@scripts/install-jupyter.sh
+	@scripts/install-gonb.sh
+
+install-lab:
+	@scripts/install-jupyter.sh --notebook
+	@scripts/install-gonb.sh --gopls
+
+vet:
+	go vet ./...
+
+unit:
+	go test ./...
+
+notebooks: install
+	@scripts/run-notebooks.sh
