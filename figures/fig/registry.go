@@ -1,0 +1,102 @@
+package fig
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+)
+
+// Inputs are the data some figures draw besides the lab's models.
+type Inputs struct {
+	// Bench holds the results of a `stencil bench -json` run; nil draws the
+	// bandwidth chart from the model instead.
+	Bench *Bench
+}
+
+// Figure describes one figure of the course and how to draw it.
+type Figure struct {
+	Name    string    // file name without extension, e.g. "sine"
+	Func    string    // the function of this package that draws it, e.g. "Sine"
+	Chapter string    // the chapter's figure it follows, e.g. "8.1"; "" for the lab's own
+	About   string    // one line on what it shows
+	Width   vg.Length // default size
+	Height  vg.Length
+	Make    func(in Inputs) (Drawer, error)
+}
+
+// ErrUnknownFigure is wrapped by Lookup's error for a name not in All.
+var ErrUnknownFigure = errors.New("unknown figure")
+
+func drawer[T Drawer](f func() (T, error)) func(Inputs) (Drawer, error) {
+	return func(Inputs) (Drawer, error) {
+		d, err := f()
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+}
+
+// All returns the course's figures in the order of the chapter.
+func All() []Figure {
+	return []Figure{
+		{Name: "sine", Func: "Sine", Chapter: "8.1", Width: Wide, Height: 6.2 * vg.Inch,
+			About: "sin x on [0, π], a grid of spacing π/6 and the seven discrete values",
+			Make:  drawer(Sine)},
+		{Name: "stencils_1d", Func: "Stencils1D", Chapter: "8.2", Width: Wide, Height: 4.9 * vg.Inch,
+			About: "the 1D three-, five- and seven-point stencils with their first- and second-derivative weights",
+			Make:  drawer(Stencils1D)},
+		{Name: "stencils_2d_3d", Func: "StencilShapes", Chapter: "8.3", Width: Wide, Height: 7 * vg.Inch,
+			About: "the 2D five- and nine-point and the 3D seven- and thirteen-point stencils, each point labelled with its coefficient",
+			Make:  drawer(StencilShapes)},
+		{Name: "grid_storage", Func: "GridStorage", Chapter: "8.4", Width: Wide, Height: 3.6 * vg.Inch,
+			About: "a 4×4 grid with a five-point stencil, its output point and its row-major storage",
+			Make:  drawer(GridStorage)},
+		{Name: "boundary", Func: "Boundary", Chapter: "8.5", Width: Wide, Height: 4.6 * vg.Inch,
+			About: "boundary cells keep their boundary conditions; a sweep computes only the interior",
+			Make:  drawer(Boundary)},
+		{Name: "tiles", Func: "Tiles", Chapter: "8.7", Width: Wide, Height: 3.9 * vg.Inch,
+			About: "one block's input tile with its halo, in global and shared memory, and its output tile",
+			Make:  drawer(Tiles)},
+		{Name: "coarsening", Func: "Coarsening", Chapter: "8.9", Width: Wide, Height: 5.2 * vg.Inch,
+			About: "thread coarsening in z: one block's column of output planes, computed one plane per iteration",
+			Make:  drawer(Coarsening)},
+		{Name: "register_tiling", Func: "RegisterTiling", Chapter: "8.11", Width: Wide, Height: 4.6 * vg.Inch,
+			About: "after the first iteration: inPrev, inCurr and inNext in shared memory (coarsened) or registers (register tiled)",
+			Make:  drawer(RegisterTiling)},
+	}
+}
+
+// Names returns the names of all figures, in the order of All.
+func Names() []string {
+	var ns []string
+	for _, f := range All() {
+		ns = append(ns, f.Name)
+	}
+	return ns
+}
+
+// Lookup returns the figure with the given name.
+func Lookup(name string) (Figure, error) {
+	for _, f := range All() {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Figure{}, fmt.Errorf("fig: figure %q: %w (known: %s)", name, ErrUnknownFigure, strings.Join(Names(), ", "))
+}
+
+// Show draws the figure at its default size with no bench data and
+// displays it in the notebook.
+func (f Figure) Show() error {
+	if f.Make == nil {
+		return fmt.Errorf("fig: figure %q has no drawing function: %w", f.Name, ErrRender)
+	}
+	d, err := f.Make(Inputs{})
+	if err != nil {
+		return err
+	}
+	return Show(d, f.Width, f.Height)
+}

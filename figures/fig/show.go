@@ -1,0 +1,48 @@
+package fig
+
+import (
+	"fmt"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
+	"gonum.org/v1/plot/vg"
+)
+
+// Show renders d as a w×h PNG at ShowDPI and displays it in the GoNB
+// notebook that runs the code. Outside a notebook it renders and returns
+// without displaying, so notebook code also runs as a plain program.
+func Show(d Drawer, w, h vg.Length) error {
+	return ShowAt(d, w, h, ShowDPI)
+}
+
+// ShowAt is Show at dpi dots per inch.
+func ShowAt(d Drawer, w, h vg.Length, dpi int) error {
+	png, err := PNG(d, w, h, dpi)
+	if err != nil {
+		return fmt.Errorf("fig: show: %w", err)
+	}
+	gonbui.DisplayPng(png)
+	if err := gonbui.Error(); err != nil {
+		return fmt.Errorf("fig: show: notebook display: %w", err)
+	}
+	return nil
+}
+
+// ShowSVG renders d as a w×h SVG and displays it in the notebook with the
+// MIME type image/svg+xml.
+func ShowSVG(d Drawer, w, h vg.Length) error {
+	svg, err := SVG(d, w, h)
+	if err != nil {
+		return fmt.Errorf("fig: show SVG: %w", err)
+	}
+	if !gonbui.IsNotebook {
+		return nil
+	}
+	gonbui.SendData(&protocol.DisplayData{
+		Data: map[protocol.MIMEType]any{protocol.MIMEImageSVG: string(svg)},
+	})
+	if err := gonbui.Error(); err != nil {
+		return fmt.Errorf("fig: show SVG: notebook display: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,234 @@
+// Command figures draws every figure of Stencil Lab and writes an SVG and
+// a PNG of each, plus README.md, the list of figures with the function that
+// draws each and the chapter figure it follows.
+//
+// Usage, from anywhere inside the module:
+//
+//	go run ./figures [-out DIR] [-only NAME[,NAME…]] [-bench FILE] [-list]
+//
+// By default the files go into the figures folder of the module, next to
+// this file, where they are committed; running the command twice writes the
+// same bytes. The drawing functions live in the package
+// stencillab.dev/figures/fig, which notebooks import; a folder holds a
+// single package and go run needs package main, hence the split.
+//
+// The bandwidth chart is drawn from data/bench_h200.json when that file
+// exists (see fig.ReadBench for its format) and from the model otherwise.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"stencillab.dev/figures/fig"
+)
+
+// benchFile is the GPU measurement the bandwidth chart is drawn from,
+// relative to the figures folder.
+const benchFile = "data/bench_h200.json"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("figures", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "folder to write the figures into (default: the module's figures folder)")
+	only := fs.String("only", "", "comma-separated names of the figures to draw (default: all)")
+	bench := fs.String("bench", "", "bench results to draw the bandwidth chart from (default: figures/"+benchFile+" if present)")
+	list := fs.Bool("list", false, "list the figures and exit")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "figures: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *list {
+		for _, f := range fig.All() {
+			fmt.Fprintf(stdout, "%-18s fig.%-16s %-5s %s\n", f.Name, f.Func, f.Chapter, f.About)
+		}
+		return 0
+	}
+	figs, err := selectFigures(*only)
+	if err != nil {
+		fmt.Fprintln(stderr, "figures:", err)
+		return 2
+	}
+	dir := *out
+	if dir == "" {
+		if dir, err = defaultDir(); err != nil {
+			fmt.Fprintln(stderr, "figures:", err)
+			return 1
+		}
+	}
+	in, source, err := loadInputs(*bench, dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "figures:", err)
+		return 1
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(stderr, "figures:", err)
+		return 1
+	}
+	for _, f := range figs {
+		files, err := render(f, in)
+		if err != nil {
+			fmt.Fprintf(stderr, "figures: %s: %v\n", f.Name, err)
+			return 1
+		}
+		for _, file := range files {
+			if err := writeIfChanged(filepath.Join(dir, file.name), file.data); err != nil {
+				fmt.Fprintln(stderr, "figures:", err)
+				return 1
+			}
+		}
+		fmt.Fprintf(stdout, "%s.svg %s.png\n", f.Name, f.Name)
+	}
+	if err := writeIfChanged(filepath.Join(dir, "README.md"), readme(source)); err != nil {
+		fmt.Fprintln(stderr, "figures:", err)
+		return 1
+	}
+	return 0
+}
+
+func selectFigures(only string) ([]fig.Figure, error) {
+	if only == "" {
+		return fig.All(), nil
+	}
+	var figs []fig.Figure
+	for _, name := range strings.Split(only, ",") {
+		f, err := fig.Lookup(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(figs, func(g fig.Figure) bool { return g.Name == f.Name }) {
+			figs = append(figs, f)
+		}
+	}
+	return figs, nil
+}
+
+// defaultDir returns the figures folder of the module that contains the
+// working directory.
+func defaultDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the module: %w", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		mod, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && bytes.HasPrefix(bytes.TrimSpace(mod), []byte("module stencillab.dev")) {
+			return filepath.Join(d, "figures"), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("not inside the stencillab.dev module: run from the repository or pass -out")
+		}
+	}
+}
+
+// loadInputs reads the bench results from path, or from the default bench
+// file of the figures folder when path is empty and that file exists. It
+// returns where the bandwidth chart's data come from, for the README.
+func loadInputs(path, dir string) (fig.Inputs, string, error) {
+	if path == "" {
+		def := filepath.Join(dir, filepath.FromSlash(benchFile))
+		if _, err := os.Stat(def); err != nil {
+			return fig.Inputs{}, "", nil
+		}
+		path = def
+	}
+	b, err := fig.LoadBench(path)
+	if err != nil {
+		return fig.Inputs{}, "", err
+	}
+	return fig.Inputs{Bench: b}, filepath.ToSlash(rel(dir, path)), nil
+}
+
+// rel returns path relative to the figures folder when it lies inside it,
+// and its base name otherwise, so that no machine path reaches the README.
+func rel(dir, path string) string {
+	r, err := filepath.Rel(dir, path)
+	if err != nil || strings.HasPrefix(r, "..") {
+		return filepath.Base(path)
+	}
+	return r
+}
+
+type file struct {
+	name string
+	data []byte
+}
+
+func render(f fig.Figure, in fig.Inputs) ([]file, error) {
+	d, err := f.Make(in)
+	if err != nil {
+		return nil, err
+	}
+	svg, err := fig.SVG(d, f.Width, f.Height)
+	if err != nil {
+		return nil, err
+	}
+	png, err := fig.PNG(d, f.Width, f.Height, fig.DPI)
+	if err != nil {
+		return nil, err
+	}
+	return []file{{f.Name + ".svg", svg}, {f.Name + ".png", png}}, nil
+}
+
+func writeIfChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// readme lists every figure with its function and chapter figure. source
+// names the bench file the bandwidth chart was drawn from, "" for the model.
+func readme(source string) []byte {
+	var b bytes.Buffer
+	b.WriteString("# Figures\n\n")
+	b.WriteString("<!-- Generated by `go run ./figures`; edit figures/main.go or figures/fig, not this file. -->\n\n")
+	b.WriteString("Every figure of the course, drawn with gonum/plot by one function of the package\n")
+	b.WriteString("`stencillab.dev/figures/fig`. Notebooks call the same functions, so a notebook shows\n")
+	b.WriteString("exactly what is drawn here. `go run ./figures` rewrites the SVG and PNG files and this\n")
+	b.WriteString("list; running it twice gives the same bytes. `go run ./figures -only NAME` draws one\n")
+	b.WriteString("figure, `-out DIR` writes elsewhere, `-list` lists the names.\n\n")
+	b.WriteString("`go test ./figures/...` compares every PNG here with a fresh drawing, pixel by pixel\n")
+	b.WriteString("with a small tolerance, and checks this file; `go test ./figures/... -regen` rewrites\n")
+	b.WriteString("the files and the geometry goldens of the schematic drawings.\n\n")
+	b.WriteString("| file | function | chapter | what it shows |\n| --- | --- | --- | --- |\n")
+	for _, f := range fig.All() {
+		ch := f.Chapter
+		if ch == "" {
+			ch = "—"
+		}
+		fmt.Fprintf(&b, "| [%s.svg](%s.svg), [png](%s.png) | `fig.%s` | %s | %s |\n", f.Name, f.Name, f.Name, f.Func, ch, f.About)
+	}
+	b.WriteString("\n")
+	if source == "" {
+		b.WriteString("The bandwidth chart is drawn from the model (\"model, not measured\"): no file\n")
+		fmt.Fprintf(&b, "`%s` was present when the figures were generated.\n\n", benchFile)
+	} else {
+		fmt.Fprintf(&b, "The bandwidth chart is drawn from the measurements in `%s`.\n\n", source)
+	}
+	for _, f := range fig.All() {
+		title := f.Name
+		if f.Chapter != "" {
+			title += " (Fig. " + f.Chapter + ")"
+		}
+		fmt.Fprintf(&b, "## %s\n\n![%s](%s.png)\n\n", title, f.About, f.Name)
+	}
+	return b.Bytes()
+}
