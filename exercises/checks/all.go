@@ -1,14 +1,32 @@
 package checks
 
-import "stencillab.dev/exercises/grading"
+import (
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/lab"
+)
 
 // All returns every exercise in teaching order, with their checks but
 // without student code: running a check of these reports "not implemented
 // yet". The grader uses it to list the exercises and their points.
 func All() []grading.Exercise {
+	nyi := grading.ErrNotImplemented
 	return []grading.Exercise{
 		Sine(func(func(float64) float64, float64, float64, int) ([]float64, []float64, error) {
-			return nil, nil, grading.ErrNotImplemented
+			return nil, nil, nyi
+		}),
+		Derivative(DerivativeFuncs{
+			Weights: func(int, int) ([]float64, error) { return nil, nyi },
+			Apply:   func([]float64, float64, int, []float64) ([]float64, error) { return nil, nyi },
+			Order:   func([]float64, []float64) (float64, error) { return 0, nyi },
+		}),
+		FivePoint(FivePointFuncs{
+			Sweep:   func(_, _ *lab.Grid2[float64], _ [5]float64) error { return nyi },
+			Iterate: func(*lab.Grid2[float64], [5]float64, int) (*lab.Grid2[float64], error) { return nil, nyi },
+		}),
+		Intensity(IntensityFuncs{
+			Cost:      func(string, int) (lab.BlockCost, error) { return lab.BlockCost{}, nyi },
+			Intensity: func(string, int) (float64, error) { return 0, nyi },
+			MaxTile:   func(string, lab.Limits) (int, string, error) { return 0, "", nyi },
 		}),
 	}
 }
