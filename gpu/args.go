@@ -1,0 +1,55 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+)
+
+// args packs kernel arguments as the driver expects them: each value at
+// an offset aligned to its size, cuLaunchKernel receiving a pointer to
+// each. The buffer holds no Go pointers, so it may be passed to C.
+type args struct {
+	buf     []byte
+	offsets []int
+}
+
+func (a *args) place(size, align int) []byte {
+	off := (len(a.buf) + align - 1) / align * align
+	for len(a.buf) < off+size {
+		a.buf = append(a.buf, 0)
+	}
+	a.offsets = append(a.offsets, off)
+	return a.buf[off : off+size]
+}
+
+// ptr adds a device pointer.
+func (a *args) ptr(p uint64) *args { binary.LittleEndian.PutUint64(a.place(8, 8), p); return a }
+
+// i32 adds a C int.
+func (a *args) i32(v int32) *args { binary.LittleEndian.PutUint32(a.place(4, 4), uint32(v)); return a }
+
+// i64 adds a C long long.
+func (a *args) i64(v int64) *args { binary.LittleEndian.PutUint64(a.place(8, 8), uint64(v)); return a }
+
+// u64 adds a C unsigned long long.
+func (a *args) u64(v uint64) *args { binary.LittleEndian.PutUint64(a.place(8, 8), v); return a }
+
+// f32 adds a C float.
+func (a *args) f32(v float32) *args {
+	binary.LittleEndian.PutUint32(a.place(4, 4), math.Float32bits(v))
+	return a
+}
+
+// floats adds a struct of len(v) floats passed by value.
+func (a *args) floats(v []float32) *args {
+	b := a.place(4*len(v), 4)
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return a
+}
+
+// handle is an opaque pointer owned by the CUDA driver: a context, module,
+// function or event.
+type handle = unsafe.Pointer

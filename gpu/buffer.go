@@ -1,0 +1,226 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+)
+
+// Buffer is an array of float32 in device memory. Free releases it; a
+// buffer that becomes unreachable is freed by a cleanup as a backstop, and
+// Device.Close frees all that remain.
+type Buffer struct {
+	d       *Device
+	ptr     uint64
+	n       int
+	cleanup runtime.Cleanup
+}
+
+// Len returns the number of floats in the buffer.
+func (b *Buffer) Len() int { return b.n }
+
+// Bytes returns the buffer's size in bytes.
+func (b *Buffer) Bytes() uint64 { return uint64(b.n) * 4 }
+
+// Device returns the device that holds the buffer.
+func (b *Buffer) Device() *Device { return b.d }
+
+// checkFits returns an error naming the sizes when need bytes do not fit
+// in the free device memory.
+func checkFits(what string, need, free, total uint64) error {
+	if need > free {
+		return fmt.Errorf("gpu: %s needs %s of device memory, more than the %s free (of %s)",
+			what, humanBytes(need), humanBytes(free), humanBytes(total))
+	}
+	return nil
+}
+
+// humanBytes writes a byte count in decimal units: 68.7 GB, 512.0 MB.
+func humanBytes(b uint64) string {
+	switch {
+	case b >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	case b >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+	case b >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(b)/1e3)
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+// CheckFree returns an error unless bytes of device memory are free now;
+// what says what they are for.
+func (d *Device) CheckFree(what string, bytes uint64) error {
+	free, total, err := d.MemInfo()
+	if err != nil {
+		return err
+	}
+	return checkFits(what, bytes, free, total)
+}
+
+type bufferRef struct {
+	d   *Device
+	ptr uint64
+}
+
+// Alloc allocates a buffer of n floats. The size is checked against the
+// device's free memory before anything is allocated.
+func (d *Device) Alloc(n int) (*Buffer, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("gpu: buffer of %d floats: the size must be positive", n)
+	}
+	bytes := uint64(n) * 4
+	var ptr uint64
+	err := d.do(func() error {
+		free, total, r := cuMemGetInfo()
+		if err := cuCheck("cuMemGetInfo", r); err != nil {
+			return err
+		}
+		if err := checkFits(fmt.Sprintf("a buffer of %d floats", n), bytes, free, total); err != nil {
+			return err
+		}
+		p, r := cuMemAlloc(bytes)
+		if err := cuCheck("cuMemAlloc", r); err != nil {
+			return fmt.Errorf("gpu: allocate %s: %w", humanBytes(bytes), err)
+		}
+		ptr = p
+		d.state.Lock()
+		d.buffers[p] = bytes
+		d.state.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := &Buffer{d: d, ptr: ptr, n: n}
+	b.cleanup = runtime.AddCleanup(b, func(r bufferRef) { go r.d.release(r.ptr) }, bufferRef{d, ptr})
+	return b, nil
+}
+
+// release frees a device pointer if it is still live.
+func (d *Device) release(ptr uint64) error {
+	return d.do(func() error {
+		d.state.Lock()
+		_, live := d.buffers[ptr]
+		delete(d.buffers, ptr)
+		d.state.Unlock()
+		if !live {
+			return nil
+		}
+		return cuCheck("cuMemFree", cuMemFree(ptr))
+	})
+}
+
+// Free releases the buffer's memory. Freeing twice is harmless; the buffer
+// must not be used afterwards.
+func (b *Buffer) Free() error {
+	if b == nil || b.ptr == 0 {
+		return nil
+	}
+	p := b.ptr
+	b.ptr = 0
+	b.cleanup.Stop()
+	if err := b.d.release(p); err != nil {
+		return fmt.Errorf("gpu: free buffer: %w", err)
+	}
+	return nil
+}
+
+func (b *Buffer) live() error {
+	if b == nil || b.ptr == 0 {
+		return fmt.Errorf("gpu: buffer is nil or freed")
+	}
+	return nil
+}
+
+func (b *Buffer) span(off, n int) error {
+	if err := b.live(); err != nil {
+		return err
+	}
+	if off < 0 || n < 0 || off+n > b.n {
+		return fmt.Errorf("gpu: floats %d to %d are outside the buffer of %d", off, off+n, b.n)
+	}
+	return nil
+}
+
+// Upload copies src into the buffer starting at float offset off.
+func (b *Buffer) Upload(off int, src []float32) error {
+	if err := b.span(off, len(src)); err != nil {
+		return fmt.Errorf("gpu: upload: %w", err)
+	}
+	if len(src) == 0 {
+		return nil
+	}
+	err := b.d.do(func() error {
+		return cuCheck("cuMemcpyHtoD", cuMemcpyHtoD(b.ptr+uint64(off)*4, unsafe.Pointer(&src[0]), uint64(len(src))*4))
+	})
+	runtime.KeepAlive(b)
+	if err != nil {
+		return fmt.Errorf("gpu: upload %d floats: %w", len(src), err)
+	}
+	return nil
+}
+
+// Download copies len(dst) floats from the buffer, starting at float
+// offset off, into dst.
+func (b *Buffer) Download(off int, dst []float32) error {
+	if err := b.span(off, len(dst)); err != nil {
+		return fmt.Errorf("gpu: download: %w", err)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	err := b.d.do(func() error {
+		return cuCheck("cuMemcpyDtoH", cuMemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr+uint64(off)*4, uint64(len(dst))*4))
+	})
+	runtime.KeepAlive(b)
+	if err != nil {
+		return fmt.Errorf("gpu: download %d floats: %w", len(dst), err)
+	}
+	return nil
+}
+
+// Fill sets every float of the buffer to v; Fill(float32(math.NaN()))
+// poisons it.
+func (b *Buffer) Fill(v float32) error {
+	if err := b.live(); err != nil {
+		return fmt.Errorf("gpu: fill: %w", err)
+	}
+	err := b.d.do(func() error {
+		if err := cuCheck("cuMemsetD32", cuMemsetD32(b.ptr, math.Float32bits(v), uint64(b.n))); err != nil {
+			return err
+		}
+		return cuCheck("cuStreamSynchronize", cuStreamSynchronize())
+	})
+	runtime.KeepAlive(b)
+	if err != nil {
+		return fmt.Errorf("gpu: fill %d floats: %w", b.n, err)
+	}
+	return nil
+}
+
+// Poison fills the buffer with NaN, so that points a kernel does not write
+// show in a comparison.
+func (b *Buffer) Poison() error { return b.Fill(float32(math.NaN())) }
+
+// FillRandom fills the buffer on the device with uniform values in
+// [−1, 1) that depend only on seed and position (cuda/fill.cu).
+func (b *Buffer) FillRandom(seed uint64) error {
+	if err := b.live(); err != nil {
+		return fmt.Errorf("gpu: fill random: %w", err)
+	}
+	f, err := b.d.memFunction("fill", "fill_random")
+	if err != nil {
+		return err
+	}
+	blocks := min((b.n+255)/256, b.d.props.SMs*32)
+	g := Geometry{Grid: [3]int{max(blocks, 1), 1, 1}, Block: [3]int{256, 1, 1}}
+	a := new(args).ptr(b.ptr).i64(int64(b.n)).u64(seed)
+	_, err = b.d.launch(f, g, a, false)
+	runtime.KeepAlive(b)
+	if err != nil {
+		return fmt.Errorf("gpu: fill random: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package gpu
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Geometry is the shape of a launch: the grid of blocks, the threads of a
+// block and the shared memory each block uses.
+type Geometry struct {
+	Grid        [3]int // blocks along x, y, z
+	Block       [3]int // threads along x, y, z
+	SharedBytes int    // shared memory per block, bytes
+}
+
+// Threads returns the threads of one block.
+func (g Geometry) Threads() int { return g.Block[0] * g.Block[1] * g.Block[2] }
+
+// Blocks returns the number of blocks.
+func (g Geometry) Blocks() int { return g.Grid[0] * g.Grid[1] * g.Grid[2] }
+
+// dims writes a shape as 34×34×1.
+func dims(d [3]int) string { return fmt.Sprintf("%d×%d×%d", d[0], d[1], d[2]) }
+
+// String writes the geometry as the launch configuration <<<grid, block, shared>>>.
+func (g Geometry) String() string {
+	return fmt.Sprintf("grid %s, block %s, %d B shared", dims(g.Grid), dims(g.Block), g.SharedBytes)
+}
+
+// checkGeometry returns an error naming the broken limit when g cannot be
+// launched on a device with props p; fnMaxThreads, when positive, is the
+// compiled kernel's own limit on threads per block (set by its registers).
+func checkGeometry(g Geometry, p Props, fnMaxThreads int, fnRegisters int) error {
+	axes := "xyz"
+	for i := range 3 {
+		if g.Block[i] < 1 {
+			return fmt.Errorf("block %s: %c = %d must be at least 1", dims(g.Block), axes[i], g.Block[i])
+		}
+		if g.Grid[i] < 1 {
+			return fmt.Errorf("grid %s: %c = %d must be at least 1", dims(g.Grid), axes[i], g.Grid[i])
+		}
+		if p.MaxBlockDim[i] > 0 && g.Block[i] > p.MaxBlockDim[i] {
+			return fmt.Errorf("block %s: %c = %d exceeds the device's %d", dims(g.Block), axes[i], g.Block[i], p.MaxBlockDim[i])
+		}
+		if p.MaxGridDim[i] > 0 && g.Grid[i] > p.MaxGridDim[i] {
+			return fmt.Errorf("grid %s: %c = %d blocks exceeds the device's %d", dims(g.Grid), axes[i], g.Grid[i], p.MaxGridDim[i])
+		}
+	}
+	if t := g.Threads(); t > p.MaxThreadsPerBlock {
+		return fmt.Errorf("block %s = %d threads exceeds %d", dims(g.Block), t, p.MaxThreadsPerBlock)
+	}
+	if t := g.Threads(); fnMaxThreads > 0 && t > fnMaxThreads {
+		return fmt.Errorf("block %s = %d threads exceeds the %d that the compiled kernel's %d registers per thread allow",
+			dims(g.Block), t, fnMaxThreads, fnRegisters)
+	}
+	if g.SharedBytes > p.SharedPerBlock {
+		return fmt.Errorf("%d bytes of shared memory per block exceed the device's %d", g.SharedBytes, p.SharedPerBlock)
+	}
+	return nil
+}
+
+// Launch is the result of one launch: its geometry and, when timed, the
+// kernel's time measured with CUDA events.
+type Launch struct {
+	Geometry
+	Millis float64 // elapsed time between events recorded before and after the kernel
+}
+
+// launch runs f with geometry g and arguments a, waits for it and returns
+// its time in milliseconds when timed. Errors of the kernel itself (an
+// illegal address, say) are reported by the wait.
+func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, error) {
+	if err := checkGeometry(g, d.props, f.MaxThreads, f.Registers); err != nil {
+		return 0, fmt.Errorf("gpu: launch %s: %w", f.Name, err)
+	}
+	var ms float64
+	err := d.do(func() error {
+		if timed {
+			if err := cuCheck("cuEventRecord", cuEventRecord(d.evStart)); err != nil {
+				return err
+			}
+		}
+		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, 0, a)); err != nil {
+			return err
+		}
+		if !timed {
+			return cuCheck("cuStreamSynchronize", cuStreamSynchronize())
+		}
+		if err := cuCheck("cuEventRecord", cuEventRecord(d.evStop)); err != nil {
+			return err
+		}
+		if err := cuCheck("cuEventSynchronize", cuEventSynchronize(d.evStop)); err != nil {
+			return err
+		}
+		t, r := cuEventElapsedTime(d.evStart, d.evStop)
+		if err := cuCheck("cuEventElapsedTime", r); err != nil {
+			return err
+		}
+		ms = float64(t)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("gpu: launch %s (%s): %w", f.Name, g, err)
+	}
+	return ms, nil
+}
+
+// Measurement is the timing of repeated launches of one kernel.
+type Measurement struct {
+	Geometry Geometry
+	Millis   []float64 // each timed launch, in order
+	Median   float64   // median of Millis
+	Min, Max float64
+}
+
+func summarize(g Geometry, ms []float64) Measurement {
+	m := Measurement{Geometry: g, Millis: ms}
+	if len(ms) == 0 {
+		return m
+	}
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	m.Min, m.Max = s[0], s[len(s)-1]
+	if n := len(s); n%2 == 1 {
+		m.Median = s[n/2]
+	} else {
+		m.Median = (s[n/2-1] + s[n/2]) / 2
+	}
+	return m
+}
+
+// measure launches warmup untimed times, then reps timed times.
+func (d *Device) measure(f *Function, g Geometry, a *args, warmup, reps int) (Measurement, error) {
+	if reps < 1 {
+		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", f.Name, reps)
+	}
+	for range warmup {
+		if _, err := d.launch(f, g, a, false); err != nil {
+			return Measurement{}, err
+		}
+	}
+	ms := make([]float64, 0, reps)
+	for range reps {
+		t, err := d.launch(f, g, a, true)
+		if err != nil {
+			return Measurement{}, err
+		}
+		ms = append(ms, t)
+	}
+	return summarize(g, ms), nil
+}
+
+// Copy copies src into dst with the float4 copy kernel (cuda/copy.cu) and
+// times it. The buffers must have the same length.
+func (d *Device) Copy(dst, src *Buffer) (Launch, error) {
+	f, g, a, err := d.copyLaunch(dst, src)
+	if err != nil {
+		return Launch{}, err
+	}
+	ms, err := d.launch(f, g, a, true)
+	return Launch{Geometry: g, Millis: ms}, err
+}
+
+// MeasureCopy times the float4 copy kernel from src to dst: warmup
+// untimed launches, then reps timed ones. It moves 8 bytes per float.
+func (d *Device) MeasureCopy(dst, src *Buffer, warmup, reps int) (Measurement, error) {
+	f, g, a, err := d.copyLaunch(dst, src)
+	if err != nil {
+		return Measurement{}, err
+	}
+	return d.measure(f, g, a, warmup, reps)
+}
+
+func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error) {
+	if err := dst.live(); err != nil {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: destination: %w", err)
+	}
+	if err := src.live(); err != nil {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source: %w", err)
+	}
+	if dst.n != src.n {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: buffers of %d and %d floats differ in length", dst.n, src.n)
+	}
+	if dst.ptr == src.ptr {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source and destination are the same buffer")
+	}
+	f, err := d.memFunction("copy", "copy_float4")
+	if err != nil {
+		return nil, Geometry{}, nil, err
+	}
+	g := copyGeometry(src.n)
+	return f, g, new(args).ptr(src.ptr).ptr(dst.ptr).i64(int64(src.n)), nil
+}
+
+// copyGeometry is the copy kernel's launch: one float4 per thread, 256
+// threads per block.
+func copyGeometry(n int) Geometry {
+	n4 := n / 4
+	return Geometry{Grid: [3]int{max((n4+255)/256, 1), 1, 1}, Block: [3]int{256, 1, 1}}
+}
+
+// labelDefines writes defines as NAME=V,NAME=V for labels.
+func labelDefines(defs []Define) string {
+	s := make([]string, len(defs))
+	for i, d := range defs {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,246 @@
+package gpu
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"stencillab.dev/cuda"
+)
+
+// Define is one preprocessor define passed to NVRTC as -DNAME=VALUE.
+type Define struct {
+	Name  string
+	Value string
+}
+
+// String returns NAME=VALUE.
+func (d Define) String() string { return d.Name + "=" + d.Value }
+
+// ParseDefine parses NAME=VALUE, or NAME alone meaning NAME=1.
+func ParseDefine(s string) (Define, error) {
+	name, value, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok {
+		value = "1"
+	}
+	if !validIdent(name) {
+		return Define{}, fmt.Errorf("gpu: define %q: %q is not a C identifier", s, name)
+	}
+	if strings.ContainsAny(value, " \t\n\"'\\") || value == "" {
+		return Define{}, fmt.Errorf("gpu: define %q: the value must be one word without quotes", s)
+	}
+	return Define{Name: name, Value: value}, nil
+}
+
+func validIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_', r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// defineFlags returns the -D options for defs, in order.
+func defineFlags(defs []Define) []string {
+	flags := make([]string, len(defs))
+	for i, d := range defs {
+		flags[i] = "-D" + d.Name + "=" + d.Value
+	}
+	return flags
+}
+
+// compileOptions returns NVRTC's options for a target ("sm_90" for a
+// CUBIN, "compute_90" for PTX) and defines.
+func compileOptions(target string, defs []Define) []string {
+	opts := []string{"--gpu-architecture=" + target, "--std=c++17", "--generate-line-info"}
+	return append(opts, defineFlags(defs)...)
+}
+
+// chooseTarget picks what NVRTC compiles to for a device of compute
+// capability major.minor: a CUBIN for the device's own sm_XY when NVRTC
+// can write CUBINs and knows the architecture (supported lists the
+// architectures it knows, nil when it cannot say); otherwise PTX for the
+// newest virtual architecture it knows that the device can run, which the
+// driver then compiles at load.
+func chooseTarget(major, minor int, supported []int, canCUBIN bool) (target string, cubin bool, err error) {
+	arch := major*10 + minor
+	if canCUBIN && (supported == nil || slices.Contains(supported, arch)) {
+		return fmt.Sprintf("sm_%d", arch), true, nil
+	}
+	if supported == nil {
+		return fmt.Sprintf("compute_%d", arch), false, nil
+	}
+	best := 0
+	for _, a := range supported {
+		if a <= arch && a > best {
+			best = a
+		}
+	}
+	if best == 0 {
+		s := make([]string, len(supported))
+		for i, a := range supported {
+			s[i] = fmt.Sprintf("sm_%d", a)
+		}
+		return "", false, fmt.Errorf("gpu: NVRTC cannot compile for sm_%d or any older architecture (it knows %s)", arch, strings.Join(s, ", "))
+	}
+	return fmt.Sprintf("compute_%d", best), false, nil
+}
+
+// Module is a compiled and loaded CUDA source.
+type Module struct {
+	Source      string        // the cuda package's name for it, e.g. "tiled"
+	Defines     []Define      // the defines it was compiled with
+	Target      string        // sm_XY (CUBIN) or compute_XY (PTX)
+	CUBIN       bool          // whether NVRTC wrote machine code (else PTX for the driver)
+	CompileTime time.Duration // NVRTC's time, zero when the module came from the cache
+	Log         string        // NVRTC's messages (warnings), if any
+
+	d      *Device
+	handle handle
+	mu     sync.Mutex
+	funcs  map[string]*Function
+}
+
+// Function is a kernel of a loaded module, with the resources its compiled
+// code uses.
+type Function struct {
+	Name         string // the extern "C" name
+	Registers    int    // registers per thread
+	StaticShared int    // statically declared shared memory, bytes per block
+	LocalBytes   int    // local memory per thread (register spills, stack)
+	MaxThreads   int    // the most threads per block this code can launch with
+
+	m      *Module
+	handle handle
+}
+
+// Module compiles the named source of package cuda with defines for this
+// device, or returns it from the device's cache: one compilation per
+// source text, defines and architecture.
+func (d *Device) Module(source string, defines []Define) (*Module, error) {
+	src, err := cuda.Source(source)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
+	sum := sha256.Sum256([]byte(src))
+	key := source + "|" + hex.EncodeToString(sum[:8]) + "|" + d.props.Arch() + "|" + strings.Join(defineFlags(defines), " ")
+	d.state.Lock()
+	m, ok := d.modules[key]
+	d.state.Unlock()
+	if ok {
+		return m, nil
+	}
+	if err := loadNVRTC(); err != nil {
+		return nil, err
+	}
+	supported, _ := nvrtcSupportedArchs()
+	target, cubin, err := chooseTarget(d.props.Major, d.props.Minor, supported, nvrtcHasCUBIN())
+	if err != nil {
+		return nil, err
+	}
+	opts := compileOptions(target, defines)
+	start := time.Now()
+	image, log, call, code := nvrtcCompile(src, source+".cu", opts, cubin)
+	elapsed := time.Since(start)
+	if code != 0 {
+		e := &NVRTCError{Call: call, Code: code, Name: nvrtcErrorName(code), Log: log}
+		return nil, fmt.Errorf("gpu: compile %s.cu (%s): %w", source, strings.Join(opts, " "), e)
+	}
+	m = &Module{Source: source, Defines: slices.Clone(defines), Target: target, CUBIN: cubin,
+		CompileTime: elapsed, Log: log, d: d, funcs: map[string]*Function{}}
+	err = d.do(func() error {
+		h, r := cuModuleLoadData(image)
+		if err := cuCheck("cuModuleLoadData", r); err != nil {
+			return err
+		}
+		m.handle = h
+		d.state.Lock()
+		defer d.state.Unlock()
+		if old, ok := d.modules[key]; ok { // compiled meanwhile by another goroutine
+			cuModuleUnload(h)
+			m = old
+			return nil
+		}
+		d.modules[key] = m
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: load %s.cu for %s: %w", source, target, err)
+	}
+	return m, nil
+}
+
+// Function attributes (CUfunction_attribute values).
+const (
+	funcAttrMaxThreads   = 0
+	funcAttrSharedStatic = 1
+	funcAttrLocalBytes   = 3
+	funcAttrRegisters    = 4
+)
+
+// Function returns the kernel called name (its extern "C" name).
+func (m *Module) Function(name string) (*Function, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f, ok := m.funcs[name]; ok {
+		return f, nil
+	}
+	f := &Function{Name: name, m: m}
+	err := m.d.do(func() error {
+		h, r := cuModuleGetFunction(m.handle, name)
+		if err := cuCheck("cuModuleGetFunction", r); err != nil {
+			return err
+		}
+		f.handle = h
+		for _, a := range []struct {
+			id  int
+			dst *int
+		}{
+			{funcAttrMaxThreads, &f.MaxThreads},
+			{funcAttrSharedStatic, &f.StaticShared},
+			{funcAttrLocalBytes, &f.LocalBytes},
+			{funcAttrRegisters, &f.Registers},
+		} {
+			v, r := cuFuncGetAttribute(a.id, h)
+			if err := cuCheck("cuFuncGetAttribute", r); err != nil {
+				return err
+			}
+			*a.dst = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: kernel %s in %s.cu: %w", name, m.Source, err)
+	}
+	m.funcs[name] = f
+	return f, nil
+}
+
+// memFunction returns a kernel of a source compiled without defines (the
+// fill and copy kernels), caching it on the device.
+func (d *Device) memFunction(source, name string) (*Function, error) {
+	m, err := d.Module(source, nil)
+	if err != nil {
+		return nil, err
+	}
+	return m.Function(name)
+}
+
+// sortedDefines returns defs sorted by name, for stable keys and labels.
+func sortedDefines(defs []Define) []Define {
+	s := slices.Clone(defs)
+	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
+	return s
+}

@@ -1,0 +1,242 @@
+package gpu
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Steps3 lists the 3D seven-point steps the gpu backend runs, in teaching
+// order. Each is cuda/NAME.cu.
+var Steps3 = []string{"basic", "tiled", "coarsened", "register_tiled", "fast"}
+
+// DefaultTile returns the tile a 3D step uses when Options.Tile is 0: the
+// block edge of basic (8), IN_TILE_DIM of tiled (8), coarsened and
+// register_tiled (32), and the planes per block of fast.
+func DefaultTile(step string) int {
+	switch step {
+	case "basic", "tiled":
+		return 8
+	case "coarsened", "register_tiled":
+		return 32
+	case "fast":
+		return defaultFast.CZ
+	}
+	return 0
+}
+
+// Options configures the compilation and launch of a 3D step.
+type Options struct {
+	// Tile is the step's tile: the block edge T of basic (T×T×T blocks),
+	// IN_TILE_DIM of tiled, coarsened and register_tiled, and FAST_CZ (the
+	// z planes each block marches through) of fast. 0 means the default.
+	Tile int
+	// Block, for basic only, sets the block shape instead of T×T×T.
+	Block [3]int
+	// Defines are further preprocessor defines. The fast kernel reads
+	// FAST_BY, FAST_RY, FAST_YSHARED, FAST_PREFETCH and FAST_STREAM (see
+	// cuda/fast.cu); IN_TILE_DIM and FAST_CZ are set through Tile.
+	Defines []Define
+}
+
+// fastParams are the fast kernel's compile-time parameters.
+type fastParams struct {
+	BY, RY, CZ                int
+	YShared, Prefetch, Stream bool
+}
+
+// defaultFast is the fast kernel's default configuration, chosen by
+// measurement on an H200 (docs/gpu.md).
+var defaultFast = fastParams{BY: 8, RY: 1, CZ: 64, YShared: true, Prefetch: true, Stream: true}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// config3 is a resolved configuration of a 3D step: everything needed to
+// compile it and to compute its launch for any grid.
+type config3 struct {
+	step    string
+	tile    int
+	block   [3]int     // basic's block
+	defines []Define   // passed to NVRTC, in order
+	fast    fastParams // fast only
+}
+
+// newConfig3 validates o for step and fills in the defaults.
+func newConfig3(step string, o Options) (config3, error) {
+	if !slices.Contains(Steps3, step) {
+		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: basic, tiled, coarsened, register_tiled, fast)", step)
+	}
+	c := config3{step: step, tile: o.Tile}
+	if c.tile == 0 {
+		c.tile = DefaultTile(step)
+	}
+	if c.tile < 0 {
+		return config3{}, fmt.Errorf("gpu: %s: tile %d must be positive", step, c.tile)
+	}
+	if o.Block != [3]int{} && step != "basic" {
+		return config3{}, fmt.Errorf("gpu: %s: a block shape applies to basic only; %s's block follows from its tile", step, step)
+	}
+	user := map[string]string{}
+	for _, d := range o.Defines {
+		if !validIdent(d.Name) {
+			return config3{}, fmt.Errorf("gpu: %s: define %q is not a C identifier", step, d.Name)
+		}
+		if d.Name == "IN_TILE_DIM" || d.Name == "FAST_CZ" {
+			return config3{}, fmt.Errorf("gpu: %s: set %s through the tile, not a define", step, d.Name)
+		}
+		if _, dup := user[d.Name]; dup {
+			return config3{}, fmt.Errorf("gpu: %s: define %s given twice", step, d.Name)
+		}
+		user[d.Name] = d.Value
+	}
+	switch step {
+	case "basic":
+		c.block = o.Block
+		if c.block == [3]int{} {
+			c.block = [3]int{c.tile, c.tile, c.tile}
+		}
+		for i, b := range c.block {
+			if b < 1 {
+				return config3{}, fmt.Errorf("gpu: basic: block %s: %c = %d must be at least 1", dims(c.block), "xyz"[i], b)
+			}
+		}
+	case "tiled", "coarsened", "register_tiled":
+		if c.tile < 3 {
+			return config3{}, fmt.Errorf("gpu: %s: IN_TILE_DIM = %d leaves no output tile: it must be at least 3", step, c.tile)
+		}
+		c.defines = append(c.defines, Define{"IN_TILE_DIM", strconv.Itoa(c.tile)})
+	case "fast":
+		f := defaultFast
+		f.CZ = c.tile
+		ints := []struct {
+			name     string
+			dst      *int
+			lo, hi   int
+			isFlag   bool
+			flagDest *bool
+		}{
+			{"FAST_BY", &f.BY, 1, 32, false, nil},
+			{"FAST_RY", &f.RY, 1, 8, false, nil},
+			{"FAST_YSHARED", nil, 0, 1, true, &f.YShared},
+			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
+			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
+		}
+		for _, p := range ints {
+			s, ok := user[p.name]
+			if !ok {
+				continue
+			}
+			v, err := strconv.Atoi(s)
+			if err != nil || v < p.lo || v > p.hi {
+				return config3{}, fmt.Errorf("gpu: fast: %s = %s must be an integer from %d to %d", p.name, s, p.lo, p.hi)
+			}
+			if p.isFlag {
+				*p.flagDest = v == 1
+			} else {
+				*p.dst = v
+			}
+			delete(user, p.name)
+		}
+		if f.YShared && f.RY != 1 {
+			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies without FAST_YSHARED only (shared y holds one row per thread)", f.RY)
+		}
+		c.fast = f
+		c.defines = append(c.defines,
+			Define{"FAST_BY", strconv.Itoa(f.BY)},
+			Define{"FAST_RY", strconv.Itoa(f.RY)},
+			Define{"FAST_CZ", strconv.Itoa(f.CZ)},
+			Define{"FAST_YSHARED", strconv.Itoa(b2i(f.YShared))},
+			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
+			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
+		)
+	}
+	// Other defines pass through, sorted, for a notebook's experiments.
+	var rest []Define
+	for n, v := range user {
+		rest = append(rest, Define{n, v})
+	}
+	c.defines = append(c.defines, sortedDefines(rest)...)
+	return c, nil
+}
+
+// vec returns the points per thread of the fast kernel for rows of nx
+// points: 4 (float4) when nx is a multiple of 4, else 1.
+func vec(nx int) int {
+	if nx%4 == 0 {
+		return 4
+	}
+	return 1
+}
+
+// entry returns the kernel's function name for rows of nx points.
+func (c config3) entry(nx int) string {
+	if c.step == "fast" {
+		return fmt.Sprintf("fast%d", vec(nx))
+	}
+	return c.step
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// geometry returns the launch for an nz×ny×nx grid (each side ≥ 3), with
+// the shared memory the kernel declares.
+func (c config3) geometry(nz, ny, nx int) Geometry {
+	T := c.tile
+	switch c.step {
+	case "basic":
+		b := c.block
+		return Geometry{Block: b, Grid: [3]int{ceilDiv(nx, b[0]), ceilDiv(ny, b[1]), ceilDiv(nz, b[2])}}
+	case "tiled":
+		o := T - 2
+		return Geometry{Block: [3]int{T, T, T}, Grid: [3]int{ceilDiv(nx-1, o), ceilDiv(ny-1, o), ceilDiv(nz-1, o)},
+			SharedBytes: 4 * T * T * T}
+	case "coarsened", "register_tiled":
+		o := T - 2
+		planes := 3
+		if c.step == "register_tiled" {
+			planes = 1
+		}
+		return Geometry{Block: [3]int{T, T, 1}, Grid: [3]int{ceilDiv(nx-1, o), ceilDiv(ny-1, o), ceilDiv(nz-1, o)},
+			SharedBytes: 4 * planes * T * T}
+	case "fast":
+		f := c.fast
+		v := vec(nx)
+		rows := f.BY * f.RY
+		shared := 0
+		if f.YShared {
+			rows = f.BY
+			shared = 4 * 2 * (f.BY + 2) * 32 * v
+		}
+		return Geometry{Block: [3]int{32, f.BY, 1},
+			Grid:        [3]int{ceilDiv(nx-1, 32*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, f.CZ)},
+			SharedBytes: shared}
+	}
+	return Geometry{}
+}
+
+// describeTile writes the tile as the study notes do: "32x32" for the
+// coarsened kernels, "8x8x8" for the others, points x rows x planes per
+// block for fast on rows of nx points.
+func (c config3) describeTile(nx int) string {
+	switch c.step {
+	case "basic":
+		return fmt.Sprintf("%dx%dx%d", c.block[0], c.block[1], c.block[2])
+	case "tiled":
+		return fmt.Sprintf("%dx%dx%d", c.tile, c.tile, c.tile)
+	case "coarsened", "register_tiled":
+		return fmt.Sprintf("%dx%d", c.tile, c.tile)
+	case "fast":
+		f := c.fast
+		rows := f.BY
+		if !f.YShared {
+			rows *= f.RY
+		}
+		return fmt.Sprintf("%dx%dx%d", 32*vec(nx), rows, f.CZ)
+	}
+	return strconv.Itoa(c.tile)
+}
