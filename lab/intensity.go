@@ -137,3 +137,85 @@ func CheckTile(kernel string, T int, lim Limits) error {
 	}
 	return nil
 }
+
+// GridCost is what a whole launch of a kernel does on an N×N×N grid, by the
+// chapter's accounting, with the blocks at the grid's faces counted
+// exactly: it is what the simulator counts (Stats) for the lab's kernels.
+type GridCost struct {
+	N, T            int   // grid side and tile (block edge for basic)
+	Blocks          int   // blocks in the launch
+	ThreadsPerBlock int   // threads of one block
+	Outputs         int64 // interior points computed, (N−2)³
+	Ops             int64 // 13 per output
+	Loads           int64 // input elements loaded from global memory
+	Stores          int64 // output elements stored, one per output
+}
+
+// OpPerByte returns Ops over the bytes loaded (4 per element), the
+// chapter's definition of arithmetic intensity.
+func (g GridCost) OpPerByte() float64 {
+	return float64(g.Ops) / float64(g.Loads*Float32Bytes)
+}
+
+// CostN returns the cost of one launch of a kernel on an N×N×N grid with
+// tile T, counting the halo loads every block really makes.
+//
+// Cost and IntensityTiled describe a block far from the grid's faces,
+// which loads its whole T³ input tile for (T−2)³ outputs. The blocks at
+// the faces differ, and on a grid of modest size there are many of them:
+// at N = 128 and T = 8 the launch's intensity is 1.32 OP/B, not the
+// slides' 1.37. Counted exactly:
+//
+//   - basic: each interior point loads its 7 inputs; the ⌈N/T⌉³ blocks
+//     include threads on boundary points, which load nothing. Loads are
+//     7(N−2)³, the intensity exactly 13/28 whatever N.
+//   - tiled, coarsened, register_tiled: nb = (N−2)/(T−2) + 1 blocks along
+//     each axis (z too: a coarsened block marches through T−2 planes).
+//     Block b spans the input points b(T−2)−1 … b(T−2)+T−2 of an axis and
+//     loads those in the grid, 0 … N−1. Over the nb blocks of an axis that
+//     is L = nb·T − 1 − max(0, nb(T−2) + 1 − N) points: the first tile
+//     sticks out by one below 0, the last by nb(T−2)+1−N past N−1. The load
+//     test is a product over the three axes, so Loads = L³. Outputs are
+//     (N−2)³, so the intensity is 3.25·((N−2)/L)³, which tends to
+//     IntensityTiled(T) as N grows.
+func CostN(kernel string, N, T int) (GridCost, error) {
+	if _, err := Cost(kernel, 3); err != nil {
+		return GridCost{}, err
+	}
+	if N < 3 {
+		return GridCost{}, fmt.Errorf("lab: intensity of %s on N = %d: the grid needs N ≥ 3 to have an interior point: %w", kernel, N, ErrSize)
+	}
+	interior := int64(N-2) * int64(N-2) * int64(N-2)
+	g := GridCost{N: N, T: T, Outputs: interior, Ops: Flops7 * interior, Stores: interior}
+	if kernel == KernelBasic {
+		if T < 1 {
+			return GridCost{}, fmt.Errorf("lab: intensity of basic with block edge %d: it must be at least 1", T)
+		}
+		nb := (N + T - 1) / T
+		g.Blocks, g.ThreadsPerBlock = nb*nb*nb, T*T*T
+		g.Loads = 7 * interior
+		return g, nil
+	}
+	c, err := Cost(kernel, T)
+	if err != nil {
+		return GridCost{}, err
+	}
+	out := T - 2
+	nb := (N-2)/out + 1
+	L := int64(nb*T - 1 - max(0, nb*out+1-N))
+	g.Blocks, g.ThreadsPerBlock = nb*nb*nb, c.Threads
+	g.Loads = L * L * L
+	return g, nil
+}
+
+// IntensityN is the arithmetic intensity of one launch of a kernel on an
+// N×N×N grid with tile T, edge blocks included: CostN(kernel, N, T).
+// OpPerByte(). It is the model that the simulator's measured OP/B is
+// checked against.
+func IntensityN(kernel string, N, T int) (float64, error) {
+	g, err := CostN(kernel, N, T)
+	if err != nil {
+		return 0, err
+	}
+	return g.OpPerByte(), nil
+}

@@ -129,8 +129,11 @@ const (
 type abortSignal struct{}
 
 // kernelFault is the panic value of a failed access; runThread recovers it
-// and records err.
-type kernelFault struct{ err error }
+// and records it.
+type kernelFault struct {
+	msg  string // what happened, naming the thread and the block
+	kind error  // ErrFault or ErrLimit
+}
 
 // Sync is __syncthreads(): the thread waits until every thread of its block
 // has reached the barrier. Shared-memory writes made before it are visible
@@ -189,7 +192,7 @@ func outside(g *Global, i int) string {
 // fail stops the thread: the launch reports the error, wrapping kind.
 func (t *Thread) fail(kind error, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	panic(kernelFault{fmt.Errorf("thread %v of block %v %s: %w", t.ThreadIdx, t.BlockIdx, msg, kind)})
+	panic(kernelFault{msg: fmt.Sprintf("thread %v of block %v %s", t.ThreadIdx, t.BlockIdx, msg), kind: kind})
 }
 
 // counters are the traffic of a launch, in elements and operations.
@@ -351,7 +354,7 @@ const maxReports = 16
 // blockFault is the first failure in one block.
 type blockFault struct {
 	block int
-	err   error
+	kernelFault
 }
 
 // worker runs blocks one at a time. Each of its thread coroutines serves
@@ -440,10 +443,10 @@ func (w *worker) runThread(t *Thread) (ev threadEvent) {
 		case abortSignal:
 			ev = evAborted
 		case kernelFault:
-			w.fault(r.err)
+			w.fault(r)
 			ev = evFault
 		default:
-			w.fault(fmt.Errorf("thread %v of block %v panicked: %v: %w", t.ThreadIdx, t.BlockIdx, r, ErrFault))
+			w.fault(kernelFault{msg: fmt.Sprintf("thread %v of block %v panicked: %v", t.ThreadIdx, t.BlockIdx, r), kind: ErrFault})
 			ev = evFault
 		}
 	}()
@@ -547,19 +550,19 @@ func (w *worker) partialBarrier(waiting, exited int) {
 		verb = "thread"
 	}
 	total := len(w.threads)
-	w.fault(fmt.Errorf("barrier %d of block %v reached by %d of %d threads: %s %s returned without reaching it: %w",
-		w.barriers+1, w.l.k.Grid.at(w.blockID), waiting, total, verb, strings.Join(names, ", "), ErrBarrier))
+	w.fault(kernelFault{msg: fmt.Sprintf("barrier %d of block %v reached by %d of %d threads: %s %s returned without reaching it",
+		w.barriers+1, w.l.k.Grid.at(w.blockID), waiting, total, verb, strings.Join(names, ", ")), kind: ErrBarrier})
 }
 
 // fault records the failure of the current block; only the first of each
 // block is kept.
-func (w *worker) fault(err error) {
+func (w *worker) fault(f kernelFault) {
 	w.faultCount++
 	if n := len(w.faults); n > 0 && w.faults[n-1].block == w.blockID {
 		return
 	}
 	if len(w.faults) < maxReports {
-		w.faults = append(w.faults, blockFault{block: w.blockID, err: err})
+		w.faults = append(w.faults, blockFault{block: w.blockID, kernelFault: f})
 	}
 }
 
@@ -600,11 +603,11 @@ func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
 	}
 	var errs []error
 	if len(faults) > 0 {
-		err := faults[0].err
+		msg := faults[0].msg
 		if more := st.FaultCount - 1; more > 0 {
-			err = fmt.Errorf("%w (and %d more failures)", err, more)
+			msg += fmt.Sprintf(" (and %d more failures)", more)
 		}
-		errs = append(errs, fmt.Errorf("lab: launch %s: %w", name, err))
+		errs = append(errs, fmt.Errorf("lab: launch %s: %s: %w", name, msg, faults[0].kind))
 	}
 	if len(st.Hazards) > 0 {
 		msg := st.Hazards[0].String()

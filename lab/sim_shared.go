@@ -12,10 +12,13 @@ import (
 // same array. Each element carries shadow state (who wrote it last, who
 // read it, in which barrier interval) that the accessors check:
 //
-//   - a read of an element that another thread wrote in the same barrier
-//     interval is a race (read after write);
-//   - a write of an element that another thread read in the same interval
-//     is a race (write after read);
+//   - a read and a write of one element by two threads in the same barrier
+//     interval are a race, whichever comes first. If the element held no
+//     value before the write, the reader needed the write and a barrier
+//     is missing before the read (read after write); if it held a value
+//     of an earlier interval, the write replaced a value the reader may
+//     have wanted and a barrier is missing after the read (write after
+//     read);
 //   - a write of a different value over another thread's write of the same
 //     interval is a race (write after write);
 //   - a read of an element that no thread of the block wrote is a read of
@@ -23,7 +26,8 @@ import (
 //
 // Because the threads of a block run in a fixed order, a race is found
 // whichever thread comes first: the later access sees the earlier one in
-// the shadow state.
+// the shadow state, and the report names the reader and the writer the
+// same way whatever their order.
 
 // sharedArray is one __shared__ float array of a block, with shadow state.
 type sharedArray struct {
@@ -42,6 +46,7 @@ type shadow struct {
 	wEpoch, rEpoch int64
 	writer, reader int32
 	reader2        int32 // a second reader of epoch rEpoch other than reader, or −1
+	hadValue       bool  // the element held a value of an earlier interval of the block when epoch wEpoch began
 }
 
 // uninitRead is a read of an element not yet written in the block. It is
@@ -188,18 +193,19 @@ func (w *worker) declare(t *Thread, name string, rank int, dims [3]int) *sharedA
 		return a
 	}
 	probe := &sharedArray{name: name, rank: rank, dims: dims}
-	limit := w.l.lim.MaxSharedBytes
-	elems := 1
+	size := float64(Float32Bytes)
 	for _, d := range dims {
 		if d < 1 {
 			t.fail(ErrLimit, "declares __shared__ float %s with a dimension below 1", probe.declaration())
 		}
-		if d > limit/Float32Bytes || elems > limit/Float32Bytes/d {
-			t.fail(ErrLimit, "declares __shared__ float %s, more than the limit of %d bytes of shared memory per block",
-				probe.declaration(), limit)
-		}
-		elems *= d
+		size *= float64(d)
 	}
+	if limit := w.l.lim.MaxSharedBytes; size+float64(w.sharedBytes) > float64(limit) {
+		// Refused before allocating: the size may be absurd.
+		t.fail(ErrLimit, "declares __shared__ float %s (%.0f B): the block's shared memory, %.0f B, exceeds the limit of %d bytes per block",
+			probe.declaration(), size, size+float64(w.sharedBytes), limit)
+	}
+	elems := int(size) / Float32Bytes
 	a := &sharedArray{name: name, rank: rank, dims: dims, data: make([]float32, elems), meta: make([]shadow, elems)}
 	w.arrays = append(w.arrays, a)
 	w.addShared(t, a)
@@ -223,11 +229,12 @@ func (a *sharedArray) load(t *Thread, idx int) float32 {
 	m := &a.meta[idx]
 	w.c.sharedLoads++
 	v := a.data[idx]
-	if m.wEpoch < w.blockStart {
+	switch {
+	case m.wEpoch < w.blockStart:
 		w.pending = append(w.pending, uninitRead{a: a, idx: idx, reader: t.id, epoch: w.epoch})
 		v = nan32
-	} else if m.wEpoch == w.epoch && m.writer != t.id {
-		w.hazard(ReadAfterWrite, t.id, m.writer, a, idx)
+	case m.wEpoch == w.epoch && m.writer != t.id:
+		w.race(t.id, m.writer, m.hadValue, a, idx)
 	}
 	if m.rEpoch != w.epoch {
 		m.rEpoch, m.reader, m.reader2 = w.epoch, t.id, -1
@@ -242,18 +249,37 @@ func (a *sharedArray) store(t *Thread, idx int, v float32) {
 	w := t.w
 	m := &a.meta[idx]
 	w.c.sharedStores++
-	if m.rEpoch == w.epoch {
-		if m.reader != t.id {
-			w.hazard(WriteAfterRead, t.id, m.reader, a, idx)
-		} else if m.reader2 >= 0 {
-			w.hazard(WriteAfterRead, t.id, m.reader2, a, idx)
-		}
-	}
-	if m.wEpoch == w.epoch && m.writer != t.id && a.data[idx] != v {
+	if m.wEpoch != w.epoch {
+		// First write of the interval: did the element hold a value of
+		// an earlier interval of this block?
+		m.hadValue = m.wEpoch >= w.blockStart
+	} else if m.writer != t.id && a.data[idx] != v {
 		w.hazard(WriteAfterWrite, t.id, m.writer, a, idx)
+	}
+	if m.rEpoch == w.epoch {
+		other := m.reader
+		if other == t.id {
+			other = m.reader2
+		}
+		if other >= 0 {
+			w.race(other, t.id, m.hadValue, a, idx)
+		}
 	}
 	m.wEpoch, m.writer = w.epoch, t.id
 	a.data[idx] = v
+}
+
+// race records a read by reader and a write by writer of one element in
+// the same barrier interval. When the element held a value of an earlier
+// interval, the write replaced a value the reader may have wanted: a
+// write after read. Otherwise the reader needed the write: a read after
+// write. Either way the report is the same whichever thread ran first.
+func (w *worker) race(reader, writer int32, hadValue bool, a *sharedArray, idx int) {
+	if hadValue {
+		w.hazard(WriteAfterRead, writer, reader, a, idx)
+	} else {
+		w.hazard(ReadAfterWrite, reader, writer, a, idx)
+	}
 }
 
 // resolvePending reports the reads of unwritten elements of the interval
@@ -279,11 +305,13 @@ type HazardKind int
 // The hazards the simulator detects in shared memory.
 const (
 	// ReadAfterWrite: a thread read an element that another thread wrote
-	// in the same barrier interval; a __syncthreads is missing between the
-	// write and the read.
+	// in the same barrier interval, and that held no value before; a
+	// __syncthreads is missing between the write and the read.
 	ReadAfterWrite HazardKind = iota + 1
-	// WriteAfterRead: a thread wrote an element that another thread read
-	// in the same interval; the reader may see the new value or the old.
+	// WriteAfterRead: a thread overwrote an element's value of an earlier
+	// interval that another thread read in the same interval; the reader
+	// may see the new value or the old, and a __syncthreads is missing
+	// between the read and the write.
 	WriteAfterRead
 	// WriteAfterWrite: two threads wrote different values to one element
 	// in the same interval.
