@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+
+	"stencillab.dev/lab"
+)
+
+// The simulator backend of `stencil run`: the sweep runs one of the
+// chapter's kernels on lab's simulated CUDA device, and the summary adds
+// the traffic the simulator counted and the measured arithmetic intensity
+// next to the model's.
+
+func init() {
+	runHooks[lab.Sim] = simHook
+}
+
+// simHook builds the simulated kernel of step. An impossible tile is
+// refused here, with the limit it breaks, before any grid is allocated.
+func simHook(step string, cfg lab.Config) (lab.SweepFunc, func() []field, error) {
+	k, err := lab.SimKernel(step)
+	if err != nil {
+		return nil, nil, err
+	}
+	sim := lab.NewSimulator(cfg)
+	if err := sim.Check(k); err != nil {
+		return nil, nil, err
+	}
+	n := 0
+	sweep := func(dst, src *lab.Grid3[float32], c lab.Coeffs) error {
+		n = src.NX
+		return sim.Run(k, dst, src, c)
+	}
+	return sweep, func() []field { return simFields(step, n, sim.Last()) }, nil
+}
+
+// simFields turns the Stats of the last launch into summary lines and JSON
+// fields.
+func simFields(step string, n int, st lab.Stats) []field {
+	bytes := func(key, label string, b, elems int64) field {
+		return field{Key: key, Label: label, Value: b, Text: fmt.Sprintf("%d B (%d elements)", b, elems)}
+	}
+	fs := []field{
+		{Key: "grid", Label: "Grid of blocks", Value: st.Grid.Shape(),
+			Text: fmt.Sprintf("%d×%d×%d = %s, %d threads in all", st.Grid.X, st.Grid.Y, st.Grid.Z, plural(st.Grid.Size(), "block"), st.Threads)},
+		{Key: "block", Label: "Block of threads", Value: st.Block.Shape(),
+			Text: fmt.Sprintf("%s = %d threads, %d B of shared memory", st.Block.Shape(), st.Block.Size(), st.SharedBytesPerBlock)},
+		bytes("global_load_bytes", "Global loads", st.GlobalLoadBytes, st.GlobalLoads),
+		bytes("global_store_bytes", "Global stores", st.GlobalStoreBytes, st.GlobalStores),
+		bytes("shared_load_bytes", "Shared loads", st.SharedLoadBytes, st.SharedLoads),
+		bytes("shared_store_bytes", "Shared stores", st.SharedStoreBytes, st.SharedStores),
+		{Key: "flops", Label: "Flops", Value: st.Flops, Text: fmt.Sprint(st.Flops)},
+	}
+	measured := st.OpPerByte()
+	fs = append(fs, field{Key: "op_per_byte", Label: "Intensity", Value: measured,
+		Text: fmt.Sprintf("%.4f OP/B measured (flops over global load bytes)", measured)})
+	// The block edge is the tile T of all four kernels.
+	T := st.Block.X
+	if model, err := lab.IntensityN(step, n, T); err == nil {
+		slides := lab.IntensityBasic()
+		if step != lab.KernelBasic {
+			slides = lab.IntensityTiled(float64(T))
+		}
+		fs = append(fs, field{Key: "model_op_per_byte", Label: "Model intensity", Value: model,
+			Text: fmt.Sprintf("%.4f OP/B on %d³ with edge blocks; %.2f for a block far from the edges", model, n, slides)})
+	}
+	return fs
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
