@@ -1,0 +1,412 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"stencillab.dev/gpu"
+	"stencillab.dev/lab"
+)
+
+func init() {
+	commands["bench"] = command{
+		summary: "time the 3D seven-point steps on the GPU against a float4 copy",
+		run:     benchCmd,
+	}
+}
+
+// benchConfig is one kernel configuration to time: a step with its tile,
+// block and defines.
+type benchConfig struct {
+	label string // e.g. fast or fast[FAST_BY=16]
+	step  string
+	opts  gpu.Options
+}
+
+// parseVariant parses KERNEL[:key=value,...]: tile=T and block=XxYxZ
+// (basic) set the launch, other keys are preprocessor defines.
+func parseVariant(s string) (benchConfig, error) {
+	name, rest, _ := strings.Cut(s, ":")
+	step, err := lab.LookupStep(strings.TrimSpace(name))
+	if err != nil {
+		return benchConfig{}, err
+	}
+	if !slices.Contains(gpu.Steps3, step.Name) {
+		return benchConfig{}, fmt.Errorf("-variant %q: %s does not run on the GPU (the 3D steps are %s)", s, step.Name, strings.Join(gpu.Steps3, ", "))
+	}
+	c := benchConfig{label: step.Name, step: step.Name}
+	if rest == "" {
+		return c, nil
+	}
+	for _, kv := range strings.Split(rest, ",") {
+		key, val, ok := strings.Cut(kv, "=")
+		switch {
+		case ok && strings.EqualFold(key, "tile"):
+			t, err := strconv.Atoi(val)
+			if err != nil || t < 1 {
+				return benchConfig{}, fmt.Errorf("-variant %q: tile %q must be a positive integer", s, val)
+			}
+			c.opts.Tile = t
+		case ok && strings.EqualFold(key, "block"):
+			var b [3]int
+			parts := strings.Split(strings.ReplaceAll(val, "×", "x"), "x")
+			if len(parts) != 3 {
+				return benchConfig{}, fmt.Errorf("-variant %q: block %q must be XxYxZ", s, val)
+			}
+			for i, p := range parts {
+				if b[i], err = strconv.Atoi(p); err != nil || b[i] < 1 {
+					return benchConfig{}, fmt.Errorf("-variant %q: block %q must be three positive integers XxYxZ", s, val)
+				}
+			}
+			c.opts.Block = b
+		default:
+			d, err := gpu.ParseDefine(kv)
+			if err != nil {
+				return benchConfig{}, fmt.Errorf("-variant %q: %v", s, err)
+			}
+			c.opts.Defines = append(c.opts.Defines, d)
+		}
+	}
+	c.label = step.Name + "[" + rest + "]"
+	return c, nil
+}
+
+// parseTiles parses -tile: one tile for every kernel ("16") or per kernel
+// ("basic=8,coarsened=16").
+func parseTiles(s string) (all int, per map[string]int, err error) {
+	per = map[string]int{}
+	if s == "" {
+		return 0, per, nil
+	}
+	if t, err := strconv.Atoi(s); err == nil {
+		if t < 1 {
+			return 0, nil, fmt.Errorf("-tile %d: the tile must be positive", t)
+		}
+		return t, per, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		t, err := strconv.Atoi(v)
+		if !ok || err != nil || t < 1 {
+			return 0, nil, fmt.Errorf("-tile %q: want a positive integer or KERNEL=T,KERNEL=T", s)
+		}
+		step, err := lab.LookupStep(k)
+		if err != nil {
+			return 0, nil, err
+		}
+		per[step.Name] = t
+	}
+	return 0, per, nil
+}
+
+func parseSizes(s string) ([]int, error) {
+	var ns []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 3 {
+			return nil, fmt.Errorf("-n %q: each size must be an integer N ≥ 3", s)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// benchDevice, benchCopy and benchRun are the JSON form of a bench
+// (figures/data/bench_h200.json; docs/gpu.md describes the fields).
+type benchDevice struct {
+	Name     string `json:"name"`
+	Arch     string `json:"arch"`
+	SMs      int    `json:"sms"`
+	L2Bytes  int    `json:"l2_bytes"`
+	MemBytes uint64 `json:"mem_bytes"`
+	Driver   int    `json:"driver_version"`
+}
+
+type benchCopy struct {
+	N        int       `json:"n"`
+	Bytes    float64   `json:"bytes"` // read + written
+	MedianMs float64   `json:"median_ms"`
+	MinMs    float64   `json:"min_ms"`
+	GBps     float64   `json:"gbps"`
+	Grid     [3]int    `json:"grid"`
+	Block    [3]int    `json:"block"`
+	TimesMs  []float64 `json:"times_ms"`
+}
+
+type benchRun struct {
+	Kernel        string    `json:"kernel"`
+	Label         string    `json:"label"`
+	N             int       `json:"n"`
+	Tile          int       `json:"tile"`
+	TileShape     string    `json:"tile_shape"`
+	Defines       []string  `json:"defines"`
+	Grid          [3]int    `json:"grid"`
+	Block         [3]int    `json:"block"`
+	SharedBytes   int       `json:"shared_bytes"`
+	Registers     int       `json:"registers"`
+	LocalBytes    int       `json:"local_bytes"`
+	Target        string    `json:"target"`
+	CompileMs     float64   `json:"compile_ms"`
+	MedianMs      float64   `json:"median_ms"`
+	MinMs         float64   `json:"min_ms"`
+	MaxMs         float64   `json:"max_ms"`
+	GBps          float64   `json:"gbps"`
+	GFlops        float64   `json:"gflops"`
+	CopyGBps      float64   `json:"copy_gbps"`
+	PctCopy       float64   `json:"pct_copy"`
+	CheckedPoints int       `json:"checked_points"`
+	MaxAbsErr     *float64  `json:"max_abs_err"`
+	TimesMs       []float64 `json:"times_ms"`
+}
+
+type benchReport struct {
+	Command string      `json:"command"`
+	Date    string      `json:"date"`
+	Device  benchDevice `json:"device"`
+	Reps    int         `json:"reps"`
+	Warmup  int         `json:"warmup"`
+	Seed    uint64      `json:"seed"`
+	Coeffs  lab.Coeffs  `json:"coeffs"`
+	Copies  []benchCopy `json:"copy"`
+	Runs    []benchRun  `json:"runs"`
+}
+
+var errBenchUsage = errors.New("usage")
+
+func benchCmd(args []string, stdout, stderr io.Writer) int {
+	code, err := benchMain(args, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "stencil bench: %v\n", strings.TrimPrefix(err.Error(), "usage: "))
+	}
+	return code
+}
+
+func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("stencil bench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	kernels := fs.String("kernels", strings.Join(gpu.Steps3, ","), "3D steps to time, comma-separated (may be empty with -variant)")
+	sizes := fs.String("n", "256,512,1024", "grid sides N, comma-separated (N×N×N grids)")
+	reps := fs.Int("reps", 100, "timed launches per kernel; the table gives the median")
+	warmup := fs.Int("warmup", 5, "untimed launches before timing")
+	tiles := fs.String("tile", "", "tile for every kernel (T) or per kernel (basic=8,tiled=8)")
+	seed := fs.Uint64("seed", 1, "seed of the random input, filled on the device")
+	check := fs.Bool("check", true, "compare three planes of each output with lab.SevenPoint")
+	jsonFile := fs.String("json", "", "write every measurement to this file as JSON")
+	ordinal := fs.Int("device", 0, "GPU to use")
+	var variants listFlag
+	fs.Var(&variants, "variant", "another configuration, KERNEL:key=value,... (tile=T, block=XxYxZ, or a define such as FAST_BY=16); repeatable")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return 2, fmt.Errorf("%w: %v", errBenchUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return 2, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *reps < 1 {
+		return 2, fmt.Errorf("-reps %d: need at least one timed launch", *reps)
+	}
+	if *warmup < 0 {
+		return 2, fmt.Errorf("-warmup %d: must not be negative", *warmup)
+	}
+	ns, err := parseSizes(*sizes)
+	if err != nil {
+		return 2, err
+	}
+	all, per, err := parseTiles(*tiles)
+	if err != nil {
+		return 2, err
+	}
+	var configs []benchConfig
+	if *kernels != "" {
+		for _, k := range strings.Split(*kernels, ",") {
+			c, err := parseVariant(strings.TrimSpace(k))
+			if err != nil {
+				return 2, err
+			}
+			c.opts.Tile = all
+			if t, ok := per[c.step]; ok {
+				c.opts.Tile = t
+			}
+			configs = append(configs, c)
+		}
+	}
+	for _, v := range variants {
+		c, err := parseVariant(v)
+		if err != nil {
+			return 2, err
+		}
+		configs = append(configs, c)
+	}
+	if len(configs) == 0 {
+		return 2, errors.New("no kernel to time: give -kernels or -variant")
+	}
+
+	d, err := gpu.Open(*ordinal)
+	if err != nil {
+		return 1, err
+	}
+	defer d.Close()
+	p := d.Props()
+	report := benchReport{
+		Command: "stencil bench " + strings.Join(args, " "),
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Device: benchDevice{Name: p.Name, Arch: p.Arch(), SMs: p.SMs, L2Bytes: p.L2Bytes, MemBytes: p.TotalMem,
+			Driver: p.DriverVersion},
+		Reps: *reps, Warmup: *warmup, Seed: *seed, Coeffs: lab.DistinctCoeffs(),
+	}
+	fmt.Fprintf(stderr, "bench: %s (%s, %d SMs, %.0f GB), driver %d\n", p.Name, p.Arch(), p.SMs, float64(p.TotalMem)/1e9, p.DriverVersion)
+
+	// Compile everything first, so that a bad configuration fails before
+	// any grid is allocated.
+	plans := make([]*gpu.Stencil3, len(configs))
+	for i, c := range configs {
+		if plans[i], err = d.Stencil3(c.step, c.opts); err != nil {
+			return 1, fmt.Errorf("%s: %w", c.label, err)
+		}
+	}
+
+	coeffs := lab.DistinctCoeffs()
+	for _, n := range ns {
+		total := n * n * n
+		if err := d.CheckFree(fmt.Sprintf("a %d×%d×%d grid and its output", n, n, n), 2*uint64(total)*4); err != nil {
+			return 1, err
+		}
+		src, err := d.Alloc(total)
+		if err != nil {
+			return 1, err
+		}
+		dst, err := d.Alloc(total)
+		if err != nil {
+			src.Free()
+			return 1, err
+		}
+		if err := src.FillRandom(*seed + uint64(n)); err != nil {
+			return 1, err
+		}
+		fmt.Fprintf(stderr, "bench: N=%d: float4 copy\n", n)
+		cp, err := d.MeasureCopy(dst, src, *warmup, *reps)
+		if err != nil {
+			return 1, err
+		}
+		copyBytes := 8 * float64(total)
+		copyGBps := copyBytes / (cp.Median * 1e6)
+		report.Copies = append(report.Copies, benchCopy{N: n, Bytes: copyBytes, MedianMs: cp.Median, MinMs: cp.Min,
+			GBps: copyGBps, Grid: cp.Geometry.Grid, Block: cp.Geometry.Block, TimesMs: cp.Millis})
+		interior := float64((n - 2) * (n - 2) * (n - 2))
+		for i, c := range configs {
+			k := plans[i]
+			fmt.Fprintf(stderr, "bench: N=%d: %s\n", n, c.label)
+			if err := dst.Poison(); err != nil {
+				return 1, err
+			}
+			m, err := k.Measure(dst, src, n, n, n, coeffs, *warmup, *reps)
+			if err != nil {
+				return 1, fmt.Errorf("%s at N=%d: %w", c.label, n, err)
+			}
+			f, _ := k.Function(n)
+			r := benchRun{Kernel: c.step, Label: c.label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n),
+				Grid: m.Geometry.Grid, Block: m.Geometry.Block, SharedBytes: m.Geometry.SharedBytes,
+				Registers: f.Registers, LocalBytes: f.LocalBytes, Target: k.Module().Target,
+				CompileMs: float64(k.Module().CompileTime.Microseconds()) / 1e3,
+				MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,
+				GBps: 8 * interior / (m.Median * 1e6), GFlops: lab.Flops7 * interior / (m.Median * 1e6),
+				CopyGBps: copyGBps, TimesMs: m.Millis}
+			r.PctCopy = 100 * r.GBps / copyGBps
+			for _, def := range k.Defines() {
+				r.Defines = append(r.Defines, def.String())
+			}
+			if *check {
+				pc, err := d.CheckPlanes(dst, src, n, n, n, coeffs, []int{1, n / 2, n - 2})
+				if err != nil {
+					return 1, err
+				}
+				e := pc.Diff.MaxAbs
+				r.MaxAbsErr, r.CheckedPoints = &e, pc.Points
+				if e > 1e-5 || pc.Boundary > 0 {
+					printRun(stdout, r, p)
+					return 1, fmt.Errorf("%s at N=%d is wrong: max |gpu − lab.SevenPoint| = %g over %d points, %d boundary points written",
+						c.label, n, e, pc.Points, pc.Boundary)
+				}
+			}
+			printRun(stdout, r, p)
+			report.Runs = append(report.Runs, r)
+		}
+		src.Free()
+		dst.Free()
+	}
+	printTable(stdout, report)
+	if *jsonFile != "" {
+		b, err := json.MarshalIndent(report, "", " ")
+		if err != nil {
+			return 1, err
+		}
+		if err := os.WriteFile(*jsonFile, append(b, '\n'), 0o644); err != nil {
+			return 1, fmt.Errorf("-json: %w", err)
+		}
+		fmt.Fprintf(stderr, "bench: wrote %s\n", *jsonFile)
+	}
+	return 0, nil
+}
+
+// printRun prints one run in the style of the study notes' summaries.
+func printRun(w io.Writer, r benchRun, p gpu.Props) {
+	rule := strings.Repeat("=", 60)
+	title := r.Label
+	if s, err := lab.LookupStep(r.Kernel); err == nil {
+		title = s.Title
+		if s.Figure != "" {
+			title += " (Fig. " + s.Figure + ")"
+		}
+	}
+	fmt.Fprintln(w, rule)
+	fmt.Fprintf(w, "  3D STENCIL ON %s: %s\n", strings.ToUpper(p.Name), r.Label)
+	fmt.Fprintf(w, "  %s\n", title)
+	fmt.Fprintln(w, rule)
+	line := func(label, text string) { fmt.Fprintf(w, "%-22s %s\n", label+":", text) }
+	line("Grid Size", fmt.Sprintf("%dx%dx%d", r.N, r.N, r.N))
+	line("Tile Size", r.TileShape)
+	line("Shared Memory/Block", fmt.Sprintf("%.1f KB (%d B)", float64(r.SharedBytes)/1024, r.SharedBytes))
+	line("Registers/Thread", fmt.Sprintf("%d (%d B local)", r.Registers, r.LocalBytes))
+	fmt.Fprintln(w, rule)
+	fmt.Fprintln(w, "Execution Summary:")
+	line("Grid Dimensions", fmt.Sprintf("%dx%dx%d", r.Grid[0], r.Grid[1], r.Grid[2]))
+	line("Block Dimensions", fmt.Sprintf("%dx%dx%d", r.Block[0], r.Block[1], r.Block[2]))
+	line("Median Time", fmt.Sprintf("%.4f ms (%d launches, min %.4f)", r.MedianMs, len(r.TimesMs), r.MinMs))
+	line("Throughput", fmt.Sprintf("%.1f GB/s, %.1f%% of the float4 copy's %.1f GB/s", r.GBps, r.PctCopy, r.CopyGBps))
+	line("Compute", fmt.Sprintf("%.1f GFLOP/s", r.GFlops))
+	if r.MaxAbsErr != nil {
+		line("Check", fmt.Sprintf("max |gpu - cpu| = %.2g over %d points of 3 planes", *r.MaxAbsErr, r.CheckedPoints))
+	}
+	fmt.Fprintln(w, rule)
+}
+
+// printTable prints the closing table: one row per run, the copy of each
+// size first.
+func printTable(w io.Writer, rep benchReport) {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-34s %5s %10s %9s %8s %9s %7s\n", "kernel", "N", "tile", "median ms", "GB/s", "GFLOP/s", "% copy")
+	for _, c := range rep.Copies {
+		fmt.Fprintf(w, "%-34s %5d %10s %9.4f %8.1f %9s %7.1f\n", "copy (float4)", c.N, "-", c.MedianMs, c.GBps, "-", 100.0)
+		for _, r := range rep.Runs {
+			if r.N == c.N {
+				fmt.Fprintf(w, "%-34s %5d %10s %9.4f %8.1f %9.1f %7.1f\n", r.Label, r.N, r.TileShape, r.MedianMs, r.GBps, r.GFlops, r.PctCopy)
+			}
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/gpu"
+)
+
+func TestParseVariant(t *testing.T) {
+	c, err := parseVariant("fast:tile=32,FAST_BY=16,FAST_YSHARED=0")
+	require.NoError(t, err)
+	assert.Equal(t, "fast", c.step)
+	assert.Equal(t, "fast[tile=32,FAST_BY=16,FAST_YSHARED=0]", c.label)
+	assert.Equal(t, 32, c.opts.Tile)
+	assert.Equal(t, []gpu.Define{{Name: "FAST_BY", Value: "16"}, {Name: "FAST_YSHARED", Value: "0"}}, c.opts.Defines)
+
+	c, err = parseVariant("basic:block=32x8x1")
+	require.NoError(t, err)
+	assert.Equal(t, [3]int{32, 8, 1}, c.opts.Block)
+
+	c, err = parseVariant("register")
+	require.NoError(t, err)
+	assert.Equal(t, "register_tiled", c.step, "the catalogue's alias")
+
+	for _, bad := range []string{"reference", "derivative", "nope", "basic:block=32x8", "tiled:tile=0", "fast:2X=1"} {
+		_, err := parseVariant(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestParseTiles(t *testing.T) {
+	all, per, err := parseTiles("16")
+	require.NoError(t, err)
+	assert.Equal(t, 16, all)
+	assert.Empty(t, per)
+	all, per, err = parseTiles("basic=8,register=16")
+	require.NoError(t, err)
+	assert.Zero(t, all)
+	assert.Equal(t, map[string]int{"basic": 8, "register_tiled": 16}, per)
+	for _, bad := range []string{"0", "basic=x", "nope=3", "basic"} {
+		_, _, err := parseTiles(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestBenchBadFlagsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "-n", "2"},
+		{"bench", "-reps", "0"},
+		{"bench", "-kernels", "reference"},
+		{"bench", "-kernels", "", "-n", "64"},
+		{"bench", "-bogus"},
+	} {
+		code, _, errOut := stencil(args...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%v: one line: %q", args, errOut)
+	}
+}
+
+func TestBenchWithoutGPU(t *testing.T) {
+	if _, err := gpu.Default(); !errors.Is(err, gpu.ErrNoGPU) {
+		t.Skip("a GPU is present: the no-driver path cannot be seen")
+	}
+	code, out, errOut := stencil("bench", "-n", "16", "-reps", "1")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, out)
+	assert.Equal(t, "stencil bench: gpu: no NVIDIA driver found (libcuda.so.1): run on the CPU simulator\n", errOut)
+
+	code, _, errOut = stencil("run", "-backend", "gpu", "-kernel", "basic", "-n", "64")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "gpu: no NVIDIA driver found (libcuda.so.1): run on the CPU simulator")
+}
