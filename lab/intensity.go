@@ -54,6 +54,9 @@ const (
 //     memory.
 //   - register_tiled (Fig. 8.12): the same loads and outputs as coarsened,
 //     with only the current plane, T² floats, in shared memory.
+//
+// For a whole launch on an N×N×N grid, whose blocks at the faces load
+// less, see CostN.
 func Cost(kernel string, T int) (BlockCost, error) {
 	if T < 3 {
 		return BlockCost{}, fmt.Errorf("lab: intensity of %s at T = %d: the input tile needs T ≥ 3 to have an output", kernel, T)
