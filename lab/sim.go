@@ -234,8 +234,8 @@ type Simulator struct {
 // NewSimulator returns a simulator with the tile of cfg and default limits.
 func NewSimulator(cfg Config) *Simulator { return &Simulator{Tile: cfg.Tile} }
 
-// Last returns the Stats of the last launch, including one that failed
-// (its hazards, and its traffic up to the failure).
+// Last returns the Stats of the last launch, including one that failed:
+// its hazards and its traffic (all zero for a launch that was refused).
 func (s *Simulator) Last() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -257,7 +257,8 @@ func (s *Simulator) limits() Limits {
 
 // Validate checks a launch configuration against the limits without running
 // it: every dimension positive and within CUDA's bounds, at most
-// MaxThreads threads per block, a Body to run. The error names the limit,
+// MaxThreads threads per block, at most MaxPoints threads in all (the
+// simulator's own bound), a Body to run. The error names the limit,
 // e.g. "block 34×34 = 1156 threads exceeds 1024 threads per block".
 func (s *Simulator) Validate(k Kernel) error {
 	lim := s.limits()
@@ -287,6 +288,10 @@ func (s *Simulator) Validate(k Kernel) error {
 	}
 	if n := k.Block.Size(); n > lim.MaxThreads {
 		return wrap("block %s = %d threads exceeds %d threads per block", k.Block.Shape(), n, lim.MaxThreads)
+	}
+	if total := float64(k.Grid.X) * float64(k.Grid.Y) * float64(k.Grid.Z) * float64(k.Block.Size()); total > MaxPoints {
+		return wrap("grid %s of blocks %s = %.0f threads exceeds the simulator's %d threads per launch",
+			k.Grid.Shape(), k.Block.Shape(), total, int64(MaxPoints))
 	}
 	return nil
 }

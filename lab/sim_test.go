@@ -155,6 +155,7 @@ func TestLaunchRejectsBadDimensions(t *testing.T) {
 		{Grid: Dim3{1, 1, 1}, Block: Dim3{1, 1, 65}, Body: body},
 		{Grid: Dim3{1, 70000, 1}, Block: Dim3{1, 1, 1}, Body: body},
 		{Grid: Dim3{1, 1, 1}, Block: Dim3{1, 1, 1}},
+		{Grid: Dim3{1 << 30, 65535, 65535}, Block: Dim3{1024, 1, 1}, Body: body},
 	} {
 		_, err := s.Launch(k)
 		assert.ErrorIs(t, err, ErrLimit, "%+v", k)
