@@ -346,7 +346,7 @@ func TestGPUBadInput(t *testing.T) {
 func TestGPUCompileError(t *testing.T) {
 	d := device(t)
 	// A define that breaks the source: the compiler's log comes back.
-	_, err := d.Stencil3("tiled", Options{Defines: []Define{{"OUT_TILE_DIM", "("}}})
+	_, err := d.Stencil3("tiled", Options{Defines: []Define{{"blockIdx", "("}}})
 	require.Error(t, err)
 	var ne *NVRTCError
 	require.ErrorAs(t, err, &ne)

@@ -173,15 +173,16 @@ type benchRun struct {
 }
 
 type benchReport struct {
-	Command string      `json:"command"`
-	Date    string      `json:"date"`
-	Device  benchDevice `json:"device"`
-	Reps    int         `json:"reps"`
-	Warmup  int         `json:"warmup"`
-	Seed    uint64      `json:"seed"`
-	Coeffs  lab.Coeffs  `json:"coeffs"`
-	Copies  []benchCopy `json:"copy"`
-	Runs    []benchRun  `json:"runs"`
+	Device     string      `json:"device"` // the device's name, e.g. NVIDIA H200
+	DeviceInfo benchDevice `json:"device_info"`
+	Command    string      `json:"command"`
+	Date       string      `json:"date"`
+	Reps       int         `json:"reps"`
+	Warmup     int         `json:"warmup"`
+	Seed       uint64      `json:"seed"`
+	Coeffs     lab.Coeffs  `json:"coeffs"`
+	Copies     []benchCopy `json:"copy"`
+	Runs       []benchRun  `json:"results"`
 }
 
 var errBenchUsage = errors.New("usage")
@@ -266,7 +267,8 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	report := benchReport{
 		Command: "stencil bench " + strings.Join(args, " "),
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Device: benchDevice{Name: p.Name, Arch: p.Arch(), SMs: p.SMs, L2Bytes: p.L2Bytes, MemBytes: p.TotalMem,
+		Device:  p.Name,
+		DeviceInfo: benchDevice{Name: p.Name, Arch: p.Arch(), SMs: p.SMs, L2Bytes: p.L2Bytes, MemBytes: p.TotalMem,
 			Driver: p.DriverVersion},
 		Reps: *reps, Warmup: *warmup, Seed: *seed, Coeffs: lab.DistinctCoeffs(),
 	}
