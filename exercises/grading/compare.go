@@ -93,6 +93,11 @@ func (d Diff) Check(t *T, got, want []float64, variants ...Variant) bool {
 		if hint == "" {
 			hint = " — does every output point get a thread that writes it?"
 		}
+	case math.IsNaN(got[first]):
+		msg = fmt.Sprintf("%s: wrong value at %s: never written (still NaN), want %.6g", d.What, label(first), want[first])
+		if wrong > 1 {
+			msg += fmt.Sprintf(" (%d wrong points, %d never written)", wrong, unwritten)
+		}
 	default:
 		msg = fmt.Sprintf("%s: wrong value at %s: got %.6g, want %.6g", d.What, label(first), got[first], want[first])
 		if wrong > 1 {

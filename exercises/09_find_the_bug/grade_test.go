@@ -1,0 +1,11 @@
+package findthebug
+
+import (
+	"testing"
+
+	"stencillab.dev/exercises/checks"
+	"stencillab.dev/exercises/grading"
+)
+
+// TestGrade runs the graded checks of this exercise on Coarsened.
+func TestGrade(t *testing.T) { grading.Test(t, checks.FindTheBug(Coarsened)) }
