@@ -119,11 +119,3 @@ extern "C" __global__ void sed_ghost_h(const double* __restrict__ alpha, const d
     const double k = sed_face(alpha[g] * s[g], beta[g] * (1.0 - s[g]), alpha[in] * s[in], beta[in] * (1.0 - s[in]));
     h[g] = h[in] + q * d / k;
 }
-
-// sed_copy2 copies n2 double2 values: the 16-byte copy that the kernels'
-// bandwidth is compared with. Launch with n2 threads or more.
-extern "C" __global__ void sed_copy2(const double2* __restrict__ in, double2* __restrict__ out, long long n2)
-{
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < n2) out[t] = in[t];
-}

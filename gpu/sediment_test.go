@@ -1,0 +1,249 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/lab/sediment"
+)
+
+// envSedimentSizes limits the meshes of the sediment checks, as NXxNY
+// pairs separated by commas, e.g. STENCIL_SEDIMENT_SIZES=67x45 under
+// compute-sanitizer.
+const envSedimentSizes = "STENCIL_SEDIMENT_SIZES"
+
+// sedimentDevice returns the default device or skips the test, saying
+// what it needs.
+func sedimentDevice(t *testing.T) *Device {
+	t.Helper()
+	d, err := Default()
+	if errors.Is(err, ErrNoGPU) {
+		t.Skip("needs an NVIDIA GPU and its driver: " + err.Error())
+	}
+	require.NoError(t, err)
+	return d
+}
+
+func sedimentSizes(t *testing.T) [][2]int {
+	s := os.Getenv(envSedimentSizes)
+	if s == "" {
+		// Odd and even widths (the best kernel's scalar and 16-byte
+		// paths), none a multiple of the blocks, 62 columns or 32 rows.
+		return [][2]int{{67, 45}, {130, 97}, {255, 300}, {1000, 777}}
+	}
+	var out [][2]int
+	for _, f := range strings.Split(s, ",") {
+		a, b, ok := strings.Cut(strings.TrimSpace(f), "x")
+		nx, err1 := strconv.Atoi(a)
+		ny, err2 := strconv.Atoi(b)
+		require.True(t, ok && err1 == nil && err2 == nil, "%s=%q: want NXxNY,…", envSedimentSizes, s)
+		out = append(out, [2]int{nx, ny})
+	}
+	return out
+}
+
+// sedimentBasin returns a random basin with sediment entering and leaving
+// over parts of the boundary, drawn from a fresh seed.
+func sedimentBasin(t *testing.T, nx, ny int) *sediment.Basin {
+	b, err := sediment.Random(nx, ny, freshSedimentSeed())
+	require.NoError(t, err)
+	b.Bound.West = make([]sediment.Inflow, ny)
+	b.Bound.West[ny/3] = sediment.Inflow{Rate: 0.2, Sand: 0.8}
+	b.Bound.North = make([]sediment.Inflow, nx)
+	b.Bound.North[nx/2] = sediment.Inflow{Rate: -0.1}
+	b.Bound.East = make([]sediment.Inflow, ny)
+	b.Bound.East[ny-1] = sediment.Inflow{Rate: 0.05, Sand: 0.1}
+	l, err := b.Limits()
+	require.NoError(t, err)
+	b.P.Dt = 0.9 * l.Dt
+	require.NoError(t, b.Prepare())
+	return b
+}
+
+var sedimentSeed = uint64(os.Getpid()) * 104729
+
+func freshSedimentSeed() uint64 { sedimentSeed += 7919; return sedimentSeed }
+
+// relErr returns max |got − want| over max |want| on the interior; +Inf if
+// got has a NaN there.
+func relErr(b *sediment.Basin, got, want []float64) float64 {
+	var d, m float64
+	for j := 1; j <= b.Ny; j++ {
+		for i := 1; i <= b.Nx; i++ {
+			k := b.Index(i, j)
+			if math.IsNaN(got[k]) {
+				return math.Inf(1)
+			}
+			d = max(d, math.Abs(got[k]-want[k]))
+			m = max(m, math.Abs(want[k]))
+		}
+	}
+	return d / m
+}
+
+// poisonSpare fills the interior of the buffers a step writes with NaN,
+// keeping their ghosts, so that a point no kernel writes shows after the
+// steps.
+func poisonSpare(t *testing.T, r *Sediment, b *sediment.Basin) {
+	for _, f := range []struct {
+		buf *Buffer
+		src []float64
+	}{{r.h[1-r.cur], b.H.Data}, {r.s[1-r.cur], b.S.Data}} {
+		v := append([]float64(nil), f.src...)
+		for j := 1; j <= b.Ny; j++ {
+			for i := 1; i <= b.Nx; i++ {
+				v[b.Index(i, j)] = math.NaN()
+			}
+		}
+		require.NoError(t, f.buf.Upload(0, float32View(v)))
+	}
+}
+
+func TestGPUSedimentMatchesCPU(t *testing.T) {
+	d := sedimentDevice(t)
+	type variant struct {
+		name string
+		opts SedimentOptions
+	}
+	variants := []variant{{"baseline", SedimentOptions{}}, {"opt1", SedimentOptions{}}, {"opt2", SedimentOptions{}},
+		{"opt3", SedimentOptions{}}, {"best", SedimentOptions{}}, {"best", SedimentOptions{Split: true}},
+		{"best", SedimentOptions{RY: 7, Warps: 3}}}
+	const steps = 10
+	for _, sz := range sedimentSizes(t) {
+		for _, v := range variants {
+			t.Run(fmt.Sprintf("%s%+v/%dx%d", v.name, v.opts, sz[0], sz[1]), func(t *testing.T) {
+				b := sedimentBasin(t, sz[0], sz[1])
+				want := b.Clone()
+				require.NoError(t, want.Run(steps))
+				r, err := d.Sediment(b, v.name, v.opts)
+				require.NoError(t, err)
+				defer r.Free()
+				poisonSpare(t, r, b)
+				_, err = r.Run(steps)
+				require.NoError(t, err)
+				got := b.Clone()
+				require.NoError(t, r.Download(got))
+				assert.Equal(t, steps, got.Steps)
+				assert.LessOrEqual(t, relErr(b, got.H.Data, want.H.Data), 1e-12, "h")
+				assert.LessOrEqual(t, relErr(b, got.S.Data, want.S.Data), 1e-12, "s")
+			})
+		}
+	}
+}
+
+func TestGPUSedimentBench(t *testing.T) {
+	d := sedimentDevice(t)
+	rep, err := d.SedimentBench(300, 200, 1, 1, 3, []SedimentOptions{{}, {RY: 16, Warps: 2}})
+	require.NoError(t, err)
+	assert.Greater(t, rep.CopyGBs, 0.0)
+	assert.Len(t, rep.Rows, 2*4+3)
+	for _, row := range rep.Rows {
+		require.Greater(t, row.Ms, 0.0, "%+v", row)
+		pts := 300.0 * 200
+		flops := map[string]float64{sediment.KernelH: 55, sediment.KernelS: 34, sediment.KernelFused: 89}[row.Kernel]
+		assert.InDelta(t, flops*pts/(row.Ms*1e6), row.GFLOPs, 1e-9*row.GFLOPs)
+		assert.InDelta(t, row.GBs/rep.CopyGBs, row.CopyShare, 1e-12)
+		assert.Greater(t, row.Regs, 0)
+		assert.True(t, row.Occupancy > 0 && row.Occupancy <= 1, "occupancy %g", row.Occupancy)
+	}
+	opt3, ok := rep.Row(sediment.KernelH, "opt3")
+	require.True(t, ok)
+	assert.Equal(t, "34×6", opt3.Block)
+	assert.Equal(t, 2*34*6*8, opt3.SharedBytes, "two shared arrays of 34×6 doubles")
+	opt2, _ := rep.Row(sediment.KernelS, "opt2")
+	assert.Equal(t, 2*34*6*8, opt2.SharedBytes)
+}
+
+func TestGPUSedimentBadInput(t *testing.T) {
+	d := sedimentDevice(t)
+	b := sedimentBasin(t, 20, 10)
+	_, err := d.Sediment(b, "opt9", SedimentOptions{})
+	assert.ErrorIs(t, err, sediment.ErrInput)
+	_, err = d.Sediment(nil, "best", SedimentOptions{})
+	assert.Error(t, err)
+	_, err = d.Sediment(b, "best", SedimentOptions{Warps: 33})
+	assert.ErrorContains(t, err, "1024 threads")
+	unstable := b.Clone()
+	unstable.P.Dt *= 10
+	_, err = d.Sediment(unstable, "baseline", SedimentOptions{})
+	assert.ErrorIs(t, err, sediment.ErrUnstable)
+
+	r, err := d.Sediment(b, "opt2", SedimentOptions{})
+	require.NoError(t, err)
+	_, _, err = r.Kernel(sediment.KernelFused)
+	assert.ErrorContains(t, err, "only best")
+	_, err = r.Run(-1)
+	assert.Error(t, err)
+	other, _ := sediment.Random(21, 10, 1)
+	assert.Error(t, r.Download(other))
+	require.NoError(t, r.Free())
+	require.NoError(t, r.Free())
+	_, err = r.Run(1)
+	assert.ErrorContains(t, err, "freed")
+}
+
+// The occupancy rules reproduce every occupancy of the paper's Tables 2
+// and 3 from the registers and shared memory the paper lists, with the
+// limits of the K20 (compute capability 3.5) and the GTX 590 (2.0).
+func TestOccupancyMatchesPaper(t *testing.T) {
+	limits := map[string]OccupancyLimits{
+		sediment.PaperK20.Name: {MaxThreads: 2048, RegsPerSM: 65536, MaxBlocks: 16, SharedPerSM: 48 << 10,
+			RegUnit: 256, SharedUnit: 256, Partitions: 4},
+		sediment.PaperGTX590.Name: {MaxThreads: 1536, RegsPerSM: 32768, MaxBlocks: 8, SharedPerSM: 48 << 10,
+			RegUnit: 64, SharedUnit: 128, Partitions: 2},
+	}
+	for _, g := range sediment.PaperGPUs() {
+		for _, row := range g.Rows {
+			threads := 32 * 4
+			if row.Block == "34×6" {
+				threads = 34 * 6
+			}
+			got := limits[g.Name].Occupancy(threads, row.Regs, row.SharedBytes)
+			assert.InDelta(t, row.Occupancy, got, 6e-4, "%s %s %s", g.Name, row.Kernel, row.Version)
+		}
+	}
+	assert.Equal(t, -1.0, OccupancyLimits{}.Occupancy(128, 32, 0))
+}
+
+func TestSedimentDefinesRoundTrip(t *testing.T) {
+	b, err := sediment.Random(9, 7, 3)
+	require.NoError(t, err)
+	b.P.Dx, b.P.Cs = 0.1, 3
+	defs := sedimentDefines(b)
+	got := map[string]string{}
+	for _, d := range defs {
+		_, err := ParseDefine(d.String())
+		require.NoError(t, err, d.String())
+		got[d.Name] = d.Value
+	}
+	assert.Equal(t, "9", got["NX"])
+	assert.Equal(t, "7", got["NY"])
+	// The values as the CPU computes them, in float64 arithmetic.
+	dx, cs := b.P.Dx, b.P.Cs
+	for name, want := range map[string]float64{"SED_DT": b.P.Dt, "SED_RX": 1 / (dx * dx), "SED_ICS": 1 / cs, "SED_HCS": 0.5 / cs, "SED_A": b.P.A} {
+		v, err := strconv.ParseFloat(got[name], 64)
+		require.NoError(t, err)
+		assert.Equal(t, want, v, name)
+		assert.Contains(t, got[name], "e", "%s must be a double literal", name)
+	}
+}
+
+func TestBoundaryRatesOrder(t *testing.T) {
+	b, err := sediment.NewBasin(3, 2, sediment.Params{Dx: 1, Dy: 1, Dt: 0.1, Cs: 1, Cm: 1, A: 1})
+	require.NoError(t, err)
+	b.Bound.East = []sediment.Inflow{{Rate: 1}, {Rate: 2}}
+	b.Bound.North = []sediment.Inflow{{Rate: 3}, {Rate: 4}, {Rate: 5}}
+	assert.Equal(t, []float64{0, 0, 1, 2, 0, 0, 0, 3, 4, 5}, boundaryRates(b))
+	v := []float64{1.5, -2}
+	f := float32View(v)
+	require.Len(t, f, 4)
+	assert.Nil(t, float32View(nil))
+}
