@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"stencillab.dev/lab"
 )
@@ -210,20 +212,18 @@ func (b *Basin) validate() error {
 	if err := b.P.CheckParams(); err != nil {
 		return err
 	}
-	for j := 1; j <= b.Ny; j++ {
-		for i := 1; i <= b.Nx; i++ {
-			k := b.Index(i, j)
-			a, be, h, s := b.Alpha.Data[k], b.Beta.Data[k], b.H.Data[k], b.S.Data[k]
-			switch {
-			case !(a > 0) || math.IsInf(a, 0):
-				return fmt.Errorf("sediment: α(%d, %d) = %g must be positive and finite: %w", i, j, a, ErrInput)
-			case !(be > 0) || math.IsInf(be, 0):
-				return fmt.Errorf("sediment: β(%d, %d) = %g must be positive and finite: %w", i, j, be, ErrInput)
-			case math.IsNaN(h) || math.IsInf(h, 0):
-				return fmt.Errorf("sediment: h(%d, %d) = %g must be finite: %w", i, j, h, ErrInput)
-			case !(s >= 0 && s <= 1):
-				return fmt.Errorf("sediment: s(%d, %d) = %g must lie in [0, 1]: %w", i, j, s, ErrInput)
+	errs := make([]error, b.Ny+2)
+	parallelRows(1, b.Ny+1, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			errs[j] = b.checkRow(j)
+			if errs[j] != nil {
+				return
 			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	sides := []struct {
@@ -250,6 +250,42 @@ func (b *Basin) validate() error {
 	b.fillGhosts()
 	b.FillGhostH(b.H)
 	return nil
+}
+
+// checkRow checks the interior values of row j.
+func (b *Basin) checkRow(j int) error {
+	for i := 1; i <= b.Nx; i++ {
+		k := b.Index(i, j)
+		a, be, h, s := b.Alpha.Data[k], b.Beta.Data[k], b.H.Data[k], b.S.Data[k]
+		switch {
+		case !(a > 0) || math.IsInf(a, 0):
+			return fmt.Errorf("sediment: α(%d, %d) = %g must be positive and finite: %w", i, j, a, ErrInput)
+		case !(be > 0) || math.IsInf(be, 0):
+			return fmt.Errorf("sediment: β(%d, %d) = %g must be positive and finite: %w", i, j, be, ErrInput)
+		case math.IsNaN(h) || math.IsInf(h, 0):
+			return fmt.Errorf("sediment: h(%d, %d) = %g must be finite: %w", i, j, h, ErrInput)
+		case !(s >= 0 && s <= 1):
+			return fmt.Errorf("sediment: s(%d, %d) = %g must lie in [0, 1]: %w", i, j, s, ErrInput)
+		}
+	}
+	return nil
+}
+
+// parallelRows calls f on consecutive bands of the rows lo ≤ j < hi, one
+// band per core, and waits for all of them.
+func parallelRows(lo, hi int, f func(lo, hi int)) {
+	n := hi - lo
+	threads := max(1, min(runtime.GOMAXPROCS(0), n))
+	var wg sync.WaitGroup
+	for t := range threads {
+		a, z := lo+n*t/threads, lo+n*(t+1)/threads
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(a, z)
+		}()
+	}
+	wg.Wait()
 }
 
 // edge describes one boundary face: the ghost point, its interior
@@ -354,45 +390,60 @@ func (b *Basin) limits() Limits {
 	al, be := b.Alpha.Data, b.Beta.Data
 	ics, icm := 1/b.P.Cs, 1/b.P.Cm
 	var l Limits
-	for j := 0; j <= b.Ny+1; j++ {
-		for i := 0; i <= b.Nx+1; i++ {
-			k := b.Index(i, j)
-			l.DMax = max(l.DMax, al[k]*ics, be[k]*icm)
-		}
+	for _, v := range al {
+		l.DMax = max(l.DMax, v*ics)
+	}
+	for _, v := range be {
+		l.DMax = max(l.DMax, v*icm)
 	}
 	rx, ry := 1/(b.P.Dx*b.P.Dx), 1/(b.P.Dy*b.P.Dy)
 	l.DtH = 1 / (2 * l.DMax * (rx + ry))
-	l.DtS = math.Inf(1)
-	w := b.Pitch()
-	h, s := b.H.Data, b.S.Data
-	for j := 1; j <= b.Ny; j++ {
-		for i := 1; i <= b.Nx; i++ {
-			c := b.Index(i, j)
-			var out float64
-			for _, nb := range [4]struct {
-				n int
-				r float64
-			}{{c + 1, rx}, {c - 1, rx}, {c + w, ry}, {c - w, ry}} {
-				if f := b.FaceCoeff(c, nb.n) * (h[nb.n] - h[c]) * nb.r; f < 0 {
-					out -= f
-				}
-			}
-			if out == 0 {
-				continue
-			}
-			d := al[c]*s[c]*ics + be[c]*(1-s[c])*icm
-			var rho float64
-			if s[c] > 0 {
-				rho = al[c] * ics / d
-			}
-			if s[c] < 1 {
-				rho = max(rho, be[c]*icm/d)
-			}
-			l.DtS = min(l.DtS, b.P.A/(out*rho))
+	dts := make([]float64, b.Ny+2)
+	parallelRows(1, b.Ny+1, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			dts[j] = b.rowDtS(j, rx, ry)
 		}
+	})
+	l.DtS = math.Inf(1)
+	for _, v := range dts[1 : b.Ny+1] {
+		l.DtS = min(l.DtS, v)
 	}
 	l.Dt = min(l.DtH, l.DtS)
 	return l
+}
+
+// rowDtS returns the smallest sand-fraction limit over the points of row
+// j, +Inf if none of them loses sediment.
+func (b *Basin) rowDtS(j int, rx, ry float64) float64 {
+	al, be, h, s := b.Alpha.Data, b.Beta.Data, b.H.Data, b.S.Data
+	ics, icm := 1/b.P.Cs, 1/b.P.Cm
+	w := b.Pitch()
+	dt := math.Inf(1)
+	for i := 1; i <= b.Nx; i++ {
+		c := b.Index(i, j)
+		var out float64
+		for _, nb := range [4]struct {
+			n int
+			r float64
+		}{{c + 1, rx}, {c - 1, rx}, {c + w, ry}, {c - w, ry}} {
+			if f := b.FaceCoeff(c, nb.n) * (h[nb.n] - h[c]) * nb.r; f < 0 {
+				out -= f
+			}
+		}
+		if out == 0 {
+			continue
+		}
+		d := al[c]*s[c]*ics + be[c]*(1-s[c])*icm
+		var rho float64
+		if s[c] > 0 {
+			rho = al[c] * ics / d
+		}
+		if s[c] < 1 {
+			rho = max(rho, be[c]*icm/d)
+		}
+		dt = min(dt, b.P.A/(out*rho))
+	}
+	return dt
 }
 
 // Prepare checks the inputs, fills the ghost points and returns an error
@@ -407,6 +458,11 @@ func (b *Basin) Prepare() error {
 	if err != nil {
 		return err
 	}
+	return b.prepareWith(l)
+}
+
+// prepareWith finishes Prepare with the limits of the validated state.
+func (b *Basin) prepareWith(l Limits) error {
 	if b.P.Dt > l.Dt {
 		return fmt.Errorf("sediment: Δt = %g exceeds the stable limit %g (diffusion limit 1/(2·Dmax·(1/Δx²+1/Δy²)) = %g with Dmax = %g; sand-fraction limit %g): %w",
 			b.P.Dt, l.Dt, l.DtH, l.DMax, l.DtS, ErrUnstable)

@@ -54,7 +54,7 @@ func (b *Basin) useStableStep() error {
 		return err
 	}
 	b.P.Dt = SafetyFactor * l.Dt
-	return b.Prepare()
+	return b.prepareWith(l)
 }
 
 // Delta returns the notebook's basin: a muddy plain of nx×ny points
