@@ -109,9 +109,14 @@ func (s tiledStep) traffic(t *grading.T, k lab.StencilKernel, trials, maxN int) 
 
 // defaultTileCase checks the kernel with a.Tile = 0 on a grid just larger
 // than one output tile of the default size.
-func (s tiledStep) defaultTileCase(t *grading.T, k lab.StencilKernel) {
+func (s tiledStep) defaultTileCase(t *grading.T, k lab.StencilKernel, extra func(*simCase) []grading.Variant) {
 	N := s.defaultTile + 1 + t.Rand().IntN(6)
-	newSimCase(t, N, 0).checkValues(t, s.name, k)
+	sc := newSimCase(t, N, 0)
+	var vs []grading.Variant
+	if extra != nil {
+		vs = extra(sc)
+	}
+	sc.checkValues(t, s.name, k, vs...)
 }
 
 // tiledChecks are the checks every tiled kernel shares.
@@ -168,7 +173,7 @@ func Coarsened(k lab.StencilKernel) grading.Exercise {
 		Files: []string{"coarsened.go"},
 		Checks: append(tiledChecks(coarsenedDesc, k, loopClosesEarly),
 			grading.Check{ID: "default-tile", Title: "the default tile of 32: blocks of 32×32 = 1024 threads", Points: 1,
-				Run: func(t *grading.T) { coarsenedDesc.defaultTileCase(t, k) }}),
+				Run: func(t *grading.T) { coarsenedDesc.defaultTileCase(t, k, loopClosesEarly) }}),
 	}
 	if hiddenCoarsened != nil {
 		e.Checks = append(e.Checks, hiddenCoarsened(k)...)
@@ -185,7 +190,7 @@ func RegisterTiled(k lab.StencilKernel) grading.Exercise {
 		Files: []string{"register_tiled.go"},
 		Checks: append(tiledChecks(registerDesc, k, nil),
 			grading.Check{ID: "default-tile", Title: "the default tile of 32: blocks of 32×32 = 1024 threads", Points: 1,
-				Run: func(t *grading.T) { registerDesc.defaultTileCase(t, k) }}),
+				Run: func(t *grading.T) { registerDesc.defaultTileCase(t, k, nil) }}),
 	}
 	if hiddenRegisterTiled != nil {
 		e.Checks = append(e.Checks, hiddenRegisterTiled(k)...)
