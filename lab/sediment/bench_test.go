@@ -44,10 +44,10 @@ func TestWriteTableShowsOursBesideThePaper(t *testing.T) {
 	base := find("Baseline", 0)
 	assert.Contains(t, base, "1845.5")
 	assert.Contains(t, base, "33.6%")
-	assert.Contains(t, base, "88.43  55 0.562", "the K20's Baseline h row")
-	assert.Contains(t, base, "76.46  55 0.333", "the GTX 590's Baseline h row")
+	assert.Contains(t, base, " 88.43 55 0.562  40%", "the K20's Baseline h row: 88.43/55·40 GB/s of 160.88")
+	assert.Contains(t, base, " 76.46 55 0.333  39%", "the GTX 590's Baseline h row: 76.46/55·40 GB/s of 142.94")
 	opt3h := find("OPT-3", 0)
-	assert.Contains(t, opt3h, "190.45")
+	assert.Contains(t, opt3h, "190.45 34 0.656  86%")
 	assert.Contains(t, opt3h, "3264 B")
 	assert.Contains(t, opt3h, "n/a", "unknown occupancy")
 	var sBlock int
