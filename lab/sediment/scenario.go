@@ -58,7 +58,7 @@ func (b *Basin) useStableStep() error {
 }
 
 // Delta returns the notebook's basin: a muddy plain of nx×ny points
-// (nx, ny ≥ 8) with a gentle random relief, fed by a river through the
+// (nx, ny ≥ 8) at height 1 with a gentle random relief, fed by a river through the
 // middle eighth of the west boundary. The river brings sediment at rate
 // 0.04 per unit length, 90 % sand; sand diffuses slowly (α = 0.25), mud
 // fast (β = 1), so a sandy lobe builds at the mouth and the mud spreads
@@ -75,7 +75,7 @@ func Delta(nx, ny int) (*Basin, error) {
 	r := rand.New(rand.NewPCG(8, 2013))
 	hx, hy := wave(nx, r), wave(ny, r)
 	b.Fill(func(i, j int) (float64, float64, float64, float64) {
-		h := 0.2*(hx[i]-0.5)*(hy[j]-0.5) + 0.01*r.Float64()
+		h := 1 + 0.2*(hx[i]-0.5)*(hy[j]-0.5) + 0.01*r.Float64()
 		return 0.25, 1, h, 0.2
 	})
 	b.Bound.West = make([]Inflow, ny)

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"stencillab.dev/gpu"
+	"stencillab.dev/lab"
+	"stencillab.dev/lab/sediment"
+)
+
+func init() {
+	commands["sediment"] = command{
+		summary: "run the sediment-transport case study (Su et al., ICCS 2013) or bench its kernels",
+		run:     sedimentCmd,
+	}
+}
+
+// sedimentResult is the JSON form of a sediment run.
+type sedimentResult struct {
+	Nx        int     `json:"nx"`
+	Ny        int     `json:"ny"`
+	Steps     int     `json:"steps"`
+	Scenario  string  `json:"scenario"`
+	Backend   string  `json:"backend"`
+	Variant   string  `json:"variant"` // "reference" on the CPU
+	Device    string  `json:"device,omitempty"`
+	Dt        float64 `json:"dt"`
+	DtLimit   float64 `json:"dt_limit"`
+	Seconds   float64 `json:"seconds"` // wall time on the CPU, kernel time (CUDA events) on the GPU
+	GFLOPs    float64 `json:"gflops"`  // 55 + 34 flops a point and step, the paper's count
+	Mass0     float64 `json:"mass0"`   // Σh over the interior at the start
+	Mass      float64 `json:"mass"`    // Σh at the end
+	Inflow    float64 `json:"inflow"`  // what the boundary brought in: steps·Δt·InflowRate
+	MassDrift float64 `json:"mass_drift"`
+	SMin      float64 `json:"s_min"`
+	SMax      float64 `json:"s_max"`
+}
+
+// defaultTune is the set of best-variant shapes the bench tries: rows per
+// warp × warps per block.
+const defaultTune = "32x4,16x4,64x4,32x2,32x8,16x8"
+
+func sedimentCmd(args []string, stdout, stderr io.Writer) int {
+	code, err := sedimentMain(args, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "stencil sediment: %v\n", strings.TrimPrefix(err.Error(), "usage: "))
+	}
+	return code
+}
+
+func parseTune(s string) ([]gpu.SedimentOptions, error) {
+	var out []gpu.SedimentOptions
+	for _, f := range strings.Split(s, ",") {
+		a, b, ok := strings.Cut(strings.TrimSpace(f), "x")
+		ry, err1 := strconv.Atoi(a)
+		w, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || ry < 1 || w < 1 || w > 32 {
+			return nil, fmt.Errorf("-tune %q: want ROWSxWARPS,… with rows ≥ 1 and 1 to 32 warps", s)
+		}
+		out = append(out, gpu.SedimentOptions{RY: ry, Warps: w})
+	}
+	return out, nil
+}
+
+func sedimentMain(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("stencil sediment", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	nx := fs.Int("nx", 4096, "interior points in x")
+	ny := fs.Int("ny", 4096, "interior points in y")
+	steps := fs.Int("steps", 10, "time steps")
+	variant := fs.String("variant", "best", "GPU kernels: baseline, opt1, opt2, opt3 or best")
+	backend := fs.String("backend", lab.CPU, "where to run: cpu (the float64 reference) or gpu")
+	scenario := fs.String("scenario", "random", "initial basin: random (zero-flux boundary) or delta (a river enters from the west)")
+	seed := fs.Uint64("seed", 1, "seed of the random scenario")
+	split := fs.Bool("split", false, "best variant: launch the h- and s-kernels separately instead of the fused one")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	bench := fs.Bool("bench", false, "time every variant's kernels on the GPU and print the paper's table layout")
+	reps := fs.Int("reps", 20, "bench: timed launches per kernel (the median is reported)")
+	warmup := fs.Int("warmup", 3, "bench: untimed launches before timing")
+	tune := fs.String("tune", defaultTune, "bench: best-variant shapes to try, rows per warp x warps per block")
+	if err := fs.Parse(args); err != nil {
+		return 2, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return 2, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case *nx < 1 || *ny < 1:
+		return 2, fmt.Errorf("-nx %d -ny %d: the mesh needs at least one interior point per side", *nx, *ny)
+	case float64(*nx+2)*float64(*ny+2) > lab.MaxPoints:
+		return 2, fmt.Errorf("-nx %d -ny %d: %d×%d points with ghosts exceeds the limit of %d points", *nx, *ny, *nx+2, *ny+2, int64(lab.MaxPoints))
+	case *steps < 0:
+		return 2, fmt.Errorf("-steps %d: the number of steps must not be negative", *steps)
+	case *backend != lab.CPU && *backend != lab.GPU:
+		return 2, fmt.Errorf("-backend %q: want cpu or gpu", *backend)
+	case *scenario != "random" && *scenario != "delta":
+		return 2, fmt.Errorf("-scenario %q: want random or delta", *scenario)
+	case *scenario == "delta" && (*nx < 8 || *ny < 8):
+		return 2, fmt.Errorf("-scenario delta needs -nx and -ny of at least 8, not %d and %d", *nx, *ny)
+	case *reps < 1:
+		return 2, fmt.Errorf("-reps %d: need at least one timed launch", *reps)
+	case *warmup < 0:
+		return 2, fmt.Errorf("-warmup %d: must not be negative", *warmup)
+	}
+	if err := sediment.CheckVariant(*variant); err != nil {
+		return 2, fmt.Errorf("-variant: %w", err)
+	}
+	shapes, err := parseTune(*tune)
+	if err != nil {
+		return 2, err
+	}
+	if *bench {
+		if *backend != lab.GPU {
+			return 2, fmt.Errorf("-bench times GPU kernels: add -backend gpu")
+		}
+		return sedimentBench(stdout, args, *nx, *ny, *seed, *warmup, *reps, shapes, *asJSON)
+	}
+
+	var b *sediment.Basin
+	if *scenario == "delta" {
+		b, err = sediment.Delta(*nx, *ny)
+	} else {
+		b, err = sediment.Random(*nx, *ny, *seed)
+	}
+	if err != nil {
+		return 1, err
+	}
+	lim, err := b.Limits()
+	if err != nil {
+		return 1, err
+	}
+	res := sedimentResult{Nx: *nx, Ny: *ny, Steps: *steps, Scenario: *scenario, Backend: *backend,
+		Variant: "reference", Dt: b.P.Dt, DtLimit: lim.Dt, Mass0: b.Mass()}
+	res.Inflow = float64(*steps) * b.P.Dt * b.InflowRate()
+	if *backend == lab.CPU {
+		start := time.Now()
+		if err := b.Run(*steps); err != nil {
+			return 1, err
+		}
+		res.Seconds = time.Since(start).Seconds()
+	} else {
+		d, err := gpu.Default()
+		if err != nil {
+			return 1, err
+		}
+		res.Variant, res.Device = *variant, d.Props().Name
+		r, err := d.Sediment(b, *variant, gpu.SedimentOptions{Split: *split})
+		if err != nil {
+			return 1, err
+		}
+		defer r.Free()
+		t, err := r.Run(*steps)
+		if err != nil {
+			return 1, err
+		}
+		if err := r.Download(b); err != nil {
+			return 1, err
+		}
+		res.Seconds = t.Seconds()
+	}
+	res.Mass = b.Mass()
+	res.MassDrift = (res.Mass - res.Mass0 - res.Inflow) / math.Abs(res.Mass0)
+	if res.Seconds > 0 {
+		res.GFLOPs = float64(sediment.FlopsH+sediment.FlopsS) * float64(*nx) * float64(*ny) * float64(*steps) / res.Seconds / 1e9
+	}
+	res.SMin, res.SMax = math.Inf(1), math.Inf(-1)
+	for j := 1; j <= b.Ny; j++ {
+		for _, v := range b.S.Data[b.Index(1, j):b.Index(b.Nx+1, j)] {
+			res.SMin, res.SMax = min(res.SMin, v), max(res.SMax, v)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return 0, enc.Encode(res)
+	}
+	printSediment(stdout, res)
+	return 0, nil
+}
+
+func printSediment(w io.Writer, r sedimentResult) {
+	rule := strings.Repeat("=", 64)
+	fmt.Fprintln(w, rule)
+	where := "CPU (float64 reference, all cores)"
+	if r.Backend == lab.GPU {
+		where = fmt.Sprintf("%s, %s kernels", r.Device, r.Variant)
+	}
+	fmt.Fprintf(w, "  Sediment transport (Su et al., ICCS 2013) on %s\n", where)
+	fmt.Fprintln(w, rule)
+	line := func(label, text string) { fmt.Fprintf(w, "%-16s %s\n", label+":", text) }
+	line("Mesh", fmt.Sprintf("%d×%d interior points, %s scenario", r.Nx, r.Ny, r.Scenario))
+	line("Steps", fmt.Sprintf("%d of Δt = %.6g (stable limit %.6g)", r.Steps, r.Dt, r.DtLimit))
+	timeOf := "wall time"
+	if r.Backend == lab.GPU {
+		timeOf = "kernel time, CUDA events"
+	}
+	line("Time", fmt.Sprintf("%.4f s (%s)", r.Seconds, timeOf))
+	line("Compute", fmt.Sprintf("%.2f GFLOP/s (55 + 34 flops a point and step)", r.GFLOPs))
+	line("Mass Σh", fmt.Sprintf("%.12g → %.12g (boundary inflow %.6g)", r.Mass0, r.Mass, r.Inflow))
+	line("Mass drift", fmt.Sprintf("%.3g relative", r.MassDrift))
+	line("Sand fraction", fmt.Sprintf("%.6f to %.6f", r.SMin, r.SMax))
+	fmt.Fprintln(w, rule)
+}
+
+func sedimentBench(stdout io.Writer, args []string, nx, ny int, seed uint64, warmup, reps int, shapes []gpu.SedimentOptions, asJSON bool) (int, error) {
+	d, err := gpu.Default()
+	if err != nil {
+		return 1, err
+	}
+	rep, err := d.SedimentBench(nx, ny, seed, warmup, reps, shapes)
+	if err != nil {
+		return 1, err
+	}
+	rep.Command = strings.TrimSpace("stencil sediment " + strings.Join(args, " "))
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return 0, enc.Encode(rep)
+	}
+	if err := sediment.WriteTable(stdout, rep); err != nil {
+		return 1, err
+	}
+	return 0, nil
+}
