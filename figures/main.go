@@ -194,6 +194,18 @@ func writeIfChanged(path string, data []byte) error {
 	return nil
 }
 
+// benchFields documents the fields of fig.BenchResult for the README.
+var benchFields = [][2]string{
+	{"kernel", "step name: `basic`, `tiled`, `coarsened`, `register_tiled`, `fast`, …"},
+	{"n", "cube side N"},
+	{"tile", "input tile dimension T (optional; 0 or absent: the step's default)"},
+	{"median_ms", "median time of one sweep, milliseconds"},
+	{"gbps", "effective bandwidth: 2·4·N³ bytes over the median time, in 10⁹ B/s"},
+	{"gflops", "13·(N−2)³ operations over the median time, in 10⁹ OP/s"},
+	{"pct_copy", "`gbps` as a percentage of `copy_gbps`"},
+	{"copy_gbps", "bandwidth of a device-to-device copy of N³ floats on the same GPU, 10⁹ B/s"},
+}
+
 // readme lists every figure with its function and chapter figure. source
 // names the bench file the bandwidth chart was drawn from, "" for the model.
 func readme(source string) []byte {
@@ -223,6 +235,15 @@ func readme(source string) []byte {
 	} else {
 		fmt.Fprintf(&b, "The bandwidth chart is drawn from the measurements in `%s`.\n\n", source)
 	}
+	b.WriteString("### The bench file\n\n")
+	fmt.Fprintf(&b, "`%s` is the output of `stencil bench -json` (read by `fig.ReadBench`): an object\n", benchFile)
+	b.WriteString("`{\"device\": \"NVIDIA H200\", \"results\": [...]}`, a bare array of results, or one result object\n")
+	b.WriteString("per line. Each result has these fields; for each kernel the chart uses the largest `n`.\n\n")
+	b.WriteString("| field | meaning |\n| --- | --- |\n")
+	for _, f := range benchFields {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", f[0], f[1])
+	}
+	b.WriteString("\n")
 	for _, f := range fig.All() {
 		title := f.Name
 		if f.Chapter != "" {

@@ -8,6 +8,13 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg/draw"
+
+	"stencillab.dev/lab"
 )
 
 // BenchResult is one measurement of `stencil bench -json`: one kernel on
@@ -123,4 +130,246 @@ func LoadBench(path string) (*Bench, error) {
 	}
 	defer f.Close()
 	return ReadBench(f)
+}
+
+// Datasheet figures of an NVIDIA H200 SXM, for the model chart and the
+// compute roof: HBM3e bandwidth and FP32 peak without tensor cores.
+const (
+	H200BandwidthGBps = 4800  // 4.8 TB/s
+	H200PeakGFlops    = 67000 // 67 TFLOP/s FP32
+)
+
+// modelTiles are the tiles the model chart assumes: the slides' T = 8 for
+// the basic block edge and the tiled kernel, the largest T that 1024
+// threads allow, 32, for the z-marching kernels.
+var modelTiles = []struct {
+	kernel string
+	tile   int
+}{
+	{lab.KernelBasic, 8},
+	{lab.KernelTiled, 8},
+	{lab.KernelCoarsened, 32},
+	{lab.KernelRegisterTiled, 32},
+}
+
+// movedIntensity is the chapter's count of operations over the bytes a
+// kernel moves through DRAM per output, loads and stores, for a block far
+// from the faces at tile T: 13/32 for basic, tending to 13/8 for the
+// tiled kernels.
+func movedIntensity(kernel string, tile int) (float64, error) {
+	c, err := lab.Cost(kernel, tile)
+	if err != nil {
+		return 0, err
+	}
+	return float64(c.Ops) / float64(lab.Float32Bytes*(c.Loads+c.Outputs)), nil
+}
+
+// ModelBench is what the chapter's model predicts on an H200: each kernel
+// at its tile of modelTiles moves its loads and stores through DRAM at the
+// datasheet bandwidth, with no cache. Effective bandwidth counts the ideal
+// 8 bytes per point, as `stencil bench` does.
+func ModelBench(n int) (*Bench, error) {
+	if n < 3 {
+		return nil, fmt.Errorf("fig: model bench on N = %d: need N ≥ 3: %w", n, ErrBench)
+	}
+	b := &Bench{Device: "model of an NVIDIA H200 (datasheet 4.8 TB/s), not measured"}
+	points := float64(n) * float64(n) * float64(n)
+	interior := float64(n-2) * float64(n-2) * float64(n-2)
+	for _, mt := range modelTiles {
+		I, err := movedIntensity(mt.kernel, mt.tile)
+		if err != nil {
+			return nil, fmt.Errorf("fig: model bench: %w", err)
+		}
+		gflops := math.Min(H200PeakGFlops, I*H200BandwidthGBps)
+		sec := lab.Flops7 * interior / (gflops * 1e9)
+		gbps := 2 * lab.Float32Bytes * points / sec / 1e9
+		b.Results = append(b.Results, BenchResult{
+			Kernel: mt.kernel, N: n, Tile: mt.tile, MedianMs: sec * 1e3, GBps: gbps, GFlops: gflops,
+			PctCopy: 100 * gbps / H200BandwidthGBps, CopyGBps: H200BandwidthGBps,
+		})
+	}
+	return b, nil
+}
+
+// largestN keeps, for each kernel, the result on the largest grid, in the
+// order the kernels first appear.
+func largestN(rs []BenchResult) []BenchResult {
+	best := map[string]int{}
+	var out []BenchResult
+	for _, r := range rs {
+		i, ok := best[r.Kernel]
+		switch {
+		case !ok:
+			best[r.Kernel] = len(out)
+			out = append(out, r)
+		case r.N > out[i].N:
+			out[i] = r
+		}
+	}
+	return out
+}
+
+// Bandwidth draws the GPU measurements of `stencil bench -json`: (A) each
+// kernel's effective bandwidth against a device-to-device copy, (B) a
+// roofline, GFLOP/s against operations per byte moved, with the bandwidth
+// roof of the copy and the FP32 peak. A kernel's intensity is the
+// chapter's count at its tile (lab.Cost, loads and stores); a kernel
+// outside the chapter sits at the ideal 13/8, one read and one write per
+// point. A nil b draws ModelBench(512), marked "model, not measured".
+func Bandwidth(b *Bench) (*Panels, error) {
+	model := b == nil
+	if model {
+		var err error
+		if b, err = ModelBench(512); err != nil {
+			return nil, err
+		}
+	}
+	if len(b.Results) == 0 {
+		return nil, fmt.Errorf("fig: bandwidth: no results: %w", ErrBench)
+	}
+	for i, r := range b.Results {
+		if err := r.check(); err != nil {
+			return nil, fmt.Errorf("fig: bandwidth: result %d: %w", i, err)
+		}
+	}
+	rs := largestN(b.Results)
+	copyBW := 0.0
+	for _, r := range rs {
+		copyBW = math.Max(copyBW, r.CopyGBps)
+	}
+	a, err := bandwidthBars(rs, copyBW, model)
+	if err != nil {
+		return nil, err
+	}
+	r, err := roofline(rs, copyBW, model || strings.Contains(b.Device, "H200"))
+	if err != nil {
+		return nil, err
+	}
+	title := "Measured on " + b.Device
+	if b.Device == "" {
+		title = "Measured on the GPU"
+	}
+	if model {
+		title = "MODEL, NOT MEASURED: the chapter's traffic at H200 datasheet speed"
+	}
+	return &Panels{Title: title, Cols: 2, Items: []Drawer{a, r}}, nil
+}
+
+func bandwidthBars(rs []BenchResult, copyBW float64, model bool) (*plot.Plot, error) {
+	p := NewPlot("(A) effective bandwidth", "GB/s, 8 bytes per point", "")
+	names := make([]string, len(rs))
+	xmax := copyBW
+	var o Overlay
+	for i, r := range rs {
+		y := float64(len(rs) - 1 - i)
+		names[len(rs)-1-i] = kernelTitle(r.Kernel)
+		if r.Tile > 0 {
+			names[len(rs)-1-i] += fmt.Sprintf("\nT = %d", r.Tile)
+		}
+		o.Add(Rect(0, y-0.32, r.GBps, y+0.32).Filled(KernelColor(r.Kernel)))
+		pct := r.PctCopy
+		if pct == 0 && r.CopyGBps > 0 {
+			pct = 100 * r.GBps / r.CopyGBps
+		}
+		xmax = math.Max(xmax, r.GBps)
+		text := fmt.Sprintf("%.0f (%.0f%%)", r.GBps, pct)
+		if r.GBps > 0.45*math.Max(copyBW, r.GBps) {
+			o.Add(Label(r.GBps-0.02*xmax, y, 8.5, text).Align(-1, -0.5).Colored(rgb(0xffffff)).Bold())
+		} else {
+			o.Add(Label(r.GBps+0.02*xmax, y, 8.5, text).Align(0, -0.5))
+		}
+	}
+	if copyBW > 0 {
+		what := "copy"
+		if model {
+			what = "datasheet"
+		}
+		o.Add(Line(Pt{copyBW, -0.6}, Pt{copyBW, float64(len(rs)) - 0.4}).Stroked(Ink, 1.2).Dashed())
+		o.Add(Label(copyBW, float64(len(rs))-0.35, 8.5, fmt.Sprintf("%s %.0f GB/s", what, copyBW)).Align(-1, 0))
+	}
+	p.Add(plotter.NewGrid(), &o)
+	p.NominalY(names...)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(rs))-0.4+0.35
+	p.X.Min, p.X.Max = 0, xmax*1.45
+	p.X.Tick.Marker = thousands{}
+	return p, nil
+}
+
+func roofline(rs []BenchResult, copyBW float64, h200 bool) (*plot.Plot, error) {
+	p := NewPlot("(B) roofline", "OP per byte moved", "GFLOP/s")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker = plot.ConstantTicks{{Value: 0.1, Label: "0.1"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
+		{Value: 1, Label: "1"}, {Value: 2, Label: "2"}, {Value: 4, Label: "4"}, {Value: 8, Label: "8"}, {Value: 16, Label: "16"}}
+	p.Y.Tick.Marker = plot.ConstantTicks{{Value: 100, Label: "100"}, {Value: 300}, {Value: 1000, Label: "1000"}, {Value: 3000},
+		{Value: 10000, Label: "10⁴"}, {Value: 30000}, {Value: 100000, Label: "10⁵"}, {Value: 300000}, {Value: 1e6, Label: "10⁶"}}
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0.1, 20, 100, 1.2e6
+	p.Add(plotter.NewGrid())
+	var o Overlay
+	peak := math.Inf(1)
+	if h200 {
+		peak = H200PeakGFlops
+	}
+	if copyBW > 0 {
+		var roof plotter.XYs
+		for i := 0; i <= 200; i++ {
+			x := 0.1 * math.Pow(200, float64(i)/200)
+			roof = append(roof, plotter.XY{X: x, Y: math.Min(peak, copyBW*x)})
+		}
+		l, err := plotter.NewLine(roof)
+		if err != nil {
+			return nil, fmt.Errorf("fig: roofline: %w", err)
+		}
+		l.LineStyle = lineStyle(Ink, 1.6, false)
+		p.Add(l)
+		o.Add(Label(0.12, copyBW*0.12*1.25, 8.5, fmt.Sprintf("%.0f GB/s", copyBW)).Align(0, 0).Rotated(math.Atan2(1, 1.1)))
+	}
+	if h200 {
+		o.Add(Label(19, H200PeakGFlops*1.15, 8.5, "FP32 peak 67 TFLOP/s").Align(-1, 0))
+	}
+	ideal := float64(lab.Flops7) / (2 * lab.Float32Bytes)
+	il, err := plotter.NewLine(plotter.XYs{{X: ideal, Y: 100}, {X: ideal, Y: 90000}})
+	if err != nil {
+		return nil, fmt.Errorf("fig: roofline: %w", err)
+	}
+	il.LineStyle = lineStyle(Muted, 0.8, true)
+	p.Add(il)
+	p.Legend.Add("13/8: read once, write once", il)
+	for _, r := range rs {
+		x, err := movedIntensity(r.Kernel, max(r.Tile, 3))
+		if r.Tile == 0 || err != nil {
+			x = ideal
+			for _, mt := range modelTiles {
+				if mt.kernel == r.Kernel {
+					x, _ = movedIntensity(mt.kernel, mt.tile)
+				}
+			}
+		}
+		s, err := plotter.NewScatter(plotter.XYs{{X: x, Y: r.GFlops}})
+		if err != nil {
+			return nil, fmt.Errorf("fig: roofline: %w", err)
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: KernelColor(r.Kernel), Radius: 4.5, Shape: draw.CircleGlyph{}}
+		p.Add(s)
+		p.Legend.Add(fmt.Sprintf("%s: %.0f GFLOP/s", kernelTitle(r.Kernel), r.GFlops), s)
+	}
+	p.Add(&o)
+	p.Legend.Left, p.Legend.Top = true, true
+	p.Legend.XOffs, p.Legend.YOffs = 4, -4
+	return p, nil
+}
+
+// thousands labels a linear axis in steps of 1000 (or 2000 above 8000).
+type thousands struct{}
+
+// Ticks implements plot.Ticker.
+func (thousands) Ticks(min, max float64) []plot.Tick {
+	step := 1000.0
+	if max-min > 8000 {
+		step = 2000
+	}
+	var ts []plot.Tick
+	for v := math.Ceil(min/step) * step; v <= max; v += step {
+		ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
+	}
+	return ts
 }

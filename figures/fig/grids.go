@@ -167,8 +167,8 @@ func Boundary() (*Diagram, error) {
 	}
 	key(0, ly, Rect(0, 0, 0, 0).Filled(PaleGrey).Stroked(Muted, 0.6), "boundary cells: boundary conditions, never updated")
 	key(0, ly-1.2, Rect(0, 0, 0, 0).Filled(PaleGreen).Stroked(CellLine, 0.6), fmt.Sprintf("interior: the %d×%d cells each sweep computes", n-2*r, n-2*r))
-	key(n+3, ly, Rect(0, 0, 0, 0).Filled(PaleBlue).Stroked(Blue, 1.2), "the stencil of the first interior cell")
-	key(n+3, ly-1.2, Rect(0, 0, 0, 0).Filled(Vermillion).Stroked(Vermillion, 1.2), "its output: reads boundary cells, writes only itself")
+	key(n+3, ly, Rect(0, 0, 0, 0).Filled(PaleBlue).Stroked(Blue, 1.2), "first interior stencil: reads boundary cells")
+	key(n+3, ly-1.2, Rect(0, 0, 0, 0).Filled(Vermillion).Stroked(Vermillion, 1.2), "its output: the one cell it writes")
 	return d, nil
 }
 

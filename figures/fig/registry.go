@@ -66,6 +66,21 @@ func All() []Figure {
 		{Name: "register_tiling", Func: "RegisterTiling", Chapter: "8.11", Width: Wide, Height: 4.6 * vg.Inch,
 			About: "after the first iteration: inPrev, inCurr and inNext in shared memory (coarsened) or registers (register tiled)",
 			Make:  drawer(RegisterTiling)},
+		{Name: "intensity", Func: "Intensity", Chapter: "slides", Width: Wide, Height: 5 * vg.Inch,
+			About: "OP/B against the tile T for the four kernels, with the thread and shared-memory limits and the simulator's counts",
+			Make: func(Inputs) (Drawer, error) {
+				m, err := SimulatedIntensity(SimN)
+				if err != nil {
+					return nil, err
+				}
+				return Intensity(m)
+			}},
+		{Name: "bandwidth", Func: "Bandwidth", Width: Wide, Height: 4.2 * vg.Inch,
+			About: "effective bandwidth and roofline of the kernels on the GPU, from `stencil bench -json` (the model until measured)",
+			Make:  func(in Inputs) (Drawer, error) { return Bandwidth(in.Bench) }},
+		{Name: "convergence", Func: "Convergence", Width: Wide, Height: 4 * vg.Inch,
+			About: "error of the 1D derivative stencils against h, log-log: slopes 2, 4 and 6",
+			Make:  drawer(Convergence)},
 	}
 }
 

@@ -110,11 +110,12 @@ func SVG(d Drawer, w, h vg.Length) ([]byte, error) {
 }
 
 // Panels lays out several figures in a grid of Cols columns, filled row
-// by row, with an optional title above. When every item is a *plot.Plot,
-// their data areas are aligned with plot.Align.
+// by row, with an optional title above. With Align set and every item a
+// *plot.Plot, their data areas are aligned with plot.Align.
 type Panels struct {
 	Title string
 	Cols  int
+	Align bool
 	Items []Drawer
 }
 
@@ -129,11 +130,12 @@ func (p *Panels) Draw(c draw.Canvas) {
 	if n == 0 {
 		return
 	}
+	c = draw.Crop(c, 4, -4, 4, -4)
 	cols := max(1, min(p.Cols, n))
 	rows := (n + cols - 1) / cols
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 14, PadY: 14}
 	plots := make([][]*plot.Plot, rows)
-	all := true
+	all := p.Align
 	for r := range rows {
 		plots[r] = make([]*plot.Plot, cols)
 		for k := range cols {

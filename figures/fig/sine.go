@@ -79,7 +79,7 @@ func Sine() (*Panels, error) {
 	c.Add(&v)
 	c.HideAxes()
 	c.X.Min, c.X.Max, c.Y.Min, c.Y.Max = xmin, xmax, 0, 1
-	return &Panels{Cols: 1, Items: []Drawer{a, b, c}}, nil
+	return &Panels{Cols: 1, Align: true, Items: []Drawer{a, b, c}}, nil
 }
 
 func subscript(k int) string {
