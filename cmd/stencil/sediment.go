@@ -41,6 +41,10 @@ type sedimentResult struct {
 	MassDrift float64 `json:"mass_drift"`
 	SMin      float64 `json:"s_min"`
 	SMax      float64 `json:"s_max"`
+	// With -check on the GPU: max |GPU − CPU| over max |CPU| of h and s
+	// after the same steps of the CPU reference.
+	RelErrH *float64 `json:"rel_err_h,omitempty"`
+	RelErrS *float64 `json:"rel_err_s,omitempty"`
 }
 
 // defaultTune is the set of best-variant shapes the bench tries: rows per
@@ -80,6 +84,7 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 	scenario := fs.String("scenario", "random", "initial basin: random (zero-flux boundary) or delta (a river enters from the west)")
 	seed := fs.Uint64("seed", 1, "seed of the random scenario")
 	split := fs.Bool("split", false, "best variant: launch the h- and s-kernels separately instead of the fused one")
+	check := fs.Bool("check", false, "gpu: also run the CPU reference and report the relative error of h and s")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
 	bench := fs.Bool("bench", false, "time every variant's kernels on the GPU and print the paper's table layout")
 	reps := fs.Int("reps", 20, "bench: timed launches per kernel (the median is reported)")
@@ -150,6 +155,10 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 			return 1, err
 		}
 		res.Variant, res.Device = *variant, d.Props().Name
+		var ref *sediment.Basin
+		if *check {
+			ref = b.Clone()
+		}
 		r, err := d.Sediment(b, *variant, gpu.SedimentOptions{Split: *split})
 		if err != nil {
 			return 1, err
@@ -163,6 +172,13 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 			return 1, err
 		}
 		res.Seconds = t.Seconds()
+		if ref != nil {
+			if err := ref.Run(*steps); err != nil {
+				return 1, fmt.Errorf("CPU reference: %w", err)
+			}
+			eh, es := relErr(b, b.H.Data, ref.H.Data), relErr(b, b.S.Data, ref.S.Data)
+			res.RelErrH, res.RelErrS = &eh, &es
+		}
 	}
 	res.Mass = b.Mass()
 	res.MassDrift = (res.Mass - res.Mass0 - res.Inflow) / math.Abs(res.Mass0)
@@ -178,10 +194,29 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return 0, enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return 1, fmt.Errorf("write JSON (an infinite error means unwritten points): %w", err)
+		}
+		return 0, nil
 	}
 	printSediment(stdout, res)
 	return 0, nil
+}
+
+// relErr returns max |got − want| over max |want| on the interior, +Inf
+// where got has a NaN.
+func relErr(b *sediment.Basin, got, want []float64) float64 {
+	var d, m float64
+	for j := 1; j <= b.Ny; j++ {
+		for i := 1; i <= b.Nx; i++ {
+			k := b.Index(i, j)
+			if math.IsNaN(got[k]) {
+				return math.Inf(1)
+			}
+			d, m = max(d, math.Abs(got[k]-want[k])), max(m, math.Abs(want[k]))
+		}
+	}
+	return d / m
 }
 
 func printSediment(w io.Writer, r sedimentResult) {
@@ -205,6 +240,9 @@ func printSediment(w io.Writer, r sedimentResult) {
 	line("Mass Σh", fmt.Sprintf("%.12g → %.12g (boundary inflow %.6g)", r.Mass0, r.Mass, r.Inflow))
 	line("Mass drift", fmt.Sprintf("%.3g relative", r.MassDrift))
 	line("Sand fraction", fmt.Sprintf("%.6f to %.6f", r.SMin, r.SMax))
+	if r.RelErrH != nil {
+		line("vs CPU", fmt.Sprintf("relative error h %.3g, s %.3g", *r.RelErrH, *r.RelErrS))
+	}
 	fmt.Fprintln(w, rule)
 }
 
@@ -221,7 +259,10 @@ func sedimentBench(stdout io.Writer, args []string, nx, ny int, seed uint64, war
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return 0, enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return 1, fmt.Errorf("write JSON: %w", err)
+		}
+		return 0, nil
 	}
 	if err := sediment.WriteTable(stdout, rep); err != nil {
 		return 1, err
