@@ -22,7 +22,15 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 .DEFAULT_GOAL := test
 .PHONY: test lab install install-lab vet unit notebooks
 
-test: install vet unit notebooks
+# Every stage runs even when an earlier one fails, so that one run reports
+# everything; the last line sums up and the exit status is non-zero on any failure.
+test: install
+	@failed=""; \
+	for stage in vet unit notebooks; do \
+		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
+	done; \
+	if [[ -n "$$failed" ]]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
+	echo "make test: vet, unit tests and notebooks passed"
 
 lab: install-lab
 	$(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
