@@ -18,13 +18,21 @@
 // here in stencillab.dev/figures/fig and the generator in
 // stencillab.dev/figures.
 //
-// In a GoNB notebook:
+// In a GoNB notebook, a course figure by name, at its own size:
 //
 //	import "stencillab.dev/figures/fig"
 //
-//	p, err := fig.Intensity(nil)
+//	f, err := fig.Lookup("intensity")
+//	if err != nil { ... }
+//	err = f.Show()
+//
+// or a drawing function directly, at any size:
+//
+//	p, err := fig.Intensity(nil) // the model only, no simulated points
 //	if err != nil { ... }
 //	err = fig.Show(p, fig.Wide, fig.Tall)
+//
+// PNG returns the bytes Show displays, for animations that build frames.
 //
 // Output is deterministic: the fonts are gonum/plot's embedded Liberation
 // fonts, data are computed or drawn from seeded generators, and nothing

@@ -9,8 +9,10 @@ import (
 )
 
 // Show renders d as a w×h PNG at ShowDPI and displays it in the GoNB
-// notebook that runs the code. Outside a notebook it renders and returns
-// without displaying, so notebook code also runs as a plain program.
+// notebook that runs the code, waiting until the notebook has it so that
+// text printed afterwards appears below the picture. Outside a notebook it
+// renders and returns without displaying, so notebook code also runs as a
+// plain program.
 func Show(d Drawer, w, h vg.Length) error {
 	return ShowAt(d, w, h, ShowDPI)
 }
@@ -22,6 +24,7 @@ func ShowAt(d Drawer, w, h vg.Length, dpi int) error {
 		return fmt.Errorf("fig: show: %w", err)
 	}
 	gonbui.DisplayPng(png)
+	gonbui.Sync()
 	if err := gonbui.Error(); err != nil {
 		return fmt.Errorf("fig: show: notebook display: %w", err)
 	}
@@ -29,7 +32,8 @@ func ShowAt(d Drawer, w, h vg.Length, dpi int) error {
 }
 
 // ShowSVG renders d as a w×h SVG and displays it in the notebook with the
-// MIME type image/svg+xml.
+// MIME type image/svg+xml. The SVG names the Liberation fonts rather than
+// embedding them; a browser without them substitutes similar ones.
 func ShowSVG(d Drawer, w, h vg.Length) error {
 	svg, err := SVG(d, w, h)
 	if err != nil {
@@ -41,6 +45,7 @@ func ShowSVG(d Drawer, w, h vg.Length) error {
 	gonbui.SendData(&protocol.DisplayData{
 		Data: map[protocol.MIMEType]any{protocol.MIMEImageSVG: string(svg)},
 	})
+	gonbui.Sync()
 	if err := gonbui.Error(); err != nil {
 		return fmt.Errorf("fig: show SVG: notebook display: %w", err)
 	}
