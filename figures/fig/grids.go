@@ -3,6 +3,8 @@ package fig
 import (
 	"fmt"
 
+	"gonum.org/v1/plot/vg"
+
 	"stencillab.dev/lab"
 )
 
@@ -212,7 +214,7 @@ func Tiles() (*Diagram, error) {
 	for j := range tileGrid {
 		for k := range tileGrid {
 			x, y := float64(k)*cs, top-float64(j+1)*cs
-			fill, line, w := CellFill, CellLine, 0.5
+			fill, line, w := CellFill, CellLine, vg.Length(0.5)
 			switch {
 			case outTile(j, k):
 				fill, line, w = PaleBlue, Blue, 0.8
@@ -221,7 +223,7 @@ func Tiles() (*Diagram, error) {
 			case inTile(j, k):
 				fill, line, w = PaleOrange, Orange, 0.8
 			}
-			d.Add(Rect(x, y, x+cs, y+cs).Filled(fill).Stroked(line, vgLen(w)))
+			d.Add(Rect(x, y, x+cs, y+cs).Filled(fill).Stroked(line, w))
 		}
 	}
 	for t := 0; t <= tileGrid; t += tileOut {
@@ -265,14 +267,14 @@ func Tiles() (*Diagram, error) {
 	for j := range tileGrid {
 		for k := range tileGrid {
 			x, y := ox+float64(k)*cs, top-float64(j+1)*cs
-			fill, line, w := CellFill, CellLine, 0.5
+			fill, line, w := CellFill, CellLine, vg.Length(0.5)
 			switch {
 			case outTile(j, k):
 				fill, line, w = Vermillion, shade(Vermillion, -0.35), 0.5
 			case j == 0 || k == 0 || j == tileGrid-1 || k == tileGrid-1:
 				fill = PaleGrey
 			}
-			d.Add(Rect(x, y, x+cs, y+cs).Filled(fill).Stroked(line, vgLen(w)))
+			d.Add(Rect(x, y, x+cs, y+cs).Filled(fill).Stroked(line, w))
 		}
 	}
 	for t := 0; t <= tileGrid; t += tileOut {

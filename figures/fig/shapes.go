@@ -163,5 +163,3 @@ func translate(shapes []Shape, dx, dy float64) []Shape {
 	}
 	return out
 }
-
-func vgLen(w float64) vg.Length { return vg.Length(w) }
