@@ -1,0 +1,253 @@
+package nbrun
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"stencillab.dev/figures/fig"
+	"stencillab.dev/gpu"
+	"stencillab.dev/lab"
+)
+
+// BenchFile is the repository's record of the 3D steps timed on an NVIDIA
+// H200 with `stencil bench -json`, relative to the repository's root.
+const BenchFile = "figures/data/bench_h200.json"
+
+// MaxBenchN bounds the grid of a live benchmark from a notebook.
+const MaxBenchN = 512
+
+// Bench times every 3D step of gpu.Steps3 at its default tile on an
+// n×n×n grid on the GPU, reps timed launches each after two untimed ones,
+// next to the float4 copy of the same grid, as `stencil bench` does:
+// effective bandwidth counts 8 bytes per interior point, and each output
+// is checked against lab.SevenPoint on three planes. Without a GPU the
+// error wraps gpu.ErrNoGPU.
+func Bench(n, reps int) (*fig.Bench, error) {
+	if n < 3 || n > MaxBenchN {
+		return nil, fmt.Errorf("nbrun: bench: grid side %d must be 3 to %d: %w", n, MaxBenchN, lab.ErrSize)
+	}
+	if reps < 1 {
+		return nil, fmt.Errorf("nbrun: bench: %d timed launches; need at least one", reps)
+	}
+	d, err := gpu.Default()
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: bench: %w", err)
+	}
+	const warmup = 2
+	total := n * n * n
+	src, err := d.Alloc(total)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: bench: %w", err)
+	}
+	defer src.Free()
+	dst, err := d.Alloc(total)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: bench: %w", err)
+	}
+	defer dst.Free()
+	if err := src.FillRandom(Seed); err != nil {
+		return nil, fmt.Errorf("nbrun: bench: %w", err)
+	}
+	cp, err := d.MeasureCopy(dst, src, warmup, reps)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: bench: copy: %w", err)
+	}
+	copyGBps := 8 * float64(total) / (cp.Median * 1e6)
+	interior := float64(n-2) * float64(n-2) * float64(n-2)
+	c := lab.DistinctCoeffs()
+	b := &fig.Bench{Device: d.Props().Name}
+	for _, step := range gpu.Steps3 {
+		k, err := d.Stencil3(step, gpu.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: bench: %w", err)
+		}
+		if err := dst.Poison(); err != nil {
+			return nil, fmt.Errorf("nbrun: bench: %w", err)
+		}
+		m, err := k.Measure(dst, src, n, n, n, c, warmup, reps)
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: bench: %s: %w", step, err)
+		}
+		pc, err := d.CheckPlanes(dst, src, n, n, n, c, []int{1, n / 2, n - 2})
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: bench: check %s: %w", step, err)
+		}
+		if pc.Diff.MaxAbs > Tolerance || pc.Boundary > 0 {
+			return nil, fmt.Errorf("nbrun: bench: %s at N = %d is wrong: largest difference %g over %d points, %d boundary points written",
+				step, n, pc.Diff.MaxAbs, pc.Points, pc.Boundary)
+		}
+		gbps := 8 * interior / (m.Median * 1e6)
+		b.Results = append(b.Results, fig.BenchResult{Kernel: step, N: n, Tile: k.Tile(), MedianMs: m.Median,
+			GBps: gbps, GFlops: lab.Flops7 * interior / (m.Median * 1e6), PctCopy: 100 * gbps / copyGBps, CopyGBps: copyGBps})
+	}
+	return b, nil
+}
+
+// RepoRoot returns the root of the repository, the first folder at or
+// above the working directory whose go.mod declares module stencillab.dev.
+// A notebook runs in notebooks/, a test in its package's folder.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("nbrun: repository root: %w", err)
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && declaresModule(string(b), "stencillab.dev") {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("nbrun: no go.mod of module stencillab.dev at or above the working directory: %w", fs.ErrNotExist)
+		}
+		dir = up
+	}
+}
+
+func declaresModule(gomod, module string) bool {
+	for _, line := range strings.Split(gomod, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == module {
+			return true
+		}
+	}
+	return false
+}
+
+// MeasuredBench reads BenchFile. While the file is not in the repository
+// the error wraps fs.ErrNotExist.
+func MeasuredBench() (*fig.Bench, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	b, err := fig.LoadBench(filepath.Join(root, filepath.FromSlash(BenchFile)))
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: %s: %w", BenchFile, err)
+	}
+	return b, nil
+}
+
+// HopperRun is one of the chapter's kernels timed on an NVIDIA H200 at
+// N = 512: the median time of 100 launches and its effective bandwidth
+// as a share of the float4 copy kernel's 4234 GB/s, 8 bytes per point.
+type HopperRun struct {
+	Kernel  string  // step name
+	Config  string  // tile or block, e.g. "T = 8"
+	Ms      float64 // median milliseconds; 0 where only the share was recorded
+	PctCopy float64 // share of the copy kernel's bandwidth, percent
+}
+
+// HopperCopyGBps is the float4 copy kernel's bandwidth on the H200 at
+// N = 512, the 100 % of HopperRuns.
+const HopperCopyGBps = 4234
+
+// HopperRuns are the H200 measurements of the project's platform notes:
+// the chapter's four kernels written faithfully, the basic kernel with
+// another block shape, and a 2.5D kernel marching in z with 16-byte loads
+// and warp shuffles.
+func HopperRuns() []HopperRun {
+	return []HopperRun{
+		{Kernel: lab.KernelBasic, Config: "8×8×8 blocks", Ms: 0.644, PctCopy: 39},
+		{Kernel: lab.KernelTiled, Config: "T = 8", Ms: 1.325, PctCopy: 19},
+		{Kernel: lab.KernelCoarsened, Config: "T = 32", Ms: 0.707, PctCopy: 36},
+		{Kernel: lab.KernelRegisterTiled, Config: "T = 32", Ms: 0.593, PctCopy: 42},
+		{Kernel: lab.KernelBasic, Config: "32×8×1 blocks", PctCopy: 53},
+		{Kernel: "fast", Config: "2.5D, z-marching", PctCopy: 82},
+	}
+}
+
+// ModelShare is the share of the copy bandwidth the chapter's traffic
+// model predicts for a kernel at tile T on an N×N×N grid, with no cache:
+// the ideal 8 bytes per interior point over the bytes the kernel loads and
+// stores by lab.CostN. It is 25 % for basic whatever N (7 loads and 1
+// store per point) and approaches 100 % for the tiled kernels as T grows.
+func ModelShare(kernel string, n, tile int) (float64, error) {
+	c, err := lab.CostN(kernel, n, tile)
+	if err != nil {
+		return 0, fmt.Errorf("nbrun: model share: %w", err)
+	}
+	moved := float64(c.Loads + c.Stores)
+	if moved == 0 {
+		return 0, fmt.Errorf("nbrun: model share: %s at N = %d moves nothing", kernel, n)
+	}
+	return 100 * 2 * float64(c.Outputs) / moved, nil
+}
+
+// CompareModel formats a table of the model's share of copy bandwidth
+// against the measured share for each run, at N = 512, the size the
+// runs were timed at.
+func CompareModel(runs []HopperRun) (string, error) {
+	const n = 512
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-15s %-18s %9s %10s %10s\n", "kernel", "launch", "time ms", "model", "measured")
+	for _, r := range runs {
+		model := "–"
+		if tile, ok := tileOf(r); ok {
+			m, err := ModelShare(r.Kernel, n, tile)
+			if err != nil {
+				return "", err
+			}
+			model = fmt.Sprintf("%.0f %%", m)
+		}
+		ms := "–"
+		if r.Ms > 0 {
+			ms = fmt.Sprintf("%.3f", r.Ms)
+		}
+		fmt.Fprintf(&b, "%-15s %-18s %9s %10s %8.0f %%\n", r.Kernel, r.Config, ms, model, r.PctCopy)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// tileOf reads the tile of a run's configuration for the model: T = t,
+// or t×t×t blocks of basic. Other block shapes have no tile in the model;
+// basic's traffic does not depend on its block anyway.
+func tileOf(r HopperRun) (int, bool) {
+	var t int
+	if _, err := fmt.Sscanf(r.Config, "T = %d", &t); err == nil {
+		return t, true
+	}
+	if r.Kernel == lab.KernelBasic {
+		return lab.BasicBlockDim, true
+	}
+	return 0, false
+}
+
+// FromBench turns measured results at one grid side into HopperRuns,
+// one per kernel in the order of gpu.Steps3, for CompareModel. Kernels
+// not measured at n are left out.
+func FromBench(b *fig.Bench, n int) []HopperRun {
+	var runs []HopperRun
+	for _, step := range gpu.Steps3 {
+		for _, r := range b.Results {
+			if r.Kernel != step || r.N != n {
+				continue
+			}
+			tile := r.Tile
+			if tile == 0 {
+				tile = gpu.DefaultTile(step)
+			}
+			cfg := fmt.Sprintf("T = %d", tile)
+			switch step {
+			case lab.KernelBasic:
+				cfg = fmt.Sprintf("%d×%d×%d blocks", tile, tile, tile)
+			case "fast":
+				cfg = fmt.Sprintf("%d planes a block", tile)
+			}
+			pct := r.PctCopy
+			if pct == 0 && r.CopyGBps > 0 {
+				pct = 100 * r.GBps / r.CopyGBps
+			}
+			runs = append(runs, HopperRun{Kernel: step, Config: cfg, Ms: r.MedianMs, PctCopy: math.Round(pct*10) / 10})
+			break
+		}
+	}
+	return runs
+}
+
+// IsMissing reports whether err says that a file is not there.
+func IsMissing(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -1,0 +1,171 @@
+package nbrun
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot/vg"
+	"stencillab.dev/figures/fig"
+)
+
+// Class says how one point of a kernel's output compares with the
+// reference.
+type Class int
+
+// The classes of an output point.
+const (
+	Right           Class = iota // interior, within Tolerance of the reference
+	Wrong                        // interior, written with another value (a computed NaN included)
+	Unwritten                    // interior, never written
+	Boundary                     // boundary, left alone as a sweep must
+	BoundaryWritten              // boundary, written although a sweep must not
+	numClasses
+)
+
+var classNames = [numClasses]string{"right", "wrong value", "never written", "boundary, untouched", "boundary, overwritten"}
+
+// String names the class, e.g. "never written".
+func (c Class) String() string {
+	if c < 0 || c >= numClasses {
+		return fmt.Sprintf("class(%d)", int(c))
+	}
+	return classNames[c]
+}
+
+// Counts are the number of output points of each class, indexed by Class.
+type Counts [numClasses]int
+
+// Classify returns the class of the output point (i, j, k).
+func (r Result) Classify(i, j, k int) Class {
+	n := r.N
+	got := r.Out.At(i, j, k)
+	if i == 0 || j == 0 || k == 0 || i == n-1 || j == n-1 || k == n-1 {
+		if Written(got) {
+			return BoundaryWritten
+		}
+		return Boundary
+	}
+	if !Written(got) {
+		return Unwritten
+	}
+	want := float64(r.Want.At(i, j, k))
+	if d := math.Abs(float64(got) - want); d <= Tolerance { // false for a NaN
+		return Right
+	}
+	return Wrong
+}
+
+// Count classifies every point of the output.
+func (r Result) Count() Counts {
+	var c Counts
+	if r.Out == nil {
+		return c
+	}
+	for i := range r.N {
+		for j := range r.N {
+			for k := range r.N {
+				c[r.Classify(i, j, k)]++
+			}
+		}
+	}
+	return c
+}
+
+// classStyle is the fill of each class in DiffMap: the right points pale,
+// the mistakes strong.
+var classStyle = [numClasses]color.Color{
+	Right:           fig.PaleGreen,
+	Wrong:           fig.Vermillion,
+	Unwritten:       fig.Ink,
+	Boundary:        color.White,
+	BoundaryWritten: fig.Orange,
+}
+
+// Size of the figure DiffMap draws, for fig.Show.
+const (
+	DiffMapWidth  = fig.Wide
+	DiffMapHeight = 3.6 * vg.Inch
+)
+
+// DiffMap draws the slice x = k of the output, z up and y to the right,
+// one cell per point coloured by its Class, with a legend that counts the
+// classes over the whole grid.
+func DiffMap(r Result, k int) (*fig.Diagram, error) {
+	if r.Out == nil || r.Want == nil {
+		return nil, fmt.Errorf("nbrun: diff map of %s: no output to draw (the launch was refused?)", r.Step)
+	}
+	n := r.N
+	if k < 0 || k >= n {
+		return nil, fmt.Errorf("nbrun: diff map of %s: slice x = %d is outside 0…%d", r.Step, k, n-1)
+	}
+	nf := float64(n)
+	legendX := nf + 3
+	title := fmt.Sprintf("%s against lab.SevenPoint: the slice x = %d of a %d³ grid", r.Step, k, n)
+	d := fig.NewDiagram(title, -4, -4, legendX+0.85*nf, nf+0.5)
+	seen := Counts{}
+	for i := range n {
+		for j := range n {
+			c := r.Classify(i, j, k)
+			seen[c]++
+			x, y := float64(j), float64(i)
+			d.Add(fig.Rect(x, y, x+1, y+1).Filled(classStyle[c]).Stroked(fig.CellLine, 0.25))
+		}
+	}
+	d.Add(fig.Rect(0, 0, nf, nf).Stroked(fig.Ink, 0.8))
+	step := 8
+	if n <= 16 {
+		step = 4
+	}
+	for v := 0; v < n; v += step {
+		fv := float64(v) + 0.5
+		d.Add(fig.Label(fv, -1, 7, fmt.Sprint(v)).Colored(fig.Muted))
+		d.Add(fig.Label(-1.2, fv, 7, fmt.Sprint(v)).Colored(fig.Muted))
+	}
+	d.Add(fig.Label(nf/2, -2.8, 9, "y (index j) →"))
+	d.Add(fig.Label(-3.2, nf/2, 9, "z (index i) →").Rotated(math.Pi / 2))
+
+	all := r.Count()
+	interior := (n - 2) * (n - 2) * (n - 2)
+	d.Add(fig.Label(legendX, nf-0.5, 9, "whole grid").Align(0, -0.5).Bold())
+	y := nf - 3
+	for c := Class(0); c < numClasses; c++ {
+		sw := 1.4
+		d.Add(fig.Rect(legendX, y-sw/2, legendX+sw, y+sw/2).Filled(classStyle[c]).Stroked(fig.CellLine, 0.5))
+		of := fmt.Sprintf(" of %d interior", interior)
+		if c >= Boundary {
+			of = fmt.Sprintf(" of %d boundary", n*n*n-interior)
+		}
+		text := fmt.Sprintf("%s: %d%s", c, all[c], of)
+		label := fig.Label(legendX+sw+0.8, y, 8.5, text).Align(0, -0.5)
+		if all[c] == 0 {
+			label = label.Colored(fig.Muted)
+		}
+		d.Add(label)
+		y -= 2.6
+	}
+	d.Add(fig.Label(legendX, y-0.4, 8, fmt.Sprintf("largest |out − reference|: %s", shortErr(r.Diff.MaxAbs))).Align(0, -0.5).Colored(fig.Muted))
+	return d, nil
+}
+
+func shortErr(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "∞ (NaN)"
+	case v == 0:
+		return "0"
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// ShowDiff draws DiffMap of the middle slice, x = N/2, in the notebook.
+func ShowDiff(r Result) error {
+	d, err := DiffMap(r, r.N/2)
+	if err != nil {
+		return err
+	}
+	if err := fig.Show(d, DiffMapWidth, DiffMapHeight); err != nil {
+		return fmt.Errorf("nbrun: show diff map of %s: %w", r.Step, err)
+	}
+	return nil
+}

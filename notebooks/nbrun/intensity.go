@@ -1,0 +1,122 @@
+package nbrun
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"stencillab.dev/figures/fig"
+	"stencillab.dev/lab"
+)
+
+// IntensityPoint is the arithmetic intensity of one tile size T, three
+// ways: counted by the simulator, predicted for the whole launch with the
+// blocks at the grid's faces (lab.IntensityN), and the slides' formula for
+// a block far from the faces (lab.IntensityTiled).
+type IntensityPoint struct {
+	T       int
+	Counted float64 // Stats.OpPerByte of the simulated launch
+	Model   float64 // lab.IntensityN(step, N, T)
+	Slide   float64 // 3.25·(1 − 2/T)³
+}
+
+// IntensitySweep simulates a tiled kernel (tiled, coarsened or
+// register_tiled) on an n×n×n grid for each tile and returns the three
+// intensities of each. Every run is also checked against the reference;
+// a wrong output is an error.
+func IntensitySweep(step string, n int, tiles []int) ([]IntensityPoint, error) {
+	var pts []IntensityPoint
+	for _, t := range tiles {
+		r, err := Simulate(step, n, t)
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: intensity sweep, T = %d: %w", t, err)
+		}
+		if !r.OK() {
+			return nil, fmt.Errorf("nbrun: intensity sweep: %s with T = %d differs from the reference by %g", step, t, r.Diff.MaxAbs)
+		}
+		model, err := lab.IntensityN(r.Step, n, t)
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: intensity sweep: %w", err)
+		}
+		pts = append(pts, IntensityPoint{T: t, Counted: r.Stats.OpPerByte(), Model: model, Slide: lab.IntensityTiled(float64(t))})
+	}
+	return pts, nil
+}
+
+// IntensityPlot draws an intensity sweep against T: the slides' curve
+// 3.25·(1 − 2/T)³ for a block far from the faces, the launch model at
+// n with its face blocks, the simulator's counts, the basic kernel's
+// 13/28 and the limit 3.25 for reference, and a dashed line at the largest
+// tile the kernel can launch with CUDA's default limits.
+func IntensityPlot(step string, n int, pts []IntensityPoint) (*plot.Plot, error) {
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("nbrun: intensity plot of %s: no points", step)
+	}
+	maxT, bound, err := lab.MaxTile(step, lab.DefaultLimits())
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
+	}
+	p := fig.NewPlot(fmt.Sprintf("Arithmetic intensity of %s against the tile T (N = %d)", step, n),
+		"input tile dimension T (IN_TILE_DIM)", "OP/B (operations per byte loaded)")
+	p.Add(plotter.NewGrid())
+	hi := float64(max(pts[len(pts)-1].T, maxT) + 1)
+
+	slide := plotter.NewFunction(func(t float64) float64 { return lab.IntensityTiled(t) })
+	slide.XMin, slide.XMax, slide.Samples = 3, hi, 200
+	slide.Color, slide.Width = fig.Muted, vg.Points(1.5)
+	p.Add(slide)
+	p.Legend.Add("slides: 3.25·(1 − 2/T)³, a block far from the faces", slide)
+
+	model, counted := make(plotter.XYs, len(pts)), make(plotter.XYs, len(pts))
+	for i, q := range pts {
+		model[i] = plotter.XY{X: float64(q.T), Y: q.Model}
+		counted[i] = plotter.XY{X: float64(q.T), Y: q.Counted}
+	}
+	ml, err := plotter.NewLine(model)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
+	}
+	ml.Color, ml.Width, ml.Dashes = fig.KernelColor(step), vg.Points(1.5), []vg.Length{vg.Points(5), vg.Points(3)}
+	p.Add(ml)
+	p.Legend.Add(fmt.Sprintf("model of the whole launch at N = %d (lab.IntensityN)", n), ml)
+	cs, err := plotter.NewScatter(counted)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
+	}
+	cs.GlyphStyle = draw.GlyphStyle{Color: fig.KernelColor(step), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+	p.Add(cs)
+	p.Legend.Add("counted by the simulator", cs)
+
+	for _, ref := range []struct {
+		y     float64
+		label string
+	}{{lab.IntensityBasic(), "basic kernel, 13/28 = 0.46"}, {lab.IntensityLimit, "limit as T grows, 13/4 = 3.25"}} {
+		l, err := plotter.NewLine(plotter.XYs{{X: 3, Y: ref.y}, {X: hi, Y: ref.y}})
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
+		}
+		l.Color, l.Width, l.Dashes = fig.Muted, vg.Points(0.8), []vg.Length{vg.Points(2), vg.Points(2)}
+		p.Add(l)
+		o := &fig.Overlay{}
+		o.Add(fig.Label(hi-0.1, ref.y+0.08, 8, ref.label).Align(-1, 0).Colored(fig.Muted))
+		p.Add(o)
+	}
+	if float64(maxT) < hi {
+		v, err := plotter.NewLine(plotter.XYs{{X: float64(maxT), Y: 0}, {X: float64(maxT), Y: 3.4}})
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
+		}
+		v.Color, v.Width, v.Dashes = fig.Ink, vg.Points(0.8), []vg.Length{vg.Points(4), vg.Points(2)}
+		p.Add(v)
+		o := &fig.Overlay{}
+		o.Add(fig.Label(float64(maxT)-0.15, 0.2, 8, fmt.Sprintf("largest T = %d (%s)", maxT, bound)).Align(-1, 0))
+		p.Add(o)
+	}
+	p.X.Min, p.X.Max = 2.5, hi
+	p.Y.Min, p.Y.Max = 0, 3.5
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.YOffs = -vg.Points(18) // below the 3.25 line's label
+	return p, nil
+}

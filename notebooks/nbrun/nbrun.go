@@ -1,0 +1,384 @@
+package nbrun
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"stencillab.dev/gpu"
+	"stencillab.dev/lab"
+)
+
+// Seed is the seed of the random input grid of every run, so that a
+// notebook shows the same numbers each time.
+const Seed = 8
+
+// MaxSimN bounds the side of a simulated grid: the simulator runs every
+// thread of every block in Go, and a grid of 128³ already takes a while.
+const MaxSimN = 128
+
+// MaxGPUN bounds the side of a grid swept on the GPU from a notebook: the
+// whole grid and the reference live in host memory too.
+const MaxGPUN = 512
+
+// Tolerance is the largest difference from the reference that counts as
+// right. Both sides compute in float32 from inputs in [−1, 1) with
+// coefficients of order one, so a correct kernel differs by a few units
+// of float32 rounding at most, about 10⁻⁶; a wrong one by far more.
+const Tolerance = 1e-5
+
+// poisonBits is the bit pattern the output starts with: a quiet NaN whose
+// payload no arithmetic produces (arithmetic on a NaN keeps its payload,
+// and the canonical NaN of a 0/0 is 0x7fc00000), so a point that still
+// holds it was never written.
+const poisonBits = 0x7fc5a5a5
+
+// ErrNoSimulation is wrapped by the error of Sweep for a step that has no
+// simulated kernel (fast) on a machine without a GPU.
+var ErrNoSimulation = errors.New("the step runs only on a GPU")
+
+// Result is one sweep of a 3D seven-point step, checked against the CPU
+// reference lab.SevenPoint on the same input.
+type Result struct {
+	Step    string // step or kernel name, e.g. "tiled" or "coarsened_loop_closes_early"
+	Backend string // lab.GPU or lab.Sim
+	Device  string // the GPU's name, or "CPU simulator"
+	Note    string // why it ran where it ran, e.g. "no GPU found (…): running on the CPU simulator"
+	N       int    // side of the cube
+	Tile    int    // the tile used: IN_TILE_DIM, or the block edge of basic
+
+	Out  *lab.Grid3[float32] // the kernel's output; never-written points hold the poison NaN
+	Want *lab.Grid3[float32] // the reference's output, boundary points poisoned the same way
+	Diff lab.Diff            // lab.Compare3(Out, Want)
+
+	// Stats are the simulator's counters; zero when the sweep ran on a GPU.
+	Stats lab.Stats
+	// Launch is the GPU launch's geometry and time; zero on the simulator.
+	Launch gpu.Launch
+	// Model is the chapter's intensity for this launch, lab.IntensityN,
+	// and 0 for a step outside the model (fast) or a kernel not in it.
+	Model float64
+	// Err is the kernel's own failure (a refused launch, a hazard, a
+	// fault), also returned by the function that ran it. The rest of the
+	// result still describes the launch.
+	Err error
+}
+
+// Where says where Sweep runs on this machine: the GPU's name, or "no GPU
+// found (reason): running on the CPU simulator". An error other than a
+// missing driver or device is returned.
+func Where() (string, error) {
+	d, note, err := device()
+	if err != nil {
+		return "", err
+	}
+	if d == nil {
+		return note, nil
+	}
+	return note + ": " + describe(d.Props()), nil
+}
+
+// HasGPU reports whether the gpu package opened a device.
+func HasGPU() bool {
+	d, _, err := device()
+	return err == nil && d != nil
+}
+
+// device opens the default GPU. Without one it returns a nil device and
+// the note a notebook prints; other failures are errors.
+func device() (*gpu.Device, string, error) {
+	d, err := gpu.Default()
+	if err == nil {
+		return d, "running on the GPU", nil
+	}
+	if errors.Is(err, gpu.ErrNoGPU) {
+		why := strings.TrimPrefix(err.Error(), "gpu: ")
+		why = strings.TrimSuffix(why, ": run on the CPU simulator")
+		return nil, fmt.Sprintf("no GPU found (%s): running on the CPU simulator", why), nil
+	}
+	return nil, "", fmt.Errorf("nbrun: open the GPU: %w", err)
+}
+
+func describe(p gpu.Props) string {
+	return fmt.Sprintf("%s (%s, %d SMs, %.0f GB)", p.Name, p.Arch(), p.SMs, float64(p.TotalMem)/1e9)
+}
+
+// Sweep runs a 3D step (basic, tiled, coarsened, register_tiled or fast)
+// once on a random n×n×n grid with the given tile (0 for the step's
+// default) and compares the output with lab.SevenPoint. It runs on the GPU
+// when one opens, else on the simulator with Note saying so. The fast step
+// has no simulated kernel: without a GPU its error wraps ErrNoSimulation
+// and gpu.ErrNoGPU.
+func Sweep(step string, n, tile int) (Result, error) {
+	s, err := lab.LookupStep(step)
+	if err != nil {
+		return Result{}, fmt.Errorf("nbrun: %w", err)
+	}
+	if !slices.Contains(gpu.Steps3, s.Name) {
+		return Result{}, fmt.Errorf("nbrun: step %s is not a 3D seven-point kernel (those are %s): %w",
+			s.Name, strings.Join(gpu.Steps3, ", "), lab.ErrUnknown)
+	}
+	d, note, err := device()
+	if err != nil {
+		return Result{}, err
+	}
+	if d == nil {
+		if s.Name == "fast" {
+			return Result{}, fmt.Errorf("nbrun: fast: %s: %w (%w)", strings.TrimSuffix(note, ": running on the CPU simulator"),
+				ErrNoSimulation, gpu.ErrNoGPU)
+		}
+		r, err := Simulate(s.Name, n, tile)
+		r.Note = note
+		return r, err
+	}
+	return onGPU(d, s.Name, n, tile)
+}
+
+// Simulate runs one of the chapter's four kernels on the simulator, even
+// when there is a GPU, so that its counters can be read in Stats.
+func Simulate(step string, n, tile int) (Result, error) {
+	k, err := lab.SimKernel(step)
+	if err != nil {
+		return Result{}, fmt.Errorf("nbrun: %w", err)
+	}
+	s, _ := lab.LookupStep(step)
+	return SimulateKernel(s.Name, k, n, tile)
+}
+
+// SimulateKernel runs any seven-point kernel, a broken one from
+// lab.BrokenKernels for instance, on the simulator under the name given.
+// When the kernel fails (its launch refused, a hazard, a fault) the error
+// is returned and the Result still holds what the launch did: its
+// counters, its hazard reports and whatever it wrote.
+func SimulateKernel(name string, k lab.StencilKernel, n, tile int) (Result, error) {
+	if k == nil {
+		return Result{}, fmt.Errorf("nbrun: %s: no kernel", name)
+	}
+	if n < 3 || n > MaxSimN {
+		return Result{}, fmt.Errorf("nbrun: %s: simulated grid side %d must be 3 to %d: %w", name, n, MaxSimN, lab.ErrSize)
+	}
+	if tile < 0 {
+		return Result{}, fmt.Errorf("nbrun: %s: tile %d is negative", name, tile)
+	}
+	src, out, want, err := grids(n)
+	if err != nil {
+		return Result{}, fmt.Errorf("nbrun: %s: %w", name, err)
+	}
+	if tile == 0 {
+		tile = gpu.DefaultTile(name)
+	}
+	sim := &lab.Simulator{Tile: tile}
+	r := Result{Step: name, Backend: lab.Sim, Device: "CPU simulator", Note: "running on the CPU simulator",
+		N: n, Tile: tile, Out: out, Want: want}
+	r.Err = sim.Run(k, out, src, lab.DistinctCoeffs())
+	r.Stats = sim.Last()
+	if m, err := lab.IntensityN(name, n, tile); err == nil {
+		r.Model = m
+	}
+	if r.Diff, err = lab.Compare3(out, want); err != nil {
+		return r, fmt.Errorf("nbrun: %s: %w", name, err)
+	}
+	if r.Err != nil {
+		return r, fmt.Errorf("nbrun: %w", r.Err)
+	}
+	return r, nil
+}
+
+// onGPU sweeps on the device: upload the input and the poisoned output,
+// launch once (timed with CUDA events), download.
+func onGPU(d *gpu.Device, step string, n, tile int) (Result, error) {
+	if n < 3 || n > MaxGPUN {
+		return Result{}, fmt.Errorf("nbrun: %s: grid side %d must be 3 to %d: %w", step, n, MaxGPUN, lab.ErrSize)
+	}
+	if tile < 0 {
+		return Result{}, fmt.Errorf("nbrun: %s: tile %d is negative", step, tile)
+	}
+	k, err := d.Stencil3(step, gpu.Options{Tile: tile})
+	if err != nil {
+		return Result{}, fmt.Errorf("nbrun: %w", err)
+	}
+	src, out, want, err := grids(n)
+	if err != nil {
+		return Result{}, fmt.Errorf("nbrun: %s: %w", step, err)
+	}
+	r := Result{Step: step, Backend: lab.GPU, Device: d.Props().Name, Note: "running on the GPU: " + describe(d.Props()),
+		N: n, Tile: k.Tile(), Out: out, Want: want}
+	if m, err := lab.IntensityN(step, n, r.Tile); err == nil {
+		r.Model = m
+	}
+	in, err := d.Alloc(len(src.Data))
+	if err != nil {
+		return r, fmt.Errorf("nbrun: %s: %w", step, err)
+	}
+	defer in.Free()
+	res, err := d.Alloc(len(out.Data))
+	if err != nil {
+		return r, fmt.Errorf("nbrun: %s: %w", step, err)
+	}
+	defer res.Free()
+	if err := in.Upload(0, src.Data); err != nil {
+		return r, fmt.Errorf("nbrun: %s: upload: %w", step, err)
+	}
+	if err := res.Upload(0, out.Data); err != nil {
+		return r, fmt.Errorf("nbrun: %s: upload: %w", step, err)
+	}
+	if r.Launch, err = k.Launch(res, in, n, n, n, lab.DistinctCoeffs()); err != nil {
+		r.Err = err
+		return r, fmt.Errorf("nbrun: %w", err)
+	}
+	if err := res.Download(0, out.Data); err != nil {
+		return r, fmt.Errorf("nbrun: %s: download: %w", step, err)
+	}
+	if r.Diff, err = lab.Compare3(out, want); err != nil {
+		return r, fmt.Errorf("nbrun: %s: %w", step, err)
+	}
+	return r, nil
+}
+
+// grids returns the random input, the poisoned output and the reference
+// output (boundary poisoned, interior from lab.SevenPoint).
+func grids(n int) (src, out, want *lab.Grid3[float32], err error) {
+	if src, err = lab.NewCube[float32](n); err != nil {
+		return nil, nil, nil, err
+	}
+	src.FillRandom(Seed)
+	out = src.Clone()
+	poison(out)
+	want = out.Clone()
+	if err := lab.SevenPoint(want, src, lab.DistinctCoeffs()); err != nil {
+		return nil, nil, nil, err
+	}
+	return src, out, want, nil
+}
+
+func poison(g *lab.Grid3[float32]) {
+	p := math.Float32frombits(poisonBits)
+	for i := range g.Data {
+		g.Data[i] = p
+	}
+}
+
+// Written reports whether v was written by a kernel, that is, whether it
+// differs from the poison the output started with.
+func Written(v float32) bool { return math.Float32bits(v) != poisonBits }
+
+// OK reports whether the sweep ran without error and matches the
+// reference everywhere within Tolerance, boundary left alone.
+func (r Result) OK() bool {
+	if r.Err != nil || r.Out == nil {
+		return false
+	}
+	c := r.Count()
+	return c[Wrong] == 0 && c[Unwritten] == 0 && c[BoundaryWritten] == 0
+}
+
+// Summary says in a few lines where the sweep ran, how it was launched and
+// how far its output is from the reference.
+func (r Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s on %s, N = %d, tile %d\n", r.Step, r.where(), r.N, r.Tile)
+	switch r.Backend {
+	case lab.GPU:
+		fmt.Fprintf(&b, "  launch %s, %.3f ms (one launch, CUDA events)\n", r.Launch.Geometry, r.Launch.Millis)
+	case lab.Sim:
+		fmt.Fprintf(&b, "  launch <<<%s, %s>>>: %d blocks of %d threads\n", r.Stats.Grid.Shape(), r.Stats.Block.Shape(),
+			r.Stats.BlocksRun, r.Stats.Block.Size())
+	}
+	if r.Out != nil {
+		c := r.Count()
+		interior := (r.N - 2) * (r.N - 2) * (r.N - 2)
+		fmt.Fprintf(&b, "  largest |out − lab.SevenPoint| = %s over %d interior points", formatErr(r.Diff.MaxAbs), interior)
+		if r.OK() {
+			b.WriteString(": correct\n")
+		} else {
+			fmt.Fprintf(&b, "\n  %d right, %d wrong, %d never written, %d boundary points written\n",
+				c[Right], c[Wrong], c[Unwritten], c[BoundaryWritten])
+		}
+	}
+	if r.Err != nil {
+		fmt.Fprintf(&b, "  error: %v\n", r.Err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (r Result) where() string {
+	if r.Backend == lab.GPU {
+		return "the GPU (" + r.Device + ")"
+	}
+	return "the CPU simulator"
+}
+
+func formatErr(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "∞ (a point is NaN in one and not the other)"
+	case v == 0:
+		return "0"
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// Counters formats the simulator's counters of the launch next to the
+// chapter's model of the same launch, lab.CostN, where the kernel is one
+// of the model's.
+func (r Result) Counters() string {
+	st := r.Stats
+	if r.Backend != lab.Sim {
+		return "counters: only the simulator counts loads and stores; this sweep ran on the GPU"
+	}
+	cost, err := lab.CostN(r.Step, r.N, r.Tile)
+	model := err == nil
+	var b strings.Builder
+	row := func(what string, counted int64, modelled int64, unit string) {
+		fmt.Fprintf(&b, "%-22s %12d", what, counted)
+		if model && modelled >= 0 {
+			fmt.Fprintf(&b, " %12d", modelled)
+		} else {
+			fmt.Fprintf(&b, " %12s", "")
+		}
+		if unit != "" {
+			fmt.Fprintf(&b, "  %s", unit)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%-22s %12s %12s\n", "", "counted", "model")
+	row("blocks", st.BlocksRun, int64(cost.Blocks), "")
+	row("threads per block", int64(st.Block.Size()), int64(cost.ThreadsPerBlock), "")
+	row("global loads", st.GlobalLoads, cost.Loads, "elements of 4 B")
+	row("global stores", st.GlobalStores, cost.Stores, "")
+	row("shared loads", st.SharedLoads, -1, "")
+	row("shared stores", st.SharedStores, -1, "")
+	row("shared B per block", int64(st.SharedBytesPerBlock), -1, "")
+	row("flops", st.Flops, cost.Ops, "13 per interior point")
+	fmt.Fprintf(&b, "%-22s %12.4f", "OP/B (flops/loaded B)", st.OpPerByte())
+	if r.Model > 0 {
+		fmt.Fprintf(&b, " %12.4f", r.Model)
+	}
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "%-22s %12.4f", "OP/B, stores included", st.OpPerMovedByte())
+	if h := st.HazardCounts.Total(); h > 0 || st.FaultCount > 0 {
+		fmt.Fprintf(&b, "\n%-22s %12d\n%-22s %12d", "hazards", h, "faults", st.FaultCount)
+	}
+	return b.String()
+}
+
+// Hazards formats the simulator's hazard counts by kind and the first few
+// reports, at most max of them; empty when the launch had none.
+func (r Result) Hazards(max int) string {
+	hc := r.Stats.HazardCounts
+	if hc.Total() == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d hazards: %d read after write, %d write after read, %d write after write, %d uninitialised reads\n",
+		hc.Total(), hc.ReadAfterWrite, hc.WriteAfterRead, hc.WriteAfterWrite, hc.Uninitialised)
+	for i, h := range r.Stats.Hazards {
+		if i == max {
+			break
+		}
+		fmt.Fprintf(&b, "  %s\n", h)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
