@@ -89,34 +89,50 @@ func IntensityPlot(step string, n int, pts []IntensityPoint) (*plot.Plot, error)
 	p.Add(cs)
 	p.Legend.Add("counted by the simulator", cs)
 
-	for _, ref := range []struct {
+	refs := []struct {
 		y     float64
 		label string
-	}{{lab.IntensityBasic(), "basic kernel, 13/28 = 0.46"}, {lab.IntensityLimit, "limit as T grows, 13/4 = 3.25"}} {
-		l, err := plotter.NewLine(plotter.XYs{{X: 3, Y: ref.y}, {X: hi, Y: ref.y}})
+		at    fig.Shape
+	}{
+		// The basic kernel's label sits under its line, a third of the way
+		// along, clear of the curves that cross the line near T = 4; the
+		// limit's at the right end, above everything.
+		{lab.IntensityBasic(), "basic kernel, 13/28 = 0.46", fig.Label(3+0.35*(hi-3), lab.IntensityBasic()-0.06, 8, "").Align(0, -1)},
+		{lab.IntensityLimit, "limit as T grows, 13/4 = 3.25", fig.Label(hi-0.1, lab.IntensityLimit+0.06, 8, "").Align(-1, 0)},
+	}
+	for _, ref := range refs {
+		l, err := plotter.NewLine(plotter.XYs{{X: 2.5, Y: ref.y}, {X: hi, Y: ref.y}})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
 		}
 		l.Color, l.Width, l.Dashes = fig.Muted, vg.Points(0.8), []vg.Length{vg.Points(2), vg.Points(2)}
 		p.Add(l)
-		o := &fig.Overlay{}
-		o.Add(fig.Label(hi-0.1, ref.y+0.08, 8, ref.label).Align(-1, 0).Colored(fig.Muted))
-		p.Add(o)
+		label := ref.at
+		label.Text = ref.label
+		p.Add(&fig.Overlay{Shapes: []fig.Shape{label.Colored(fig.Muted)}})
 	}
 	if float64(maxT) < hi {
-		v, err := plotter.NewLine(plotter.XYs{{X: float64(maxT), Y: 0}, {X: float64(maxT), Y: 3.4}})
+		v, err := plotter.NewLine(plotter.XYs{{X: float64(maxT), Y: 0}, {X: float64(maxT), Y: 3.1}})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
 		}
 		v.Color, v.Width, v.Dashes = fig.Ink, vg.Points(0.8), []vg.Length{vg.Points(4), vg.Points(2)}
 		p.Add(v)
-		o := &fig.Overlay{}
-		o.Add(fig.Label(float64(maxT)-0.15, 0.2, 8, fmt.Sprintf("largest T = %d (%s)", maxT, bound)).Align(-1, 0))
-		p.Add(o)
+		p.Add(&fig.Overlay{Shapes: []fig.Shape{
+			fig.Label(float64(maxT)-0.15, 0.12, 8, fmt.Sprintf("largest T = %d (%s)", maxT, bound)).Align(-1, 0)}})
 	}
+	var ticks plot.ConstantTicks
+	first, every := 3, 1
+	if hi > 16 {
+		first, every = 4, 4
+	}
+	for t := first; float64(t) < hi; t += every {
+		ticks = append(ticks, plot.Tick{Value: float64(t), Label: fmt.Sprint(t)})
+	}
+	p.X.Tick.Marker = ticks
 	p.X.Min, p.X.Max = 2.5, hi
 	p.Y.Min, p.Y.Max = 0, 3.5
 	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.YOffs = -vg.Points(18) // below the 3.25 line's label
+	p.Legend.YOffs = -vg.Points(30) // under the 3.25 line and its label
 	return p, nil
 }
