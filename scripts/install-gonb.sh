@@ -56,5 +56,11 @@ print(spec["spec"]["argv"][0] if spec else "")
 ' 2>/dev/null || true)"
 if [[ "$spec" != "$bin/gonb" ]]; then
 	echo "install-gonb: registering the gonb kernel with Jupyter"
-	gonb --install --raw_error
+	# gonb --install refuses to register without gopls unless told to.
+	force=()
+	[[ -x "$bin/gopls" ]] || force=(--force_deps)
+	if ! log="$(gonb --install --raw_error "${force[@]}" 2>&1)"; then
+		echo "$log" >&2
+		exit 1
+	fi
 fi
