@@ -28,7 +28,7 @@ type Config struct {
 	Root       string        // the repository; "" finds it from the working directory
 	Seed       uint64        // 0 draws a fresh seed
 	Timeout    time.Duration // wall-clock limit of one exercise's process
-	MemBytes   int64         // address-space limit of one exercise's process
+	MemBytes   int64         // memory limit of one exercise's process (RLIMIT_DATA)
 	Hidden     bool          // build with the tag "hidden"
 	Submission string        // a copy of the repository whose student files are graded
 	// Overlay maps student files, relative to the repository
@@ -110,7 +110,7 @@ func Grade(cfg Config) (grading.Report, error) {
 		cfg.Timeout = 60 * time.Second
 	}
 	if cfg.MemBytes <= 0 {
-		cfg.MemBytes = 2 << 30
+		cfg.MemBytes = 1 << 30
 	}
 	root := cfg.Root
 	if root == "" {
@@ -193,10 +193,11 @@ func Grade(cfg Config) (grading.Report, error) {
 type job struct {
 	ex          grading.Exercise
 	dir         string
-	overlayFile string // the -overlay JSON, or ""
-	overlayKey  string // a digest of the overlay's contents
-	bin         string // the test binary
-	fail        string // why it cannot run, or ""
+	overlayFile string            // the -overlay JSON, or ""
+	replaced    map[string]string // submitted file → the student file it replaces, relative to the repository
+	overlayKey  string            // a digest of the overlay's contents
+	bin         string            // the test binary
+	fail        string            // why it cannot run, or ""
 	status      grading.Status
 }
 
@@ -243,6 +244,10 @@ func (j *job) overlay(cfg Config, work string) error {
 		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
 		h.Write(b)
 		ov.Replace[filepath.Join(cfg.Root, filepath.FromSlash(rel))] = src
+		if j.replaced == nil {
+			j.replaced = map[string]string{}
+		}
+		j.replaced[src] = rel
 	}
 	b, err := json.Marshal(ov)
 	if err != nil {
@@ -295,15 +300,37 @@ func (j *job) build(cfg Config, goBin, cache string) {
 		args = append(args, "-overlay", j.overlayFile)
 	}
 	args = append(args, "./exercises/"+j.ex.ID)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, args...)
-	cmd.Dir = cfg.Root
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		j.fail = "does not compile:\n" + compileErrors(out.String(), cfg.Root, cfg.Submission)
-		j.status = grading.BuildFailed
+	// A failure that names no file of an exercise is the toolchain's, not
+	// the student's (a busy machine, a cache being written): try again
+	// before giving up.
+	var text string
+	for attempt := 0; attempt < 3; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * time.Second)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd.Dir = cfg.Root
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		cancel()
+		if err == nil {
+			text = ""
+			break
+		}
+		text = compileErrors(out.String(), cfg.Root, j.replaced)
+		if strings.Contains(text, "exercises/") {
+			break
+		}
+	}
+	switch {
+	case text == "":
+	case strings.Contains(text, "exercises/"):
+		j.fail, j.status = "does not compile:\n"+text, grading.BuildFailed
+		return
+	default:
+		j.fail, j.status = "the Go toolchain could not build the exercise (this is not a mistake in its code):\n"+text, grading.NotAvailable
 		return
 	}
 	now := time.Now()
@@ -314,17 +341,17 @@ func (j *job) build(cfg Config, goBin, cache string) {
 // a submission's folder is left out of messages.
 var exercisePathRE = regexp.MustCompile(`[^\s:]*/(exercises/\d\d_\w+/)`)
 
-// compileErrors keeps the first lines of the compiler's output, with the
-// repository's and the submission's folders removed from the paths.
-func compileErrors(out, root, sub string) string {
-	for _, d := range []string{root, sub} {
-		if d == "" {
-			continue
-		}
-		if abs, err := filepath.Abs(d); err == nil {
-			out = strings.ReplaceAll(out, abs+string(filepath.Separator), "")
+// compileErrors keeps the first lines of the compiler's output, with each
+// submitted file named as the student file it replaces and the
+// repository's folder removed from the paths.
+func compileErrors(out, root string, replaced map[string]string) string {
+	for src, rel := range replaced {
+		out = strings.ReplaceAll(out, src, rel)
+		if r, err := filepath.Rel(root, src); err == nil {
+			out = strings.ReplaceAll(out, r, rel)
 		}
 	}
+	out = strings.ReplaceAll(out, root+string(filepath.Separator), "")
 	out = exercisePathRE.ReplaceAllString(out, "$1")
 	var keep []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -382,8 +409,11 @@ func (j *job) run(cfg Config, work string) grading.ExerciseResult {
 	out := filepath.Join(work, j.ex.ID+".jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
+	// RLIMIT_DATA counts the heap and every private writable mapping, but
+	// not the address space a Go program reserves without using it, so
+	// the limit is close to the memory the program may really use.
 	kb := cfg.MemBytes / 1024
-	script := fmt.Sprintf(`ulimit -v %d 2>/dev/null || echo "grade: no address-space limit on this system" >&2; exec "$0" "$@"`, kb)
+	script := fmt.Sprintf(`ulimit -d %d 2>/dev/null || echo "grade: no memory limit on this system" >&2; exec "$0" "$@"`, kb)
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script, j.bin, "-test.run=^TestGrade$", "-test.v=false")
 	cmd.Dir = j.dir
 	checkTimeout := min(grading.DefaultCheckTimeout, cfg.Timeout*3/4)
@@ -391,7 +421,7 @@ func (j *job) run(cfg Config, work string) grading.ExerciseResult {
 		grading.EnvOut+"="+out,
 		grading.EnvSeed+"="+strconv.FormatUint(cfg.Seed, 10),
 		grading.EnvCheckTimeout+"="+checkTimeout.String(),
-		fmt.Sprintf("GOMEMLIMIT=%d", cfg.MemBytes/2),
+		fmt.Sprintf("GOMEMLIMIT=%d", cfg.MemBytes/4*3),
 	)
 	var stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -427,6 +457,8 @@ func (j *job) run(cfg Config, work string) grading.ExerciseResult {
 			}
 		}
 	}
+	fmt.Fprintf(cfg.Log, "grade: %s: the test process ended without a result (status %v, timed out %v); its last output:\n%s\n",
+		j.ex.ID, err, timedOut, firstLines(stderr.String(), 30))
 	during := ""
 	if running != "" {
 		during = fmt.Sprintf(" while running check %q", running)
@@ -541,4 +573,10 @@ func (b *limitedBuffer) String() string {
 		mid = "\n…\n"
 	}
 	return string(b.head) + mid + string(b.tail)
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	return strings.Join(lines[:min(n, len(lines))], "\n")
 }

@@ -7,8 +7,10 @@
 //
 // Each exercise (a folder exercises/NN_topic) is built into a test binary
 // with `go test -c` and run in its own process, with a wall-clock limit
-// (-timeout, per exercise) and a memory limit (-mem: an address-space limit
-// through `ulimit -v`, and GOMEMLIMIT at half of it). A panic, a loop that
+// (-timeout, per exercise) and a memory limit (-mem: the data-segment limit
+// RLIMIT_DATA through `ulimit -d`, which on Linux counts the heap and every
+// private writable mapping, and GOMEMLIMIT at three quarters of it). The
+// process group is killed at the time limit. A panic, a loop that
 // never ends, an allocation that runs away or code that does not compile
 // scores 0 for that exercise, with a message, and the other exercises are
 // still graded. Every check reports pass or fail, its points and a message;
@@ -53,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		asJSON     = fs.Bool("json", false, "write the report as JSON")
 		seed       = fs.Uint64("seed", 0, "seed of the random inputs (0: a fresh one)")
 		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one exercise")
-		mem        = fs.String("mem", "2GiB", "memory (address-space) limit of one exercise, e.g. 1GiB or 512MiB")
+		mem        = fs.String("mem", "1GiB", "memory limit of one exercise, e.g. 1GiB or 512MiB")
 		hidden     = fs.Bool("hidden", true, "run the instructor-only checks when present")
 		submission = fs.String("submission", "", "grade the student files found in this copy of the repository")
 		list       = fs.Bool("list", false, "list the exercises and their checks, and stop")

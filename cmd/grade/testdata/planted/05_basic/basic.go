@@ -1,0 +1,10 @@
+// Package basic is a planted solution of exercise 5 that does not compile,
+// for the grader's tests.
+package basic
+
+import "stencillab.dev/lab"
+
+// Basic refers to a name that does not exist.
+func Basic(a lab.StencilArgs) (lab.Kernel, error) {
+	return lab.Kernel{Block: blockOfEight}, nil
+}
