@@ -10,22 +10,36 @@
 //     4 points) or V = 1 (entry fast1, any row length);
 //   - x neighbours come from the neighbouring lanes by warp shuffles, and
 //     the two points beyond the segment's ends from two scalar loads;
-//   - each thread marches in z through FAST_CZ planes, keeping the
-//     previous, current and next planes of its points in registers, and
-//     with FAST_PREFETCH the plane after that too, so that loads are in
-//     flight while it computes;
-//   - y neighbours: with FAST_YSHARED the block's FAST_BY rows (plus a halo
-//     row above and below) are published in a double-buffered shared plane,
-//     one barrier per plane; without it each thread holds FAST_RY rows plus
-//     their two y neighbour rows in registers and relies on L1 for the
-//     overlap between threads;
+//   - each block marches in z through cz planes (a kernel argument, which
+//     the host chooses so that the grid fills the GPU in whole waves),
+//     keeping the previous, current and next planes of its points in
+//     registers, and with FAST_PREFETCH the plane after that too, so that
+//     loads are in flight while it computes; FAST_L2PF > 0 also asks L2 to
+//     fetch the thread's own rows FAST_L2PF planes ahead, which puts DRAM
+//     bytes in flight without holding registers;
+//   - FAST_MODE chooses how planes reach the threads:
+//       0  registers: each thread holds FAST_RY rows plus their two y
+//          neighbour rows in registers and relies on L1 for the overlap
+//          between threads; no shared memory, no barrier;
+//       1  shared y: one row per thread in registers; the block publishes
+//          its FAST_BY rows and two halo rows in a double-buffered shared
+//          plane, one barrier per plane;
+//       2  async ring (float4 rows only): the block streams tiles of
+//          FAST_BY+2 rows × 128·FAST_WX points (plus the two x halo points)
+//          into a ring of FAST_DEPTH+3 shared-memory planes with cp.async,
+//          FAST_DEPTH planes ahead of the one it computes. The bytes in
+//          flight no longer depend on registers, which is what a
+//          memory-bound kernel needs to reach copy bandwidth;
 //   - outputs are written with streaming (evict-first) stores when
-//     FAST_STREAM is set, so that they do not push inputs out of L2.
+//     FAST_STREAM is set, so that they do not push inputs out of L2;
+//   - FAST_MINB is the minimum of resident blocks per multiprocessor the
+//     compiler must allow (__launch_bounds__), which caps registers.
 //
-// Launch: blockDim = (32, FAST_BY, 1); gridDim = (ceil((nx−1)/(32·V)),
-// ceil((ny−2)/rows), ceil((nz−2)/FAST_CZ)), rows = FAST_BY with
-// FAST_YSHARED, else FAST_BY·FAST_RY. Coefficients follow the lab's
-// mapping (c1/c2 x∓1, c3/c4 y∓1, c5/c6 z∓1); indices are 64-bit.
+// Launch: blockDim = (32·wx, FAST_BY, 1); gridDim = (ceil((nx−1)/(32·wx·V)),
+// ceil((ny−2)/rows), ceil((nz−2)/cz)), with wx = FAST_WX in mode 2
+// with V = 4 and 1 otherwise, rows = FAST_BY·FAST_RY in mode 0 and FAST_BY
+// otherwise. Coefficients follow the lab's mapping (c1/c2 x∓1, c3/c4 y∓1,
+// c5/c6 z∓1); indices are 64-bit.
 
 #ifndef FAST_BY
 #define FAST_BY 8
@@ -33,11 +47,14 @@
 #ifndef FAST_RY
 #define FAST_RY 1
 #endif
-#ifndef FAST_CZ
-#define FAST_CZ 64
+#ifndef FAST_MODE
+#define FAST_MODE 2
 #endif
-#ifndef FAST_YSHARED
-#define FAST_YSHARED 1
+#ifndef FAST_WX
+#define FAST_WX 1
+#endif
+#ifndef FAST_DEPTH
+#define FAST_DEPTH 3
 #endif
 #ifndef FAST_PREFETCH
 #define FAST_PREFETCH 1
@@ -45,8 +62,21 @@
 #ifndef FAST_STREAM
 #define FAST_STREAM 1
 #endif
+#ifndef FAST_L2PF
+#define FAST_L2PF 0
+#endif
+#ifndef FAST_MINB
+#define FAST_MINB 1
+#endif
 
 #define FULL_MASK 0xffffffffu
+
+// l2_prefetch asks L2 to fetch the line holding p; nothing is returned, so
+// no register waits for it.
+__device__ __forceinline__ void l2_prefetch(const float* p)
+{
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
 
 struct Coeffs7 {
     float c0, c1, c2, c3, c4, c5, c6;
@@ -149,13 +179,13 @@ __device__ __forceinline__ void neighbours(const Row<V>& cur, float h, int lane,
     }
 }
 
-#if FAST_YSHARED
+#if FAST_MODE == 1
 
 // march_shared: one row per thread; the block publishes the current plane
 // of its FAST_BY rows and two halo rows in shared memory, double-buffered.
 template <int V>
 __device__ __forceinline__ void march_shared(const float* __restrict__ in, float* __restrict__ out,
-                                             int nz, int ny, int nx, const Coeffs7 c,
+                                             int nz, int ny, int nx, int cz, const Coeffs7 c,
                                              float (*S)[FAST_BY + 2][32 * V])
 {
     const int lane = threadIdx.x;
@@ -163,8 +193,8 @@ __device__ __forceinline__ void march_shared(const float* __restrict__ in, float
     const int x0 = (blockIdx.x * 32 + lane) * V;
     const int jb = 1 + blockIdx.y * FAST_BY;                   // first output row of the block
     const int j = jb + ty;                                     // this thread's row
-    const int z0 = 1 + blockIdx.z * FAST_CZ;
-    const int z1 = min(z0 + FAST_CZ, nz - 1);
+    const int z0 = 1 + blockIdx.z * cz;
+    const int z1 = min(z0 + cz, nz - 1);
     const long long sy = nx;
     const long long sz = (long long)ny * nx;
     const int xl = min(x0, nx - V);                            // a valid column for lanes past the end
@@ -194,6 +224,9 @@ __device__ __forceinline__ void march_shared(const float* __restrict__ in, float
     for (int z = z0; z < z1; ++z) {
         const int b = (z - z0) & 1;
         Row<V> T2 = {}, B2 = {};
+#if FAST_L2PF > 0
+        l2_prefetch(own + (long long)min(z + FAST_L2PF, nz - 1) * sz + xl);
+#endif
 #if FAST_PREFETCH
         const long long zn = (long long)min(z + 2, nz - 1) * sz;
         Row<V> NN;
@@ -269,7 +302,9 @@ __device__ __forceinline__ void march_shared(const float* __restrict__ in, float
     }
 }
 
-#else
+#endif
+
+#if FAST_MODE != 1
 
 // march_columns: FAST_RY rows per thread, with the two y-neighbour rows
 // also in registers; no shared memory and no barrier.
@@ -293,7 +328,7 @@ __device__ __forceinline__ void load_plane(Row<V> (&R)[FAST_RY + 2], float (&H)[
 
 template <int V>
 __device__ __forceinline__ void march_columns(const float* __restrict__ in, float* __restrict__ out,
-                                              int nz, int ny, int nx, const Coeffs7 c)
+                                              int nz, int ny, int nx, int cz, const Coeffs7 c)
 {
     const int lane = threadIdx.x;
     const int x0 = (blockIdx.x * 32 + lane) * V;
@@ -301,8 +336,8 @@ __device__ __forceinline__ void march_columns(const float* __restrict__ in, floa
     if (jt > ny - 2) {
         return; // a warp is one threadIdx.y: all its lanes leave together
     }
-    const int z0 = 1 + blockIdx.z * FAST_CZ;
-    const int z1 = min(z0 + FAST_CZ, nz - 1);
+    const int z0 = 1 + blockIdx.z * cz;
+    const int z1 = min(z0 + cz, nz - 1);
     const long long sy = nx;
     const long long sz = (long long)ny * nx;
     const int xl = min(x0, nx - V);
@@ -325,6 +360,15 @@ __device__ __forceinline__ void march_columns(const float* __restrict__ in, floa
     load_plane<V>(N, HN, in + (z0 + 1) * sz, roff, xl, xh, halo);
 #endif
     for (int z = z0; z < z1; ++z) {
+#if FAST_L2PF > 0
+        {
+            const float* ahead = in + (long long)min(z + FAST_L2PF, nz - 1) * sz + xl;
+#pragma unroll
+            for (int r = 0; r < FAST_RY; ++r) {
+                l2_prefetch(ahead + roff[r + 1]);
+            }
+        }
+#endif
 #if FAST_PREFETCH
         Row<V> NN[FAST_RY + 2];
         float HNN[FAST_RY] = {};
@@ -366,28 +410,143 @@ __device__ __forceinline__ void march_columns(const float* __restrict__ in, floa
 
 #endif
 
-extern "C" __global__ void __launch_bounds__(32 * FAST_BY)
+#if FAST_MODE == 2
+
+#define ROW_FLOATS (128 * FAST_WX + 8) // a tile row: x halo at 3, points at 4…, x halo after
+#define RING (FAST_DEPTH + 3)          // planes z−1, z, z+1 and FAST_DEPTH in flight
+
+__device__ __forceinline__ unsigned shared_address(const void* p)
+{
+    unsigned a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+__device__ __forceinline__ void copy16(float* dst, const float* src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(dst)), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void copy4(float* dst, const float* src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared_address(dst)), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+template <int N>
+__device__ __forceinline__ void wait_copies() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+
+typedef float Tile[FAST_BY + 2][ROW_FLOATS];
+
+// load_tile starts the copies of one plane's tile: rows jb−1 … jb+FAST_BY
+// and points xb−1 … xb+128·FAST_WX, clamped to the grid (clamped copies
+// land in slots nobody reads).
+__device__ __forceinline__ void load_tile(Tile& t, const float* __restrict__ plane,
+                                          int jb, int xb, int ny, int nx, int tid)
+{
+    const int threads = 32 * FAST_WX * FAST_BY;
+    const int perRow = 32 * FAST_WX;
+    for (int idx = tid; idx < perRow * (FAST_BY + 2); idx += threads) {
+        const int row = idx / perRow;
+        const int c = idx - row * perRow;
+        const int j = min(jb - 1 + row, ny - 1);
+        const int x = min(xb + 4 * c, nx - 4);
+        copy16(&t[row][4 + 4 * c], plane + (long long)j * nx + x);
+    }
+    if (tid < 2 * (FAST_BY + 2)) {
+        const int row = tid >> 1;
+        const int j = min(jb - 1 + row, ny - 1);
+        if (tid & 1) {
+            copy4(&t[row][4 + 128 * FAST_WX], plane + (long long)j * nx + min(xb + 128 * FAST_WX, nx - 1));
+        } else {
+            copy4(&t[row][3], plane + (long long)j * nx + max(xb - 1, 0));
+        }
+    }
+}
+
+// march_async: mode 2 for rows of a multiple of 4 points.
+__device__ __forceinline__ void march_async(const float* __restrict__ in, float* __restrict__ out,
+                                            int nz, int ny, int nx, int cz, const Coeffs7 c, Tile* ring)
+{
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int tid = ty * 32 * FAST_WX + tx;
+    const int xb = blockIdx.x * 128 * FAST_WX;
+    const int x0 = xb + 4 * tx;
+    const int jb = 1 + blockIdx.y * FAST_BY;
+    const int j = jb + ty;
+    const int z0 = 1 + blockIdx.z * cz;
+    const int z1 = min(z0 + cz, nz - 1);
+    const long long sz = (long long)ny * nx;
+    const bool active = j <= ny - 2 && x0 < nx;
+
+    // Planes z0−1 … z0+FAST_DEPTH, one copy group each; plane p lives in
+    // slot (p − z0 + 1) mod RING.
+#pragma unroll
+    for (int q = 0; q < FAST_DEPTH + 2; ++q) {
+        load_tile(ring[q], in + (long long)min(z0 - 1 + q, nz - 1) * sz, jb, xb, ny, nx, tid);
+        commit_copies();
+    }
+    int sPrev = 0, sCur = 1, sNext = 2, sNew = FAST_DEPTH + 2;
+#pragma unroll 1
+    for (int z = z0; z < z1; ++z) {
+        wait_copies<FAST_DEPTH - 1>(); // plane z+1 has landed (for this thread's copies)
+        __syncthreads();               // … for everyone's, and slot sNew (plane z−2) is free
+        load_tile(ring[sNew], in + (long long)min(z + FAST_DEPTH + 1, nz - 1) * sz, jb, xb, ny, nx, tid);
+        commit_copies();
+        if (active) {
+            const float* cen = &ring[sCur][ty + 1][4 + 4 * tx];
+            const float4 cc = *reinterpret_cast<const float4*>(cen);
+            const float4 up = *reinterpret_cast<const float4*>(&ring[sCur][ty][4 + 4 * tx]);
+            const float4 dn = *reinterpret_cast<const float4*>(&ring[sCur][ty + 2][4 + 4 * tx]);
+            const float4 pv = *reinterpret_cast<const float4*>(&ring[sPrev][ty + 1][4 + 4 * tx]);
+            const float4 nt = *reinterpret_cast<const float4*>(&ring[sNext][ty + 1][4 + 4 * tx]);
+            const Row<4> C = {{cc.x, cc.y, cc.z, cc.w}};
+            const Row<4> U = {{up.x, up.y, up.z, up.w}};
+            const Row<4> D = {{dn.x, dn.y, dn.z, dn.w}};
+            const Row<4> P = {{pv.x, pv.y, pv.z, pv.w}};
+            const Row<4> N = {{nt.x, nt.y, nt.z, nt.w}};
+            const Row<4> o = seven<4>(C, U, D, P, N, cen[-1], cen[4], c);
+            store_row<4>(out + z * sz + (long long)j * nx, x0, nx, o);
+        }
+        sPrev = sCur;
+        sCur = sNext;
+        sNext = (sNext + 1 == RING) ? 0 : sNext + 1;
+        sNew = (sNew + 1 == RING) ? 0 : sNew + 1;
+    }
+    wait_copies<0>();
+}
+
+#endif
+
+extern "C" __global__ void __launch_bounds__(32 * FAST_WX * FAST_BY, FAST_MINB)
 fast4(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
-      float c0, float c1, float c2, float c3, float c4, float c5, float c6)
+      float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {
     const Coeffs7 c = {c0, c1, c2, c3, c4, c5, c6};
-#if FAST_YSHARED
+#if FAST_MODE == 2
+    __shared__ __align__(16) Tile ring[RING];
+    march_async(in, out, nz, ny, nx, cz, c, ring);
+#elif FAST_MODE == 1
     __shared__ __align__(16) float S[2][FAST_BY + 2][32 * 4];
-    march_shared<4>(in, out, nz, ny, nx, c, S);
+    march_shared<4>(in, out, nz, ny, nx, cz, c, S);
 #else
-    march_columns<4>(in, out, nz, ny, nx, c);
+    march_columns<4>(in, out, nz, ny, nx, cz, c);
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(32 * FAST_BY)
+// fast1 runs rows of any length one point per thread; mode 2 needs float4
+// rows and falls back to mode 0 here (blockDim = (32, FAST_BY, 1)).
+extern "C" __global__ void __launch_bounds__(32 * FAST_WX * FAST_BY, FAST_MINB)
 fast1(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
-      float c0, float c1, float c2, float c3, float c4, float c5, float c6)
+      float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {
     const Coeffs7 c = {c0, c1, c2, c3, c4, c5, c6};
-#if FAST_YSHARED
+#if FAST_MODE == 1
     __shared__ float S[2][FAST_BY + 2][32];
-    march_shared<1>(in, out, nz, ny, nx, c, S);
+    march_shared<1>(in, out, nz, ny, nx, cz, c, S);
 #else
-    march_columns<1>(in, out, nz, ny, nx, c);
+    march_columns<1>(in, out, nz, ny, nx, cz, c);
 #endif
 }

@@ -52,6 +52,8 @@ typedef struct {
 	CUresult (*cuEventDestroy)(CUevent);
 	CUresult (*cuStreamSynchronize)(CUstream);
 	CUresult (*cuGetErrorName)(CUresult, const char**);
+	// Optional.
+	CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t);
 } cuAPI;
 
 typedef struct {
@@ -129,6 +131,7 @@ static const char* bind_cuda(void* h, int commit) {
 	BIND(a, cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
 	BIND(a, cuStreamSynchronize, "cuStreamSynchronize");
 	BIND(a, cuGetErrorName, "cuGetErrorName");
+	BIND_OPTIONAL(a, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (commit) cu = a;
 	return NULL;
 }
@@ -185,6 +188,10 @@ static CUresult w_cuEventSynchronize(CUevent e) { return cu.cuEventSynchronize(e
 static CUresult w_cuEventElapsedTime(float* ms, CUevent a, CUevent b) { return cu.cuEventElapsedTime(ms, a, b); }
 static CUresult w_cuEventDestroy(CUevent e) { return cu.cuEventDestroy(e); }
 static CUresult w_cuStreamSynchronize(void) { return cu.cuStreamSynchronize(NULL); }
+static CUresult w_cuOccupancy(int* n, CUfunction f, int threads, size_t shared) {
+	if (!cu.cuOccupancyMaxActiveBlocksPerMultiprocessor) return 500; // CUDA_ERROR_NOT_FOUND
+	return cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, shared);
+}
 
 // w_launch builds the kernel parameter array from a packed argument
 // buffer and its offsets, on the C stack, and launches on the default
@@ -435,6 +442,12 @@ func cuEventElapsedTime(a, b handle) (float32, int) {
 func cuEventDestroy(e handle) int { return int(C.w_cuEventDestroy(C.CUevent(e))) }
 
 func cuStreamSynchronize() int { return int(C.w_cuStreamSynchronize()) }
+
+func cuOccupancyMaxActiveBlocksPerMultiprocessor(f handle, threads, dynShared int) (int, int) {
+	var n C.int
+	r := C.w_cuOccupancy(&n, C.CUfunction(f), C.int(threads), C.size_t(dynShared))
+	return int(n), int(r)
+}
 
 func nvrtcVersion() (int, int, int) {
 	var a, b C.int

@@ -126,10 +126,14 @@ var configs3 = []struct {
 	{"coarsened", Options{Tile: 16}},
 	{"register_tiled", Options{Tile: 8}},
 	{"fast", Options{Tile: 5, Defines: []Define{{"FAST_BY", "4"}}}},
-	{"fast", Options{Defines: []Define{{"FAST_PREFETCH", "0"}, {"FAST_STREAM", "0"}}}},
-	{"fast", Options{Defines: []Define{{"FAST_YSHARED", "0"}}}},
-	{"fast", Options{Tile: 32, Defines: []Define{{"FAST_YSHARED", "0"}, {"FAST_RY", "2"}}}},
-	{"fast", Options{Tile: 16, Defines: []Define{{"FAST_YSHARED", "0"}, {"FAST_RY", "4"}, {"FAST_PREFETCH", "0"}}}},
+	{"fast", Options{Tile: 7, Defines: []Define{{"FAST_WX", "2"}, {"FAST_BY", "3"}, {"FAST_DEPTH", "1"}, {"FAST_STREAM", "0"}}}},
+	{"fast", Options{Tile: 40, Defines: []Define{{"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}}},
+	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_PREFETCH", "0"}, {"FAST_STREAM", "0"}}}},
+	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_L2PF", "2"}}}},
+	{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_PREFETCH", "0"}, {"FAST_L2PF", "4"}, {"FAST_MINB", "4"}}}},
+	{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}}}},
+	{"fast", Options{Tile: 32, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_PREFETCH", "0"}}}},
+	{"fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "4"}}}},
 }
 
 func TestGPUSevenPoint(t *testing.T) {

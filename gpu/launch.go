@@ -12,6 +12,7 @@ type Geometry struct {
 	Grid        [3]int // blocks along x, y, z
 	Block       [3]int // threads along x, y, z
 	SharedBytes int    // shared memory per block, bytes
+	Planes      int    // z planes each block covers (3D steps), 0 if not applicable
 }
 
 // Threads returns the threads of one block.

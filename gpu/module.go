@@ -228,6 +228,49 @@ func (m *Module) Function(name string) (*Function, error) {
 	return f, nil
 }
 
+// Occupancy returns how many blocks of the given number of threads can be
+// resident on one multiprocessor at once, as the driver computes it from
+// the kernel's registers and shared memory (estimated the same way when
+// the driver cannot say).
+func (f *Function) Occupancy(threads int) (int, error) {
+	var n int
+	err := f.m.d.do(func() error {
+		var r int
+		n, r = cuOccupancyMaxActiveBlocksPerMultiprocessor(f.handle, threads, 0)
+		if r == 500 { // no such driver function: estimate
+			n = estimateOccupancy(f.m.d.props, threads, f.Registers, f.StaticShared)
+			return nil
+		}
+		return cuCheck("cuOccupancyMaxActiveBlocksPerMultiprocessor", r)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("gpu: occupancy of %s: %w", f.Name, err)
+	}
+	return n, nil
+}
+
+// estimateOccupancy bounds the resident blocks per multiprocessor by
+// threads, registers (65536 per multiprocessor, allocated per warp in
+// units of 256) and shared memory.
+func estimateOccupancy(p Props, threads, regs, shared int) int {
+	if threads < 1 {
+		return 0
+	}
+	n := 32
+	if p.MaxThreadsPerSM > 0 {
+		n = min(n, p.MaxThreadsPerSM/threads)
+	}
+	if regs > 0 {
+		perWarp := (regs*32 + 255) / 256 * 256
+		warps := (threads + 31) / 32
+		n = min(n, 65536/(perWarp*warps))
+	}
+	if shared > 0 && p.SharedPerSM > 0 {
+		n = min(n, p.SharedPerSM/(shared+1024))
+	}
+	return n
+}
+
 // memFunction returns a kernel of a source compiled without defines (the
 // fill and copy kernels), caching it on the device.
 func (d *Device) memFunction(source, name string) (*Function, error) {

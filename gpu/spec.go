@@ -12,15 +12,14 @@ var Steps3 = []string{"basic", "tiled", "coarsened", "register_tiled", "fast"}
 
 // DefaultTile returns the tile a 3D step uses when Options.Tile is 0: the
 // block edge of basic (8), IN_TILE_DIM of tiled (8), coarsened and
-// register_tiled (32), and the planes per block of fast.
+// register_tiled (32); for fast, 0: the planes each block marches through
+// are then chosen per grid so that the blocks fill the GPU in whole waves.
 func DefaultTile(step string) int {
 	switch step {
 	case "basic", "tiled":
 		return 8
 	case "coarsened", "register_tiled":
 		return 32
-	case "fast":
-		return defaultFast.CZ
 	}
 	return 0
 }
@@ -28,26 +27,36 @@ func DefaultTile(step string) int {
 // Options configures the compilation and launch of a 3D step.
 type Options struct {
 	// Tile is the step's tile: the block edge T of basic (T×T×T blocks),
-	// IN_TILE_DIM of tiled, coarsened and register_tiled, and FAST_CZ (the
-	// z planes each block marches through) of fast. 0 means the default.
+	// IN_TILE_DIM of tiled, coarsened and register_tiled, and for fast the
+	// z planes each block marches through. 0 means the default (for fast:
+	// chosen per grid to fill the GPU in whole waves).
 	Tile int
 	// Block, for basic only, sets the block shape instead of T×T×T.
 	Block [3]int
 	// Defines are further preprocessor defines. The fast kernel reads
-	// FAST_BY, FAST_RY, FAST_YSHARED, FAST_PREFETCH and FAST_STREAM (see
-	// cuda/fast.cu); IN_TILE_DIM and FAST_CZ are set through Tile.
+	// FAST_MODE, FAST_BY, FAST_RY, FAST_WX, FAST_DEPTH, FAST_PREFETCH,
+	// FAST_STREAM, FAST_L2PF and FAST_MINB (see cuda/fast.cu); IN_TILE_DIM
+	// is set through Tile.
 	Defines []Define
 }
 
+// Modes of the fast kernel (FAST_MODE in cuda/fast.cu).
+const (
+	fastRegisters = 0 // y neighbours in registers, overlap through L1
+	fastSharedY   = 1 // y neighbours through a double-buffered shared plane
+	fastAsync     = 2 // a cp.async ring of shared-memory plane tiles
+)
+
 // fastParams are the fast kernel's compile-time parameters.
 type fastParams struct {
-	BY, RY, CZ                int
-	YShared, Prefetch, Stream bool
+	Mode, BY, RY, WX, Depth, L2PF, MinBlocks int
+	CZ                                       int // planes per block; 0: chosen per grid
+	Prefetch, Stream                         bool
 }
 
 // defaultFast is the fast kernel's default configuration, chosen by
 // measurement on an H200 (docs/gpu.md).
-var defaultFast = fastParams{BY: 8, RY: 1, CZ: 64, YShared: true, Prefetch: true, Stream: true}
+var defaultFast = fastParams{Mode: fastAsync, BY: 8, RY: 1, WX: 1, Depth: 3, MinBlocks: 1, Prefetch: true, Stream: true}
 
 func b2i(b bool) int {
 	if b {
@@ -77,6 +86,9 @@ func newConfig3(step string, o Options) (config3, error) {
 	}
 	if c.tile < 0 {
 		return config3{}, fmt.Errorf("gpu: %s: tile %d must be positive", step, c.tile)
+	}
+	if c.tile == 0 && step != "fast" {
+		return config3{}, fmt.Errorf("gpu: %s: no default tile", step)
 	}
 	if o.Block != [3]int{} && step != "basic" {
 		return config3{}, fmt.Errorf("gpu: %s: a block shape applies to basic only; %s's block follows from its tile", step, step)
@@ -120,9 +132,13 @@ func newConfig3(step string, o Options) (config3, error) {
 			isFlag   bool
 			flagDest *bool
 		}{
+			{"FAST_MODE", &f.Mode, 0, 2, false, nil},
 			{"FAST_BY", &f.BY, 1, 32, false, nil},
 			{"FAST_RY", &f.RY, 1, 8, false, nil},
-			{"FAST_YSHARED", nil, 0, 1, true, &f.YShared},
+			{"FAST_WX", &f.WX, 1, 8, false, nil},
+			{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
+			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
+			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
 			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
 			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
 		}
@@ -142,15 +158,21 @@ func newConfig3(step string, o Options) (config3, error) {
 			}
 			delete(user, p.name)
 		}
-		if f.YShared && f.RY != 1 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies without FAST_YSHARED only (shared y holds one row per thread)", f.RY)
+		if f.Mode != fastRegisters && f.RY != 1 {
+			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (modes 1 and 2 hold one row per thread)", f.RY)
+		}
+		if f.Mode != fastAsync && f.WX != 1 {
+			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d applies to FAST_MODE=2 only (a warp spans the block in x otherwise)", f.WX)
 		}
 		c.fast = f
 		c.defines = append(c.defines,
+			Define{"FAST_MODE", strconv.Itoa(f.Mode)},
 			Define{"FAST_BY", strconv.Itoa(f.BY)},
 			Define{"FAST_RY", strconv.Itoa(f.RY)},
-			Define{"FAST_CZ", strconv.Itoa(f.CZ)},
-			Define{"FAST_YSHARED", strconv.Itoa(b2i(f.YShared))},
+			Define{"FAST_WX", strconv.Itoa(f.WX)},
+			Define{"FAST_DEPTH", strconv.Itoa(f.Depth)},
+			Define{"FAST_L2PF", strconv.Itoa(f.L2PF)},
+			Define{"FAST_MINB", strconv.Itoa(f.MinBlocks)},
 			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
 			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
 		)
@@ -184,17 +206,18 @@ func (c config3) entry(nx int) string {
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // geometry returns the launch for an nz×ny×nx grid (each side ≥ 3), with
-// the shared memory the kernel declares.
-func (c config3) geometry(nz, ny, nx int) Geometry {
+// the shared memory the kernel declares. cz is the planes per block of
+// fast when its configuration leaves them open.
+func (c config3) geometry(nz, ny, nx, cz int) Geometry {
 	T := c.tile
 	switch c.step {
 	case "basic":
 		b := c.block
-		return Geometry{Block: b, Grid: [3]int{ceilDiv(nx, b[0]), ceilDiv(ny, b[1]), ceilDiv(nz, b[2])}}
+		return Geometry{Block: b, Grid: [3]int{ceilDiv(nx, b[0]), ceilDiv(ny, b[1]), ceilDiv(nz, b[2])}, Planes: b[2]}
 	case "tiled":
 		o := T - 2
 		return Geometry{Block: [3]int{T, T, T}, Grid: [3]int{ceilDiv(nx-1, o), ceilDiv(ny-1, o), ceilDiv(nz-1, o)},
-			SharedBytes: 4 * T * T * T}
+			SharedBytes: 4 * T * T * T, Planes: T}
 	case "coarsened", "register_tiled":
 		o := T - 2
 		planes := 3
@@ -202,27 +225,34 @@ func (c config3) geometry(nz, ny, nx int) Geometry {
 			planes = 1
 		}
 		return Geometry{Block: [3]int{T, T, 1}, Grid: [3]int{ceilDiv(nx-1, o), ceilDiv(ny-1, o), ceilDiv(nz-1, o)},
-			SharedBytes: 4 * planes * T * T}
+			SharedBytes: 4 * planes * T * T, Planes: o}
 	case "fast":
 		f := c.fast
+		if f.CZ > 0 {
+			cz = f.CZ
+		}
+		cz = max(cz, 1)
 		v := vec(nx)
-		rows := f.BY * f.RY
-		shared := 0
-		if f.YShared {
+		wx, rows, shared := 1, f.BY*f.RY, 0
+		switch {
+		case f.Mode == fastSharedY:
 			rows = f.BY
 			shared = 4 * 2 * (f.BY + 2) * 32 * v
+		case f.Mode == fastAsync && v == 4:
+			wx, rows = f.WX, f.BY
+			shared = 4 * (f.Depth + 3) * (f.BY + 2) * (128*f.WX + 8)
 		}
-		return Geometry{Block: [3]int{32, f.BY, 1},
-			Grid:        [3]int{ceilDiv(nx-1, 32*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, f.CZ)},
-			SharedBytes: shared}
+		return Geometry{Block: [3]int{32 * wx, f.BY, 1},
+			Grid:        [3]int{ceilDiv(nx-1, 32*wx*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, cz)},
+			SharedBytes: shared, Planes: cz}
 	}
 	return Geometry{}
 }
 
 // describeTile writes the tile as the study notes do: "32x32" for the
 // coarsened kernels, "8x8x8" for the others, points x rows x planes per
-// block for fast on rows of nx points.
-func (c config3) describeTile(nx int) string {
+// block for fast on rows of nx points with cz planes per block.
+func (c config3) describeTile(nx, cz int) string {
 	switch c.step {
 	case "basic":
 		return fmt.Sprintf("%dx%dx%d", c.block[0], c.block[1], c.block[2])
@@ -231,12 +261,45 @@ func (c config3) describeTile(nx int) string {
 	case "coarsened", "register_tiled":
 		return fmt.Sprintf("%dx%d", c.tile, c.tile)
 	case "fast":
-		f := c.fast
-		rows := f.BY
-		if !f.YShared {
-			rows *= f.RY
-		}
-		return fmt.Sprintf("%dx%dx%d", 32*vec(nx), rows, f.CZ)
+		g := c.geometry(3, 3, nx, cz)
+		rows := c.fast.BY * c.fast.RY
+		return fmt.Sprintf("%dx%dx%d", g.Block[0]*vec(nx), rows, g.Planes)
 	}
 	return strconv.Itoa(c.tile)
+}
+
+// minChunk is the fewest planes a fast block marches through when the
+// planes are chosen per grid: below it the two halo planes of each chunk
+// cost too much.
+const minChunk = 8
+
+// chunkHalo is what a chunk costs beyond its own planes, in planes: the
+// two halo planes it loads before its first output.
+const chunkHalo = 2
+
+// chooseChunk returns the planes per block for fast on P interior planes
+// when each chunk of planes needs B blocks and capacity blocks fit on the
+// GPU at once. It maximises the useful share of the block slots: blocks
+// run in waves, each as long as a chunk plus its halo, so B·K blocks in
+// ceil(B·K/capacity) waves of cz+2 planes do B·P plane-steps of work.
+// Among equals the longest chunk wins.
+func chooseChunk(B, P, capacity int) int {
+	if P < 1 || B < 1 {
+		return 1
+	}
+	capacity = max(capacity, 1)
+	best, bestEff := P, -1.0
+	for K := 1; K <= P; K++ {
+		cz := ceilDiv(P, K)
+		if cz < minChunk && K > 1 {
+			break
+		}
+		k := ceilDiv(P, cz)
+		waves := ceilDiv(B*k, capacity)
+		eff := float64(B*P) / float64(waves*capacity*(cz+chunkHalo))
+		if eff > bestEff+1e-9 {
+			best, bestEff = cz, eff
+		}
+	}
+	return best
 }

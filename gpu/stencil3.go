@@ -30,7 +30,7 @@ func (d *Device) Stencil3(step string, o Options) (*Stencil3, error) {
 	}
 	// The block and shared memory do not depend on the grid: check them on
 	// the smallest grid now.
-	if err := checkGeometry(cfg.geometry(3, 3, 4), d.props, 0, 0); err != nil {
+	if err := checkGeometry(cfg.geometry(3, 3, 4, 1), d.props, 0, 0); err != nil {
 		return nil, fmt.Errorf("gpu: %s with tile %d: %w", step, cfg.tile, err)
 	}
 	m, err := d.Module(step, cfg.defines)
@@ -46,8 +46,9 @@ func (k *Stencil3) Step() string { return k.cfg.step }
 // Tile returns the tile in use (see Options.Tile).
 func (k *Stencil3) Tile() int { return k.cfg.tile }
 
-// TileShape describes the tile for rows of nx points, e.g. "32x32".
-func (k *Stencil3) TileShape(nx int) string { return k.cfg.describeTile(nx) }
+// TileShape describes the tile of a launch g on rows of nx points, e.g.
+// "32x32", or for fast points×rows×planes per block.
+func (k *Stencil3) TileShape(nx int, g Geometry) string { return k.cfg.describeTile(nx, g.Planes) }
 
 // Defines returns the defines the step was compiled with.
 func (k *Stencil3) Defines() []Define { return slices.Clone(k.cfg.defines) }
@@ -71,7 +72,18 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 	if err != nil {
 		return Geometry{}, err
 	}
-	g := k.cfg.geometry(nz, ny, nx)
+	cz := 0
+	if k.cfg.step == "fast" && k.cfg.fast.CZ == 0 {
+		// Fill the GPU in whole waves: the blocks of one chunk of planes
+		// (any chunk length gives the same count), and how many fit at once.
+		one := k.cfg.geometry(nz, ny, nx, nz)
+		occ, err := f.Occupancy(one.Threads())
+		if err != nil {
+			return Geometry{}, err
+		}
+		cz = chooseChunk(one.Grid[0]*one.Grid[1], nz-2, occ*k.d.props.SMs)
+	}
+	g := k.cfg.geometry(nz, ny, nx, cz)
 	g.SharedBytes = f.StaticShared
 	if err := checkGeometry(g, k.d.props, f.MaxThreads, f.Registers); err != nil {
 		return Geometry{}, fmt.Errorf("gpu: %s on a %d×%d×%d grid: %w", k.cfg.step, nz, ny, nx, err)
@@ -107,6 +119,9 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 	a := new(args).ptr(src.ptr).ptr(dst.ptr).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
 	for _, v := range c {
 		a.f32(float32(v))
+	}
+	if k.cfg.step == "fast" {
+		a.i32(int32(g.Planes))
 	}
 	return f, g, a, nil
 }

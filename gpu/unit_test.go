@@ -172,7 +172,7 @@ func TestGeometryCoversInterior(t *testing.T) {
 		for _, T := range []int{3, 4, 6, 8, 10} {
 			c, err := newConfig3("tiled", Options{Tile: T})
 			require.NoError(t, err)
-			g := c.geometry(n, n+1, n+2)
+			g := c.geometry(n, n+1, n+2, 0)
 			assert.Equal(t, [3]int{T, T, T}, g.Block)
 			assert.Equal(t, 4*T*T*T, g.SharedBytes)
 			// Fig. 8.8: block b's output threads 1…T−2 sit at b·(T−2)+t−1.
@@ -184,7 +184,7 @@ func TestGeometryCoversInterior(t *testing.T) {
 			for _, T := range []int{4, 16, 32} {
 				c, err := newConfig3(step, Options{Tile: T})
 				require.NoError(t, err)
-				g := c.geometry(n, n, n)
+				g := c.geometry(n, n, n, 0)
 				assert.Equal(t, [3]int{T, T, 1}, g.Block)
 				// Figs. 8.10/8.12: block b marches over planes b·(T−2) … b·(T−2)+T−3.
 				covers(t, step+" z", n, g.Grid[2], T-2, func(b int) int { return b * (T - 2) })
@@ -193,24 +193,26 @@ func TestGeometryCoversInterior(t *testing.T) {
 		}
 		c, err := newConfig3("basic", Options{})
 		require.NoError(t, err)
-		g := c.geometry(n, n, n)
+		g := c.geometry(n, n, n, 0)
 		assert.Equal(t, [3]int{8, 8, 8}, g.Block)
 		assert.GreaterOrEqual(t, g.Grid[0]*8, n, "basic covers every point")
 		assert.Less(t, (g.Grid[0]-1)*8, n, "basic launches no empty block")
 
-		for _, defs := range [][]Define{nil, {{"FAST_YSHARED", "0"}, {"FAST_RY", "3"}}, {{"FAST_BY", "4"}}} {
+		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}}, {{"FAST_BY", "4"}},
+			{{"FAST_MODE", "1"}}, {{"FAST_WX", "4"}, {"FAST_BY", "2"}}} {
 			c, err := newConfig3("fast", Options{Tile: 7, Defines: defs})
 			require.NoError(t, err)
 			nx := n + 1 // some rows of a multiple of 4, some not
-			g := c.geometry(n, n, nx)
+			g := c.geometry(n, n, nx, 0)
 			v := vec(nx)
-			rows := c.fast.BY
-			if !c.fast.YShared {
-				rows *= c.fast.RY
+			rows := c.fast.BY * c.fast.RY
+			wx := 1
+			if c.fast.Mode == fastAsync && v == 4 {
+				wx = c.fast.WX
 			}
-			assert.Equal(t, [3]int{32, c.fast.BY, 1}, g.Block)
-			// A warp owns 32·V points from b·32·V; rows and planes start at 1.
-			covers(t, "fast x", nx, g.Grid[0], 32*v, func(b int) int { return b * 32 * v })
+			assert.Equal(t, [3]int{32 * wx, c.fast.BY, 1}, g.Block)
+			// A block owns 32·wx·V points from b·32·wx·V; rows and planes start at 1.
+			covers(t, "fast x", nx, g.Grid[0], 32*wx*v, func(b int) int { return b * 32 * wx * v })
 			covers(t, "fast y", n, g.Grid[1], rows, func(b int) int { return 1 + b*rows })
 			covers(t, "fast z", n, g.Grid[2], 7, func(b int) int { return 1 + b*7 })
 		}
@@ -255,23 +257,32 @@ func TestDefinesAndOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 32, c.tile)
 	assert.Equal(t, []string{"-DIN_TILE_DIM=32"}, defineFlags(c.defines))
-	assert.Equal(t, "32x32", c.describeTile(512))
+	assert.Equal(t, "32x32", c.describeTile(512, 0))
 
 	c, err = newConfig3("basic", Options{Block: [3]int{32, 8, 1}})
 	require.NoError(t, err)
 	assert.Empty(t, c.defines, "basic's block is a launch setting, not a define")
-	assert.Equal(t, "32x8x1", c.describeTile(512))
+	assert.Equal(t, "32x8x1", c.describeTile(512, 0))
 
-	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_YSHARED", "0"}, {"FAST_RY", "2"}, {"MY_FLAG", "3"}}})
+	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"MY_FLAG", "3"}}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_CZ=16", "-DFAST_YSHARED=0",
-		"-DFAST_PREFETCH=1", "-DFAST_STREAM=1", "-DMY_FLAG=3"}, defineFlags(c.defines))
+	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1", "-DFAST_DEPTH=3",
+		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_PREFETCH=1", "-DFAST_STREAM=1", "-DMY_FLAG=3"}, defineFlags(c.defines))
 	assert.Equal(t, "fast4", c.entry(512))
 	assert.Equal(t, "fast1", c.entry(130))
-	assert.Equal(t, "128x16x16", c.describeTile(512))
+	assert.Equal(t, "128x16x16", c.describeTile(512, 0))
+
+	c, err = newConfig3("fast", Options{Tile: 32, Defines: []Define{{"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}})
+	require.NoError(t, err)
+	g := c.geometry(512, 512, 512, 0)
+	assert.Equal(t, [3]int{128, 2, 1}, g.Block, "mode 2: 4 warps span 512 points of a row")
+	assert.Equal(t, [3]int{1, 255, 16}, g.Grid)
+	assert.Equal(t, 4*5*4*(512+8), g.SharedBytes, "a ring of depth+3 tiles of 2+2 rows")
+	assert.Equal(t, "512x2x32", c.describeTile(512, 0))
+	assert.Equal(t, [3]int{32, 2, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to one warp per row")
 
 	opts := compileOptions("sm_90", c.defines[:1])
-	assert.Equal(t, []string{"--gpu-architecture=sm_90", "--std=c++17", "--generate-line-info", "-DFAST_BY=8"}, opts)
+	assert.Equal(t, []string{"--gpu-architecture=sm_90", "--std=c++17", "--generate-line-info", "-DFAST_MODE=2"}, opts)
 
 	for _, bad := range []struct {
 		step string
@@ -284,7 +295,10 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"tiled", Options{Block: [3]int{8, 8, 8}}, "basic only"},
 		{"basic", Options{Block: [3]int{8, 0, 8}}, "at least 1"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "33"}}}, "FAST_BY = 33 must be an integer from 1 to 32"},
-		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "without FAST_YSHARED"},
+		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "FAST_MODE=0 only"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "FAST_MODE=2 only"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}}}, "from 0 to 2"},
+		{"fast", Options{Defines: []Define{{"FAST_DEPTH", "0"}}}, "from 1 to 8"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "4"}, {"FAST_BY", "8"}}}, "given twice"},
 		{"fast", Options{Defines: []Define{{"2BAD", "1"}}}, "not a C identifier"},
 		{"reference", Options{}, "no 3D step"},
@@ -303,6 +317,37 @@ func TestDefinesAndOptions(t *testing.T) {
 	for _, bad := range []string{"=3", "A B=1", "X=a b", "X=\"1\"", "X="} {
 		_, err := ParseDefine(bad)
 		assert.Error(t, err, bad)
+	}
+}
+
+func TestChooseChunk(t *testing.T) {
+	// N = 512 with 4×32 blocks per chunk and 3 blocks on each of 132
+	// multiprocessors: three chunks of 170 planes give 384 blocks, one wave.
+	assert.Equal(t, 170, chooseChunk(128, 510, 396))
+	// Everything fits at once: one chunk per column... unless more chunks
+	// fill the idle slots: 64 columns on 132 slots → two chunks.
+	assert.Equal(t, 255, chooseChunk(64, 510, 132))
+	// Far more columns than slots: long chunks, whole waves.
+	cz := chooseChunk(2048, 2046, 396)
+	assert.GreaterOrEqual(t, cz, minChunk)
+	// Small grids: a chunk never exceeds the planes there are, and a grid
+	// far smaller than the GPU is cut into chunks of the shortest length.
+	assert.Equal(t, 1, chooseChunk(1, 1, 100))
+	assert.Equal(t, minChunk, chooseChunk(1, 65, 1000))
+
+	// The efficiency the choice maximises, computed independently for
+	// every chunk length: no other length does better.
+	for _, tc := range [][3]int{{128, 510, 396}, {256, 1022, 528}, {20, 65, 264}, {4096, 2046, 396}} {
+		B, P, capa := tc[0], tc[1], tc[2]
+		eff := func(cz int) float64 {
+			k := (P + cz - 1) / cz
+			waves := (B*k + capa - 1) / capa
+			return float64(B*P) / float64(waves*capa*(cz+2))
+		}
+		got := eff(chooseChunk(B, P, capa))
+		for cz := minChunk; cz <= P; cz++ {
+			assert.GreaterOrEqual(t, got+1e-9, eff(cz), "B=%d P=%d capacity=%d: cz=%d does better", B, P, capa, cz)
+		}
 	}
 }
 
@@ -336,17 +381,17 @@ func TestChooseTarget(t *testing.T) {
 func TestCheckGeometry(t *testing.T) {
 	c, err := newConfig3("tiled", Options{Tile: 11})
 	require.NoError(t, err)
-	err = checkGeometry(c.geometry(64, 64, 64), h200, 0, 0)
+	err = checkGeometry(c.geometry(64, 64, 64, 0), h200, 0, 0)
 	require.Error(t, err)
 	assert.Equal(t, "block 11×11×11 = 1331 threads exceeds 1024", err.Error())
 
 	c, err = newConfig3("tiled", Options{Tile: 10})
 	require.NoError(t, err)
-	assert.NoError(t, checkGeometry(c.geometry(64, 64, 64), h200, 0, 0), "tile 10: 1000 threads fit")
+	assert.NoError(t, checkGeometry(c.geometry(64, 64, 64, 0), h200, 0, 0), "tile 10: 1000 threads fit")
 
 	c, err = newConfig3("coarsened", Options{Tile: 33})
 	require.NoError(t, err)
-	err = checkGeometry(c.geometry(64, 64, 64), h200, 0, 0)
+	err = checkGeometry(c.geometry(64, 64, 64, 0), h200, 0, 0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "1089 threads exceeds 1024")
 
@@ -355,9 +400,9 @@ func TestCheckGeometry(t *testing.T) {
 		T, _, err := lab.MaxTile(step, lab.Limits{MaxThreads: h200.MaxThreadsPerBlock, MaxSharedBytes: h200.SharedPerBlock})
 		require.NoError(t, err)
 		c, _ := newConfig3(step, Options{Tile: T})
-		assert.NoError(t, checkGeometry(c.geometry(64, 64, 64), h200, 0, 0), "%s T=%d", step, T)
+		assert.NoError(t, checkGeometry(c.geometry(64, 64, 64, 0), h200, 0, 0), "%s T=%d", step, T)
 		c, _ = newConfig3(step, Options{Tile: T + 1})
-		assert.Error(t, checkGeometry(c.geometry(64, 64, 64), h200, 0, 0), "%s T=%d", step, T+1)
+		assert.Error(t, checkGeometry(c.geometry(64, 64, 64, 0), h200, 0, 0), "%s T=%d", step, T+1)
 	}
 
 	err = checkGeometry(Geometry{Grid: [3]int{1, 1, 1}, Block: [3]int{4, 4, 65}}, h200, 0, 0)

@@ -152,6 +152,7 @@ type benchRun struct {
 	N             int       `json:"n"`
 	Tile          int       `json:"tile"`
 	TileShape     string    `json:"tile_shape"`
+	Planes        int       `json:"planes_per_block"`
 	Defines       []string  `json:"defines"`
 	Grid          [3]int    `json:"grid"`
 	Block         [3]int    `json:"block"`
@@ -322,8 +323,9 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 				return 1, fmt.Errorf("%s at N=%d: %w", c.label, n, err)
 			}
 			f, _ := k.Function(n)
-			r := benchRun{Kernel: c.step, Label: c.label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n),
-				Grid: m.Geometry.Grid, Block: m.Geometry.Block, SharedBytes: m.Geometry.SharedBytes,
+			r := benchRun{Kernel: c.step, Label: c.label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n, m.Geometry),
+				Planes: m.Geometry.Planes,
+				Grid:   m.Geometry.Grid, Block: m.Geometry.Block, SharedBytes: m.Geometry.SharedBytes,
 				Registers: f.Registers, LocalBytes: f.LocalBytes, Target: k.Module().Target,
 				CompileMs: float64(k.Module().CompileTime.Microseconds()) / 1e3,
 				MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,

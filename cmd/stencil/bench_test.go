@@ -12,12 +12,12 @@ import (
 )
 
 func TestParseVariant(t *testing.T) {
-	c, err := parseVariant("fast:tile=32,FAST_BY=16,FAST_YSHARED=0")
+	c, err := parseVariant("fast:tile=32,FAST_BY=16,FAST_MODE=0")
 	require.NoError(t, err)
 	assert.Equal(t, "fast", c.step)
-	assert.Equal(t, "fast[tile=32,FAST_BY=16,FAST_YSHARED=0]", c.label)
+	assert.Equal(t, "fast[tile=32,FAST_BY=16,FAST_MODE=0]", c.label)
 	assert.Equal(t, 32, c.opts.Tile)
-	assert.Equal(t, []gpu.Define{{Name: "FAST_BY", Value: "16"}, {Name: "FAST_YSHARED", Value: "0"}}, c.opts.Defines)
+	assert.Equal(t, []gpu.Define{{Name: "FAST_BY", Value: "16"}, {Name: "FAST_MODE", Value: "0"}}, c.opts.Defines)
 
 	c, err = parseVariant("basic:block=32x8x1")
 	require.NoError(t, err)
