@@ -54,3 +54,7 @@ func nvrtcSupportedArchs() ([]int, int)                     { return nil, errNot
 func nvrtcCompile(string, string, []string, bool) ([]byte, string, string, int) {
 	return nil, "", "nvrtcCreateProgram", errNotAvailable
 }
+
+func cuOccupancyMaxActiveBlocksPerMultiprocessor(handle, int, int) (int, int) {
+	return 0, errNotAvailable
+}
