@@ -167,7 +167,7 @@ func SimulateKernel(name string, k lab.StencilKernel, n, tile int) (Result, erro
 		return Result{}, fmt.Errorf("nbrun: %s: %w", name, err)
 	}
 	if tile == 0 {
-		tile = gpu.DefaultTile(name)
+		tile = defaultTile(name)
 	}
 	sim := &lab.Simulator{Tile: tile}
 	r := Result{Step: name, Backend: lab.Sim, Device: "CPU simulator", Note: "running on the CPU simulator",
@@ -381,4 +381,15 @@ func (r Result) Hazards(max int) string {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// defaultTile is the tile a kernel takes when given 0: the step's, or for
+// a variant such as "coarsened_loop_closes_early" the step it starts with.
+func defaultTile(name string) int {
+	for _, step := range []string{lab.KernelRegisterTiled, lab.KernelCoarsened, lab.KernelTiled, lab.KernelBasic} {
+		if name == step || strings.HasPrefix(name, step+"_") {
+			return gpu.DefaultTile(step)
+		}
+	}
+	return 0
 }

@@ -1,0 +1,183 @@
+package nbrun
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"stencillab.dev/figures/fig"
+	"stencillab.dev/lab"
+)
+
+// pale mixes c with white, f of the way: the lighter bar of a pair.
+func pale(c color.Color, f float64) color.Color {
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8(math.Round(float64(v>>8) + f*(255-float64(v>>8)))) }
+	return color.NRGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
+}
+
+// label names a simulated run in a chart: its step and tile.
+func label(r Result) string {
+	if r.Step == lab.KernelBasic {
+		return fmt.Sprintf("basic, %d×%d×%d blocks", r.Tile, r.Tile, r.Tile)
+	}
+	return fmt.Sprintf("%s, T = %d", r.Step, r.Tile)
+}
+
+// TrafficPlot draws, for simulated runs, the global-memory bytes each
+// interior output point costs: loaded and stored, as the simulator counted
+// them, against the ideal of one 4-byte read and one 4-byte write per
+// point. Runs on the GPU, which count nothing, are an error.
+func TrafficPlot(rs ...Result) (*plot.Plot, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("nbrun: traffic plot: no runs")
+	}
+	p := fig.NewPlot("Global-memory traffic per output point, as counted", "bytes per interior point", "")
+	names := make([]string, len(rs))
+	var o fig.Overlay
+	xmax := 8.0
+	for i, r := range rs {
+		if r.Backend != lab.Sim || r.Stats.GlobalStores == 0 {
+			return nil, fmt.Errorf("nbrun: traffic plot: %s has no simulator counts", r.Step)
+		}
+		y := float64(len(rs) - 1 - i)
+		names[len(rs)-1-i] = label(r)
+		inner := float64((r.N - 2) * (r.N - 2) * (r.N - 2))
+		load := float64(r.Stats.GlobalLoadBytes) / inner
+		store := float64(r.Stats.GlobalStoreBytes) / inner
+		c := fig.KernelColor(r.Step)
+		o.Add(fig.Rect(0, y-0.3, load, y+0.3).Filled(c))
+		o.Add(fig.Rect(load, y-0.3, load+store, y+0.3).Filled(pale(c, 0.6)))
+		o.Add(fig.Label(load+store+0.3, y, 8.5, fmt.Sprintf("%.1f B loaded + %.0f B stored", load, store)).Align(0, -0.5))
+		xmax = math.Max(xmax, load+store)
+	}
+	o.Add(fig.Line(fig.Pt{X: 8, Y: -0.6}, fig.Pt{X: 8, Y: float64(len(rs)) - 0.45}).Stroked(fig.Ink, 1.2).Dashed())
+	o.Add(fig.Label(8, float64(len(rs))-0.4, 8.5, "ideal: 4 B in, 4 B out").Align(0, 0))
+	p.Add(verticalGrid(), &o)
+	p.NominalY(names...)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(rs))
+	p.X.Min, p.X.Max = 0, xmax*1.55
+	step := 4
+	for xmax*1.55/float64(step) > 8 {
+		step *= 2
+	}
+	p.X.Tick.Marker = integerTicks(0, int(xmax*1.55), step)
+	return p, nil
+}
+
+// TrafficHeight is a good height for TrafficPlot of n runs.
+func TrafficHeight(n int) vg.Length {
+	return vg.Length(1.2+0.45*float64(n)) * vg.Inch
+}
+
+// ModelVsMeasured draws each run's share of the copy bandwidth next to
+// what the chapter's traffic model (ModelShare, no cache) predicts, at
+// N = 512; measured is what the measured bars are called in the title,
+// e.g. "the H200".
+func ModelVsMeasured(runs []HopperRun, measured string) (*plot.Plot, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("nbrun: model against measurement: no runs")
+	}
+	p := fig.NewPlot(fmt.Sprintf("Share of copy bandwidth at N = 512: model against %s", measured), "% of the copy kernel's GB/s", "")
+	names := make([]string, len(runs))
+	var o fig.Overlay
+	for i, r := range runs {
+		y := float64(len(runs) - 1 - i)
+		names[len(runs)-1-i] = r.Kernel + "\n" + r.Config
+		c := fig.KernelColor(r.Kernel)
+		o.Add(fig.Rect(0, y+0.02, r.PctCopy, y+0.36).Filled(c))
+		o.Add(barLabel(r.PctCopy, y+0.19, fmt.Sprintf("measured %.0f %%", r.PctCopy), fig.Ink))
+		if tile, ok := tileOf(r); ok {
+			m, err := ModelShare(r.Kernel, 512, tile)
+			if err != nil {
+				return nil, err
+			}
+			o.Add(fig.Rect(0, y-0.36, m, y-0.02).Filled(pale(c, 0.65)).Stroked(c, 0.6))
+			o.Add(barLabel(m, y-0.19, fmt.Sprintf("model %.0f %%", m), fig.Muted))
+		} else {
+			o.Add(fig.Label(1, y-0.19, 8, "no model: outside the chapter").Align(0, -0.5).Colored(fig.Muted))
+		}
+	}
+	o.Add(fig.Line(fig.Pt{X: 100, Y: -0.6}, fig.Pt{X: 100, Y: float64(len(runs)) - 0.45}).Stroked(fig.Ink, 1.2).Dashed())
+	o.Add(fig.Label(100, float64(len(runs))-0.4, 8.5, "copy").Align(-0.5, 0))
+	p.Add(verticalGrid(), &o)
+	p.NominalY(names...)
+	p.Y.Min, p.Y.Max = -0.6, float64(len(runs))
+	p.X.Min, p.X.Max = 0, 112
+	p.X.Tick.Marker = integerTicks(0, 100, 20)
+	return p, nil
+}
+
+// barLabel writes a bar's value after its end, or inside it near the end
+// when the bar reaches the copy line at 100 %.
+func barLabel(end, y float64, text string, c color.Color) fig.Shape {
+	if end > 72 {
+		return fig.Label(end-1, y, 8, text).Align(-1, -0.5).Colored(c)
+	}
+	return fig.Label(end+1, y, 8, text).Align(0, -0.5).Colored(c)
+}
+
+// verticalGrid is a grid of vertical lines only: horizontal ones would run
+// through the labels of a bar chart.
+func verticalGrid() *plotter.Grid {
+	g := plotter.NewGrid()
+	g.Horizontal.Color = nil
+	return g
+}
+
+// integerTicks puts a tick labelled with its integer value at from,
+// from+step, … up to to.
+func integerTicks(from, to, step int) plot.ConstantTicks {
+	var ts plot.ConstantTicks
+	for v := from; v <= to; v += step {
+		ts = append(ts, plot.Tick{Value: float64(v), Label: fmt.Sprint(v)})
+	}
+	return ts
+}
+
+// Broken returns the broken kernel of lab.BrokenKernels with that name.
+func Broken(name string) (lab.Broken, error) {
+	var names []string
+	for _, b := range lab.BrokenKernels() {
+		if b.Name == name {
+			return b, nil
+		}
+		names = append(names, b.Name)
+	}
+	return lab.Broken{}, fmt.Errorf("nbrun: no broken kernel %q (there are %v): %w", name, names, lab.ErrUnknown)
+}
+
+// ShowBroken runs a broken kernel on the simulator and presents it as a
+// lesson: where the mistake comes from and what it is, the launch's error
+// if any, the hazard reports, and a DiffMap of the output against the
+// reference, shown in the notebook. The kernel's own failure is part of
+// the lesson and not an error; an unknown name or an impossible grid is.
+func ShowBroken(w io.Writer, name string, n, tile int) (Result, error) {
+	b, err := Broken(name)
+	if err != nil {
+		return Result{}, err
+	}
+	fmt.Fprintf(w, "%s\n  from: %s\n  the mistake: %s\n  how it shows: %s\n\n", b.Name, b.From, b.Bug, b.Caught)
+	r, err := SimulateKernel(b.Name, b.Kernel, n, tile)
+	if r.Out == nil {
+		return r, err
+	}
+	if err != nil {
+		fmt.Fprintf(w, "launch error: %v\n", r.Err)
+	}
+	if h := r.Hazards(3); h != "" {
+		fmt.Fprintln(w, h)
+	}
+	if r.Stats.BlocksRun == 0 {
+		fmt.Fprintln(w, "nothing ran, so there is no output to compare")
+		return r, nil
+	}
+	c := r.Count()
+	fmt.Fprintf(w, "output against lab.SevenPoint: %d right, %d wrong, %d never written, %d boundary points written\n",
+		c[Right], c[Wrong], c[Unwritten], c[BoundaryWritten])
+	return r, ShowDiff(r)
+}

@@ -1,0 +1,81 @@
+package nbrun
+
+import (
+	"bytes"
+	"image/color"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"stencillab.dev/figures/fig"
+	"stencillab.dev/lab"
+)
+
+func TestTrafficPlot(t *testing.T) {
+	basic, err := Simulate("basic", 20, 8)
+	require.NoError(t, err)
+	tiled, err := Simulate("tiled", 20, 8)
+	require.NoError(t, err)
+	p, err := TrafficPlot(basic, tiled)
+	require.NoError(t, err)
+	_, err = fig.Image(p, fig.Wide, TrafficHeight(2), 60)
+	require.NoError(t, err)
+	assert.Greater(t, TrafficHeight(4), TrafficHeight(2))
+
+	_, err = TrafficPlot()
+	assert.Error(t, err)
+	_, err = TrafficPlot(Result{Step: "basic", Backend: lab.GPU, N: 20})
+	assert.Error(t, err, "a GPU run has no counts to draw")
+	assert.Equal(t, "basic, 8×8×8 blocks", label(basic))
+	assert.Equal(t, "tiled, T = 8", label(tiled))
+}
+
+func TestModelVsMeasured(t *testing.T) {
+	p, err := ModelVsMeasured(HopperRuns(), "the H200")
+	require.NoError(t, err)
+	_, err = fig.Image(p, fig.Wide, fig.Tall, 60)
+	require.NoError(t, err)
+	_, err = ModelVsMeasured(nil, "nothing")
+	assert.Error(t, err)
+}
+
+func TestPale(t *testing.T) {
+	assert.Equal(t, color.NRGBA{255, 255, 255, 255}, pale(fig.Ink, 1))
+	assert.Equal(t, color.NRGBA{0x22, 0x22, 0x22, 255}, pale(fig.Ink, 0), "Ink is #222222")
+	assert.Equal(t, color.NRGBA{0x91, 0x91, 0x91, 255}, pale(fig.Ink, 0.5), "half way: 34 + 221/2 = 144.5, rounded")
+}
+
+func TestDefaultTile(t *testing.T) {
+	assert.Equal(t, 8, defaultTile("tiled_no_barrier"))
+	assert.Equal(t, 32, defaultTile("register_tiled_no_second_barrier"))
+	assert.Equal(t, 32, defaultTile("coarsened"))
+	assert.Equal(t, 8, defaultTile("basic"))
+	assert.Equal(t, 0, defaultTile("tiledx"))
+}
+
+func TestShowBroken(t *testing.T) {
+	var w bytes.Buffer
+	r, err := ShowBroken(&w, "coarsened_loop_closes_early", 34, 0)
+	require.NoError(t, err)
+	assert.Contains(t, w.String(), "from: study notes, day 22")
+	assert.Contains(t, w.String(), "0 right, 1024 wrong, 31744 never written, 0 boundary points written")
+	assert.Equal(t, 32, r.Tile)
+
+	w.Reset()
+	_, err = ShowBroken(&w, "coarsened_block_34x34", 34, 0)
+	require.NoError(t, err, "a refused launch is the lesson, not an error")
+	assert.Contains(t, w.String(), "launch error: ")
+	assert.Contains(t, w.String(), "1156 threads exceeds 1024")
+	assert.Contains(t, w.String(), "nothing ran")
+
+	w.Reset()
+	_, err = ShowBroken(&w, "tiled_no_barrier", 20, 0)
+	require.NoError(t, err)
+	assert.Contains(t, w.String(), "hazards: ")
+	assert.Contains(t, w.String(), "race: thread")
+
+	_, err = ShowBroken(&w, "no_such_kernel", 20, 0)
+	assert.ErrorIs(t, err, lab.ErrUnknown)
+	_, err = ShowBroken(&w, "tiled_no_barrier", 2, 0)
+	assert.ErrorIs(t, err, lab.ErrSize)
+}
