@@ -48,8 +48,11 @@ func TestReleaseOfThisRepository(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(out, p)
-		if strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".ipynb") {
+		if strings.HasSuffix(p, ".go") {
 			assert.False(t, release.HasSolution(b), "%s keeps a solution", rel)
+		}
+		if strings.HasSuffix(p, ".ipynb") {
+			assert.False(t, release.NotebookHasSolution(b), "%s keeps a solution", rel)
 		}
 		if strings.HasSuffix(p, ".go") {
 			assert.False(t, release.IsHidden(b), "%s is instructor-only", rel)
@@ -60,6 +63,7 @@ func TestReleaseOfThisRepository(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(out, "exercises", "checks", "hidden.go"))
 	assert.FileExists(t, filepath.Join(out, "exercises", "checks", "sine.go"))
 	assert.FileExists(t, filepath.Join(out, "go.mod"))
+	assert.FileExists(t, filepath.Join(out, "notebooks", "09_exercises.ipynb"))
 
 	// A second release into the same folder is refused.
 	assert.Equal(t, 1, run([]string{"-C", root, "-out", out}, &stdout, &stderr))

@@ -169,6 +169,8 @@ func TestStripNotebook(t *testing.T) {
 	assert.Equal(t, "c1", back.Cells[1].ID)
 	assert.Equal(t, 5, back.NBFormatMinor)
 	assert.Contains(t, string(out), "<b>bold</b>", "HTML is not escaped")
+	assert.True(t, NotebookHasSolution(src))
+	assert.False(t, NotebookHasSolution(out))
 	assert.NotContains(t, string(out), "secret")
 	assert.NotContains(t, string(out), "return 42")
 }

@@ -60,6 +60,29 @@ func StripNotebook(name string, src []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// NotebookHasSolution reports whether a code cell of the notebook src has
+// a solution block. A notebook that does not parse has none.
+func NotebookHasSolution(src []byte) bool {
+	var nb struct {
+		Cells []struct {
+			CellType string          `json:"cell_type"`
+			Source   json.RawMessage `json:"source"`
+		} `json:"cells"`
+	}
+	if json.Unmarshal(src, &nb) != nil {
+		return false
+	}
+	for _, c := range nb.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		if text, err := cellSource(c.Source); err == nil && HasSolution([]byte(text)) {
+			return true
+		}
+	}
+	return false
+}
+
 // marshal encodes v as JSON without escaping <, > and &, which notebooks
 // keep as they are.
 func marshal(v any) (json.RawMessage, error) {
@@ -153,7 +176,7 @@ func Tree(root, out string) (Summary, error) {
 				return sum, err
 			}
 			sum.Stripped = append(sum.Stripped, slash)
-		case strings.HasSuffix(rel, ".ipynb") && HasSolution(b):
+		case strings.HasSuffix(rel, ".ipynb") && NotebookHasSolution(b):
 			if b, err = StripNotebook(slash, b); err != nil {
 				return sum, err
 			}
