@@ -20,7 +20,8 @@
 //   - FAST_MODE chooses how planes reach the threads:
 //       0  registers: each thread holds FAST_RY rows plus their two y
 //          neighbour rows in registers and relies on L1 for the overlap
-//          between threads; no shared memory, no barrier;
+//          between threads; no shared memory, no barrier; FAST_WX warps
+//          side by side cover 128·FAST_WX points of a row;
 //       1  shared y: one row per thread in registers; the block publishes
 //          its FAST_BY rows and two halo rows in a double-buffered shared
 //          plane, one barrier per plane;
@@ -36,9 +37,9 @@
 //     compiler must allow (__launch_bounds__), which caps registers.
 //
 // Launch: blockDim = (32·wx, FAST_BY, 1); gridDim = (ceil((nx−1)/(32·wx·V)),
-// ceil((ny−2)/rows), ceil((nz−2)/cz)), with wx = FAST_WX in mode 2
-// with V = 4 and 1 otherwise, rows = FAST_BY·FAST_RY in mode 0 and FAST_BY
-// otherwise. Coefficients follow the lab's mapping (c1/c2 x∓1, c3/c4 y∓1,
+// ceil((ny−2)/rows), ceil((nz−2)/cz)), with wx = FAST_WX in modes 0 and 2
+// and 1 in mode 1 (mode 2 on rows of any length runs mode 0's code with
+// wx = 1), rows = FAST_BY·FAST_RY in mode 0 and FAST_BY otherwise. Coefficients follow the lab's mapping (c1/c2 x∓1, c3/c4 y∓1,
 // c5/c6 z∓1); indices are 64-bit.
 
 #ifndef FAST_BY
@@ -330,11 +331,11 @@ template <int V>
 __device__ __forceinline__ void march_columns(const float* __restrict__ in, float* __restrict__ out,
                                               int nz, int ny, int nx, int cz, const Coeffs7 c)
 {
-    const int lane = threadIdx.x;
-    const int x0 = (blockIdx.x * 32 + lane) * V;
+    const int lane = threadIdx.x & 31;
+    const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * V;        // blockDim.x = 32·FAST_WX
     const int jt = 1 + (blockIdx.y * FAST_BY + threadIdx.y) * FAST_RY;   // first output row
     if (jt > ny - 2) {
-        return; // a warp is one threadIdx.y: all its lanes leave together
+        return; // a warp lies in one threadIdx.y: all its lanes leave together
     }
     const int z0 = 1 + blockIdx.z * cz;
     const int z1 = min(z0 + cz, nz - 1);

@@ -132,6 +132,7 @@ var configs3 = []struct {
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_L2PF", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_PREFETCH", "0"}, {"FAST_L2PF", "4"}, {"FAST_MINB", "4"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}}}},
+	{"fast", Options{Tile: 9, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_RY", "2"}, {"FAST_STREAM", "0"}}}},
 	{"fast", Options{Tile: 32, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_PREFETCH", "0"}}}},
 	{"fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "4"}}}},
 }

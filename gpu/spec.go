@@ -161,8 +161,8 @@ func newConfig3(step string, o Options) (config3, error) {
 		if f.Mode != fastRegisters && f.RY != 1 {
 			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (modes 1 and 2 hold one row per thread)", f.RY)
 		}
-		if f.Mode != fastAsync && f.WX != 1 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d applies to FAST_MODE=2 only (a warp spans the block in x otherwise)", f.WX)
+		if f.Mode == fastSharedY && f.WX != 1 {
+			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d does not apply to FAST_MODE=1 (a warp spans the block in x there)", f.WX)
 		}
 		c.fast = f
 		c.defines = append(c.defines,
@@ -241,6 +241,8 @@ func (c config3) geometry(nz, ny, nx, cz int) Geometry {
 		case f.Mode == fastAsync && v == 4:
 			wx, rows = f.WX, f.BY
 			shared = 4 * (f.Depth + 3) * (f.BY + 2) * (128*f.WX + 8)
+		case f.Mode == fastRegisters:
+			wx = f.WX
 		}
 		return Geometry{Block: [3]int{32 * wx, f.BY, 1},
 			Grid:        [3]int{ceilDiv(nx-1, 32*wx*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, cz)},

@@ -199,6 +199,7 @@ func TestGeometryCoversInterior(t *testing.T) {
 		assert.Less(t, (g.Grid[0]-1)*8, n, "basic launches no empty block")
 
 		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}}, {{"FAST_BY", "4"}},
+			{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}},
 			{{"FAST_MODE", "1"}}, {{"FAST_WX", "4"}, {"FAST_BY", "2"}}} {
 			c, err := newConfig3("fast", Options{Tile: 7, Defines: defs})
 			require.NoError(t, err)
@@ -207,7 +208,7 @@ func TestGeometryCoversInterior(t *testing.T) {
 			v := vec(nx)
 			rows := c.fast.BY * c.fast.RY
 			wx := 1
-			if c.fast.Mode == fastAsync && v == 4 {
+			if (c.fast.Mode == fastAsync && v == 4) || c.fast.Mode == fastRegisters {
 				wx = c.fast.WX
 			}
 			assert.Equal(t, [3]int{32 * wx, c.fast.BY, 1}, g.Block)
@@ -296,7 +297,7 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"basic", Options{Block: [3]int{8, 0, 8}}, "at least 1"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "33"}}}, "FAST_BY = 33 must be an integer from 1 to 32"},
 		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "FAST_MODE=0 only"},
-		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "FAST_MODE=2 only"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "does not apply to FAST_MODE=1"},
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}}}, "from 0 to 2"},
 		{"fast", Options{Defines: []Define{{"FAST_DEPTH", "0"}}}, "from 1 to 8"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "4"}, {"FAST_BY", "8"}}}, "given twice"},
