@@ -9,19 +9,18 @@
 //     aligned); a warp covers 64 columns and writes the 62 inside them,
 //     overlapping the next warp by two columns, and trades its left and
 //     right neighbours with warp shuffles.
-//  3. Marching in y. Each warp walks RY rows down its columns and keeps
-//     three rows of derived values (h, D = αs/Cs + β(1−s)/Cm, s and the
-//     shares σ, μ) in registers: every input is loaded once, αs, β(1−s)
-//     and the division for σ, μ are done once a point, and the loads of
-//     the row after next are issued before the current row is computed.
+//  3. Marching in y. Each warp walks `rows` rows down its columns and
+//     keeps three rows of derived values (h, D = αs/Cs + β(1−s)/Cm, s and
+//     the shares σ, μ) in registers: every input is loaded once, αs,
+//     β(1−s) and the division for σ, μ are done once a point, and the
+//     loads of the row after next are issued before the current row is
+//     computed. The launcher picks `rows` near the RY it was given so that
+//     the warps come in whole waves of what the GPU holds at once.
 //
 // sed_h and sed_s are the same kernel computing one of the two. Launch
-// blocks of 32×WARPS threads on a grid of ceil(NX/62) × ceil(ceil(NY/RY)/
+// blocks of 32×WARPS threads on a grid of ceil(NX/62) × ceil(ceil(NY/rows)/
 // WARPS). Needs sediment_common.cu in front.
 
-#ifndef RY
-#define RY 32
-#endif
 #ifndef WARPS
 #define WARPS 4
 #endif
@@ -171,12 +170,12 @@ __device__ __forceinline__ void best_store(double* __restrict__ out, int x0, int
 template <int WHAT>
 __device__ __forceinline__ void best_body(const double* __restrict__ alpha, const double* __restrict__ beta,
                                           const double* __restrict__ s, const double* __restrict__ h,
-                                          double* __restrict__ hn, double* __restrict__ sn)
+                                          double* __restrict__ hn, double* __restrict__ sn, int rows)
 {
     const int seg = blockIdx.y * WARPS + threadIdx.y;
-    const int j0 = 1 + seg * RY;
+    const int j0 = 1 + seg * rows;
     if (j0 > NY) return; // the whole warp: seg depends on the warp only
-    const int j1 = min(j0 + RY, NY + 1);
+    const int j1 = min(j0 + rows, NY + 1);
     const int x0 = blockIdx.x * CHUNK + 2 * threadIdx.x;
     BestRow prev = best_row<WHAT>(best_load(alpha, beta, s, h, x0, j0 - 1));
     BestRow cur = best_row<WHAT>(best_load(alpha, beta, s, h, x0, j0));
@@ -196,26 +195,27 @@ __device__ __forceinline__ void best_body(const double* __restrict__ alpha, cons
     }
 }
 
-// sed_h writes h' = eq. 3 at every interior point.
+// sed_h writes h' = eq. 3 at every interior point, each warp walking
+// rows rows.
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
 sed_h(const double* __restrict__ alpha, const double* __restrict__ beta, const double* __restrict__ s,
-      const double* __restrict__ h, double* __restrict__ hn)
+      const double* __restrict__ h, double* __restrict__ hn, int rows)
 {
-    best_body<WANT_H>(alpha, beta, s, h, hn, nullptr);
+    best_body<WANT_H>(alpha, beta, s, h, hn, nullptr, rows);
 }
 
 // sed_s writes s' = eq. 4 in upwind flux form at every interior point.
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
 sed_s(const double* __restrict__ alpha, const double* __restrict__ beta, const double* __restrict__ s,
-      const double* __restrict__ h, double* __restrict__ sn)
+      const double* __restrict__ h, double* __restrict__ sn, int rows)
 {
-    best_body<WANT_S>(alpha, beta, s, h, nullptr, sn);
+    best_body<WANT_S>(alpha, beta, s, h, nullptr, sn, rows);
 }
 
 // sed_hs writes both h' and s' in one pass.
 extern "C" __global__ void __launch_bounds__(32 * WARPS)
 sed_hs(const double* __restrict__ alpha, const double* __restrict__ beta, const double* __restrict__ s,
-       const double* __restrict__ h, double* __restrict__ hn, double* __restrict__ sn)
+       const double* __restrict__ h, double* __restrict__ hn, double* __restrict__ sn, int rows)
 {
-    best_body<WANT_H | WANT_S>(alpha, beta, s, h, hn, sn);
+    best_body<WANT_H | WANT_S>(alpha, beta, s, h, hn, sn, rows);
 }

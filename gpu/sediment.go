@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,8 +18,10 @@ import (
 
 // SedimentOptions configures the sediment kernels of one variant.
 type SedimentOptions struct {
-	// RY is the number of rows each warp of the best variant walks, and
-	// Warps its warps per block; 0 means 32 and 4.
+	// RY is about the number of rows each warp of the best variant walks
+	// (the launcher adjusts it so that the warps come in whole waves of
+	// what the device holds at once), and Warps its warps per block; 0
+	// means 32 and 4.
 	RY, Warps int
 	// Split makes the best variant's Run launch its h- and s-kernels one
 	// after the other instead of the fused one.
@@ -39,6 +42,9 @@ type Sediment struct {
 	h, s              [2]*Buffer // h[cur], s[cur] hold the current state
 	cur               int
 	steps             int
+
+	limits OccupancyLimits // of the device, for Occupancy and the best variant's rows
+	rows   map[string]int  // rows per warp of each best kernel
 }
 
 // Attributes of the device that the occupancy calculation reads
@@ -167,9 +173,9 @@ func (d *Device) Sediment(b *sediment.Basin, variant string, o SedimentOptions) 
 		defs = append(defs, Define{"BX", "32"}, Define{"BY", "4"})
 	}
 	if variant == "best" {
-		defs = append(defs, Define{"RY", strconv.Itoa(o.RY)}, Define{"WARPS", strconv.Itoa(o.Warps)})
+		defs = append(defs, Define{"WARPS", strconv.Itoa(o.Warps)})
 	}
-	r := &Sediment{d: d, variant: variant, opts: o, nx: b.Nx, ny: b.Ny}
+	r := &Sediment{d: d, variant: variant, opts: o, nx: b.Nx, ny: b.Ny, rows: map[string]int{}}
 	// The launches do not depend on the data: check them before
 	// compiling or allocating.
 	for _, k := range r.kernels() {
@@ -184,9 +190,16 @@ func (d *Device) Sediment(b *sediment.Basin, variant string, o SedimentOptions) 
 	if r.mod, err = d.sedimentModule(variant, defs); err != nil {
 		return nil, err
 	}
+	if r.limits, err = d.occupancyLimits(); err != nil {
+		return nil, err
+	}
 	for _, k := range append(r.kernels(), "ghost") {
-		if _, err := r.function(k); err != nil {
+		f, err := r.function(k)
+		if err != nil {
 			return nil, err
+		}
+		if variant == "best" && k != "ghost" {
+			r.rows[k] = r.bestRows(f)
 		}
 	}
 	ok := false
@@ -302,7 +315,11 @@ func (r *Sediment) geometry(kernel string) Geometry {
 	case r.variant == "opt3":
 		return Geometry{Grid: [3]int{sedCeilDiv(nx, 32), sedCeilDiv(ny, 4), 1}, Block: [3]int{34, 6, 1}}
 	case r.variant == "best":
-		segs := sedCeilDiv(ny, r.opts.RY)
+		rows := r.rows[kernel]
+		if rows == 0 {
+			rows = r.opts.RY
+		}
+		segs := sedCeilDiv(ny, rows)
 		return Geometry{Grid: [3]int{sedCeilDiv(nx, 62), sedCeilDiv(segs, r.opts.Warps), 1}, Block: [3]int{32, r.opts.Warps, 1}}
 	}
 	return Geometry{Grid: [3]int{sedCeilDiv(nx, 32), sedCeilDiv(ny, 4), 1}, Block: [3]int{32, 4, 1}}
@@ -315,13 +332,32 @@ func (r *Sediment) Block() string {
 	return fmt.Sprintf("%d×%d", g.Block[0], g.Block[1])
 }
 
-// Config describes the variant's tuning defines, empty for the paper's
-// variants.
-func (r *Sediment) Config() string {
+// Config describes how the best variant runs a kernel: the rows each warp
+// walks and the warps per block; empty for the paper's variants.
+func (r *Sediment) Config(kernel string) string {
 	if r.variant != "best" {
 		return ""
 	}
-	return fmt.Sprintf("RY=%d WARPS=%d", r.opts.RY, r.opts.Warps)
+	return fmt.Sprintf("rows=%d warps=%d", r.rows[kernel], r.opts.Warps)
+}
+
+// bestRows picks the rows each warp of a best kernel walks: near RY, so
+// that the blocks come in whole waves of what the device holds at once
+// (blocks per multiprocessor by the occupancy rules, times its
+// multiprocessors). A last, nearly empty wave would leave most of the GPU
+// idle for as long as a full one.
+func (r *Sediment) bestRows(f *Function) int {
+	w := r.opts.Warps
+	perSM := r.limits.Blocks(32*w, f.Registers, f.StaticShared)
+	if perSM <= 0 {
+		return r.opts.RY
+	}
+	chunks := sedCeilDiv(r.nx, 62)
+	resident := perSM * r.d.props.SMs
+	blocks := chunks * sedCeilDiv(sedCeilDiv(r.ny, r.opts.RY), w)
+	waves := max(1, int(math.Round(float64(blocks)/float64(resident))))
+	perChunk := max(1, waves*resident/chunks) // blocks in y
+	return max(1, sedCeilDiv(r.ny, perChunk*w))
 }
 
 // Kernel returns a kernel ("h", "s", or "h+s" for the best variant) and
@@ -360,6 +396,9 @@ func (r *Sediment) args(kernel string) *args {
 		a.ptr(r.h[o].ptr).ptr(r.s[o].ptr)
 	case "ghost":
 		a.ptr(r.rate.ptr)
+	}
+	if r.variant == "best" && kernel != "ghost" {
+		a.i32(int32(r.rows[kernel]))
 	}
 	return a
 }
@@ -466,28 +505,34 @@ func (r *Sediment) Occupancy(kernel string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return r.limits.Occupancy(g.Threads(), f.Registers, f.StaticShared), nil
+}
+
+// occupancyLimits reads the device's limits for the occupancy rules; a
+// limit the driver does not report stays zero.
+func (d *Device) occupancyLimits() (OccupancyLimits, error) {
 	var l OccupancyLimits
-	err = r.d.do(func() error {
+	err := d.do(func() error {
 		for _, a := range []struct {
 			id  int
 			dst *int
 		}{{attrRegistersPerSM, &l.RegsPerSM}, {attrMaxBlocksPerSM, &l.MaxBlocks}, {attrReservedSharedPerB, &l.ReservedShared}} {
-			if v, code := cuDeviceGetAttribute(a.id, r.d.dev); code == 0 {
+			if v, code := cuDeviceGetAttribute(a.id, d.dev); code == 0 {
 				*a.dst = v
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return l, fmt.Errorf("gpu: occupancy limits: %w", err)
 	}
-	p := r.d.props
+	p := d.props
 	l.MaxThreads, l.SharedPerSM = p.MaxThreadsPerSM, p.SharedPerSM
 	l.RegUnit, l.SharedUnit, l.Partitions = 256, 128, 4
 	if p.Major < 8 {
 		l.SharedUnit = 256
 	}
-	return l.Occupancy(g.Threads(), f.Registers, f.StaticShared), nil
+	return l, nil
 }
 
 // OccupancyLimits are the limits of one multiprocessor that decide how
@@ -511,6 +556,16 @@ type OccupancyLimits struct {
 // more than MaxBlocks blocks and MaxThreads threads fit. It returns the
 // resident warps over MaxThreads/32, or −1 when a limit is unknown (zero).
 func (l OccupancyLimits) Occupancy(threads, regs, shared int) float64 {
+	blocks := l.Blocks(threads, regs, shared)
+	if blocks < 0 {
+		return -1
+	}
+	return float64(blocks*sedCeilDiv(threads, 32)) / float64(l.MaxThreads/32)
+}
+
+// Blocks returns how many blocks of the kernel one multiprocessor holds
+// at once by the rules of Occupancy, or −1 when a limit is unknown.
+func (l OccupancyLimits) Blocks(threads, regs, shared int) int {
 	if threads <= 0 || l.MaxThreads <= 0 || l.RegsPerSM <= 0 || l.MaxBlocks <= 0 || l.SharedPerSM <= 0 ||
 		l.RegUnit <= 0 || l.SharedUnit <= 0 || l.Partitions <= 0 {
 		return -1
@@ -526,7 +581,7 @@ func (l OccupancyLimits) Occupancy(threads, regs, shared int) float64 {
 	if perBlock := sedCeilDiv(shared+l.ReservedShared, l.SharedUnit) * l.SharedUnit; perBlock > 0 {
 		blocks = min(blocks, l.SharedPerSM/perBlock)
 	}
-	return float64(blocks*wpb) / float64(maxWarps)
+	return blocks
 }
 
 // SedimentBench measures every variant's kernels on a random nx×ny basin
@@ -588,7 +643,7 @@ func (d *Device) SedimentBench(nx, ny int, seed uint64, warmup, reps int, tune [
 		}
 		gbs := float64(bytes) * points / (m.Median * 1e6)
 		return sediment.BenchRow{
-			Kernel: kernel, Variant: r.variant, Block: r.Block(), Config: r.Config(), Ms: m.Median,
+			Kernel: kernel, Variant: r.variant, Block: r.Block(), Config: r.Config(kernel), Ms: m.Median,
 			GFLOPs: float64(flops) * points / (m.Median * 1e6), Regs: f.Registers, SharedBytes: f.StaticShared,
 			Occupancy: occ, BytesPerPoint: bytes, GBs: gbs, CopyShare: gbs / rep.CopyGBs,
 		}, nil

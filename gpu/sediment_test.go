@@ -247,3 +247,28 @@ func TestBoundaryRatesOrder(t *testing.T) {
 	require.Len(t, f, 4)
 	assert.Nil(t, float32View(nil))
 }
+
+// On an H200-like device a best kernel of 128 registers in blocks of 4
+// warps fits 4 blocks a multiprocessor (16 warps of 4096 registers), 528
+// on 132 of them. A 4096×4096 mesh has 67 chunks of 62 columns; at about
+// 32 rows a warp that is 2144 blocks, 4.06 waves. The launcher takes 4
+// waves: 31 blocks of 4 warps a chunk, ⌈4096/124⌉ = 34 rows a warp, and
+// 67·31 = 2077 blocks, no more than 4·528.
+func TestBestRowsFillWholeWaves(t *testing.T) {
+	r := &Sediment{d: &Device{props: Props{SMs: 132}}, variant: "best", nx: 4096, ny: 4096,
+		opts: SedimentOptions{RY: 32, Warps: 4},
+		limits: OccupancyLimits{MaxThreads: 2048, RegsPerSM: 65536, MaxBlocks: 32, SharedPerSM: 233472,
+			ReservedShared: 1024, RegUnit: 256, SharedUnit: 128, Partitions: 4}}
+	assert.Equal(t, 4, r.limits.Blocks(128, 128, 0))
+	rows := r.bestRows(&Function{Registers: 128})
+	assert.Equal(t, 34, rows)
+	r.rows = map[string]int{sediment.KernelFused: rows}
+	g := r.geometry(sediment.KernelFused)
+	assert.Equal(t, [3]int{67, 31, 1}, g.Grid)
+	assert.Equal(t, [3]int{32, 4, 1}, g.Block)
+	assert.LessOrEqual(t, g.Blocks(), 4*528)
+
+	// Unknown limits: RY as given.
+	r.limits = OccupancyLimits{}
+	assert.Equal(t, 32, r.bestRows(&Function{Registers: 128}))
+}
