@@ -35,7 +35,7 @@ func studentFiles(t *testing.T, root string) (files []string, solutions bool) {
 			rel := filepath.ToSlash(filepath.Join("exercises", e.ID, f))
 			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 			require.NoError(t, err, rel)
-			solutions = solutions || release.HasSolution(b)
+			solutions = solutions || release.GoHasSolution(b)
 			files = append(files, rel)
 		}
 	}

@@ -36,7 +36,7 @@ func TestReleaseOfThisRepository(t *testing.T) {
 		for _, f := range e.Files {
 			b, err := os.ReadFile(filepath.Join(out, "exercises", e.ID, f))
 			require.NoError(t, err, "%s/%s", e.ID, f)
-			assert.False(t, release.HasSolution(b), "%s/%s", e.ID, f)
+			assert.False(t, release.GoHasSolution(b), "%s/%s", e.ID, f)
 		}
 	}
 	err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
@@ -49,7 +49,7 @@ func TestReleaseOfThisRepository(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(out, p)
 		if strings.HasSuffix(p, ".go") {
-			assert.False(t, release.HasSolution(b), "%s keeps a solution", rel)
+			assert.False(t, release.GoHasSolution(b), "%s keeps a solution", rel)
 		}
 		if strings.HasSuffix(p, ".ipynb") {
 			assert.False(t, release.NotebookHasSolution(b), "%s keeps a solution", rel)
@@ -64,6 +64,11 @@ func TestReleaseOfThisRepository(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, "exercises", "checks", "sine.go"))
 	assert.FileExists(t, filepath.Join(out, "go.mod"))
 	assert.FileExists(t, filepath.Join(out, "notebooks", "09_exercises.ipynb"))
+	own, err := os.ReadFile(filepath.Join(root, "exercises", "release", "release_test.go"))
+	require.NoError(t, err)
+	released, err := os.ReadFile(filepath.Join(out, "exercises", "release", "release_test.go"))
+	require.NoError(t, err)
+	assert.Equal(t, string(own), string(released), "markers inside string literals are left alone")
 
 	// A second release into the same folder is refused.
 	assert.Equal(t, 1, run([]string{"-C", root, "-out", out}, &stdout, &stderr))

@@ -77,9 +77,52 @@ func hasMarkerLine(src []byte, marker string) bool {
 	return false
 }
 
+// GoHasSolution reports whether the Go file src has a solution block: a
+// comment "// BEGIN SOLUTION" alone on its line. Text in a string literal
+// does not count. A file that does not parse is read as plain text.
+func GoHasSolution(src []byte) bool {
+	lines, err := commentLines(src)
+	if err != nil {
+		return HasSolution(src)
+	}
+	for n, line := range strings.Split(string(src), "\n") {
+		if lines[n+1] && isMarker(strings.TrimSpace(line), BeginSolution) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentLines returns the numbers of the lines of a Go file that start
+// with a // comment.
+func commentLines(src []byte) (map[int]bool, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	lines := map[int]bool{}
+	text := strings.Split(string(src), "\n")
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			p := fset.Position(c.Pos())
+			if p.Line-1 < len(text) && strings.TrimSpace(text[p.Line-1][:p.Column-1]) == "" {
+				lines[p.Line] = true
+			}
+		}
+	}
+	return lines, nil
+}
+
 // StripText replaces every solution block of src by its stub, line by line.
 // name is used in error messages. Text without markers comes back as is.
 func StripText(name string, src []byte) ([]byte, error) {
+	return stripLines(name, src, nil)
+}
+
+// stripLines is StripText where only the lines for which eligible holds
+// can be markers or stub lines; nil makes every line eligible.
+func stripLines(name string, src []byte, eligible map[int]bool) ([]byte, error) {
 	if !HasSolution(src) && !hasMarkerLine(src, BeginStub) &&
 		!hasMarkerLine(src, EndSolution) && !hasMarkerLine(src, EndStub) {
 		return src, nil
@@ -97,6 +140,12 @@ func StripText(name string, src []byte) ([]byte, error) {
 		trim := strings.TrimSpace(line)
 		ind := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 		lineNo := n + 1
+		if eligible != nil && !eligible[lineNo] {
+			trim = "" // code or a string literal: never a marker
+			if state == inStub {
+				return nil, fmt.Errorf("release: %s:%d: every line of a stub must be a comment (\"// code\"): %w", name, lineNo, ErrMarkers)
+			}
+		}
 		switch state {
 		case plain:
 			switch {
@@ -170,10 +219,14 @@ func uncomment(line string) string {
 // StripGo returns the student version of a Go file: solutions replaced by
 // stubs, the imports that are no longer used removed, and gofmt applied.
 func StripGo(name string, src []byte) ([]byte, error) {
-	if !HasSolution(src) {
+	if !GoHasSolution(src) {
 		return src, nil
 	}
-	text, err := StripText(name, src)
+	eligible, err := commentLines(src)
+	if err != nil {
+		return nil, fmt.Errorf("release: %s: the instructor's file does not parse: %w", name, err)
+	}
+	text, err := stripLines(name, src, eligible)
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func Tree(root, out string) (Summary, error) {
 		case strings.HasSuffix(rel, ".go") && IsHidden(b):
 			sum.Left = append(sum.Left, slash)
 			continue
-		case strings.HasSuffix(rel, ".go") && HasSolution(b):
+		case strings.HasSuffix(rel, ".go") && GoHasSolution(b):
 			if b, err = StripGo(slash, b); err != nil {
 				return sum, err
 			}
