@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -161,23 +162,29 @@ func ShowBroken(w io.Writer, name string, n, tile int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	fmt.Fprintf(w, "%s\n  from: %s\n  the mistake: %s\n  how it shows: %s\n\n", b.Name, b.From, b.Bug, b.Caught)
 	r, err := SimulateKernel(b.Name, b.Kernel, n, tile)
 	if r.Out == nil {
 		return r, err
 	}
+	// One Write, so that on Notebook the text stays above the picture.
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s\n  from: %s\n  the mistake: %s\n  how it shows: %s\n\n", b.Name, b.From, b.Bug, b.Caught)
 	if err != nil {
-		fmt.Fprintf(w, "launch error: %v\n", r.Err)
+		fmt.Fprintf(&t, "launch error: %v\n", r.Err)
 	}
 	if h := r.Hazards(3); h != "" {
-		fmt.Fprintln(w, h)
+		fmt.Fprintln(&t, h)
 	}
 	if r.Stats.BlocksRun == 0 {
-		fmt.Fprintln(w, "nothing ran, so there is no output to compare")
-		return r, nil
+		fmt.Fprintln(&t, "nothing ran, so there is no output to compare")
+		_, err := io.WriteString(w, t.String())
+		return r, err
 	}
 	c := r.Count()
-	fmt.Fprintf(w, "output against lab.SevenPoint: %d right, %d wrong, %d never written, %d boundary points written\n",
+	fmt.Fprintf(&t, "output against lab.SevenPoint: %d right, %d wrong, %d never written, %d boundary points written\n",
 		c[Right], c[Wrong], c[Unwritten], c[BoundaryWritten])
+	if _, err := io.WriteString(w, t.String()); err != nil {
+		return r, err
+	}
 	return r, ShowDiff(r)
 }

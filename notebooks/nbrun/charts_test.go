@@ -74,6 +74,10 @@ func TestShowBroken(t *testing.T) {
 	assert.Contains(t, w.String(), "hazards: ")
 	assert.Contains(t, w.String(), "race: thread")
 
+	w.Reset()
+	_, err = ShowBroken(Notebook, "tiled_no_barrier", 20, 0)
+	assert.NoError(t, err, "outside a notebook Notebook is standard output")
+
 	_, err = ShowBroken(&w, "no_such_kernel", 20, 0)
 	assert.ErrorIs(t, err, lab.ErrUnknown)
 	_, err = ShowBroken(&w, "tiled_no_barrier", 2, 0)

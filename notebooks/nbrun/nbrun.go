@@ -278,6 +278,9 @@ func (r Result) OK() bool {
 // how far its output is from the reference.
 func (r Result) Summary() string {
 	var b strings.Builder
+	if strings.HasPrefix(r.Note, "no GPU found") {
+		b.WriteString(r.Note + "\n")
+	}
 	fmt.Fprintf(&b, "%s on %s, N = %d, tile %d\n", r.Step, r.where(), r.N, r.Tile)
 	switch r.Backend {
 	case lab.GPU:

@@ -110,6 +110,7 @@ func TestSweepAsTheNotebooksCallIt(t *testing.T) {
 		} else {
 			assert.Equal(t, lab.Sim, r.Backend)
 			assert.Contains(t, r.Note, "no GPU found")
+			assert.True(t, strings.HasPrefix(r.Summary(), "no GPU found ("), "a sweep that wanted a GPU says it found none")
 			assert.Positive(t, r.Stats.Flops)
 		}
 		assert.Equal(t, c.tile, r.Tile)
@@ -183,6 +184,7 @@ func TestSimulateCountsBasic(t *testing.T) {
 	assert.Equal(t, 13*inner, r.Stats.Flops)
 	assert.InDelta(t, 13.0/28, r.Stats.OpPerByte(), 1e-12)
 	assert.InDelta(t, 13.0/28, r.Model, 1e-12)
+	assert.True(t, strings.HasPrefix(r.Summary(), "basic on the CPU simulator, N = 20, tile 8\n"), r.Summary())
 	assert.Equal(t, int64(27), r.Stats.BlocksRun, "⌈20/8⌉³ blocks")
 	assertMatchesPlain(t, r)
 	c := r.Counters()
