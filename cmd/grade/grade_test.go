@@ -202,8 +202,10 @@ func TestCommandLine(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"-list", "99_nothing"}, &out, &errb))
 	assert.Contains(t, errb.String(), `no exercise "99_nothing"`)
 
+	assert.Equal(t, 2, run([]string{"99"}, &out, &errb), "an unknown exercise is a usage error")
+
 	out.Reset()
-	require.Equal(t, 0, run([]string{"-list", "sine", "03"}, &out, &errb), errb.String())
+	require.Equal(t, 0, run([]string{"sine", "-list", "03"}, &out, &errb), errb.String())
 	assert.Contains(t, out.String(), "01_sine")
 	assert.Contains(t, out.String(), "03_five_point")
 	assert.NotContains(t, out.String(), "02_derivative")

@@ -374,7 +374,10 @@ func compileErrors(out, root string, replaced map[string]string) string {
 // not run: from the repository's own version of the exercise (which
 // includes the hidden checks) when it builds, else from this program.
 func (j *job) meta(cfg Config, goBin, cache, work string) grading.Exercise {
-	if j.status != grading.BuildFailed || j.overlayFile == "" {
+	if j.status == grading.BuildFailed && j.overlayFile == "" {
+		return j.ex // the repository's own version does not build either
+	}
+	if _, err := os.Stat(j.dir); err != nil {
 		return j.ex
 	}
 	plain := &job{ex: j.ex, dir: j.dir}

@@ -35,7 +35,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,11 +65,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-list] [-v] [-C DIR] [exercise...]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	// Flags may come before or after the exercises' names.
+	var names []string
+	for {
+		if err := fs.Parse(args); err != nil {
 			return 2
 		}
-		return 2
+		if fs.NArg() == 0 {
+			break
+		}
+		names = append(names, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	limit, err := parseSize(*mem)
 	if err != nil {
@@ -88,10 +93,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		MemBytes:   limit,
 		Hidden:     *hidden,
 		Submission: *submission,
-		Only:       fs.Args(),
+		Only:       names,
 	}
 	if *verbose {
 		cfg.Log = stderr
+	}
+	if _, err := selectExercises(catalogue(), names); err != nil {
+		fmt.Fprintf(stderr, "grade: %v\n", err)
+		return 2
 	}
 	if *list {
 		return listExercises(cfg, stdout, stderr)
