@@ -20,7 +20,6 @@ import (
 // does: they need the go command, and take a minute on two cores.
 
 func repoRoot(t *testing.T) string {
-	t.Helper()
 	root, err := findRoot(".")
 	require.NoError(t, err)
 	return root
@@ -29,7 +28,6 @@ func repoRoot(t *testing.T) string {
 // studentFiles returns the student files of every exercise, relative to
 // the repository, and whether they hold solutions.
 func studentFiles(t *testing.T, root string) (files []string, solutions bool) {
-	t.Helper()
 	for _, e := range catalogue() {
 		for _, f := range e.Files {
 			rel := filepath.ToSlash(filepath.Join("exercises", e.ID, f))
@@ -181,7 +179,6 @@ func TestBrokenSubmissionsScoreZeroAndTheRestIsGraded(t *testing.T) {
 }
 
 func findExercise(t *testing.T, id string) grading.Exercise {
-	t.Helper()
 	for _, e := range catalogue() {
 		if e.ID == id {
 			return e

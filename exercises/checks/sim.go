@@ -11,7 +11,7 @@ import (
 	"stencillab.dev/lab"
 )
 
-// The exercises on the simulator (05 to 09) share these helpers: a student
+// The exercises on the simulator (05 to 09) share the code below: a student
 // writes a lab.StencilKernel, the checks run it on lab.Simulator and
 // compare with the lab's reference sweep, SevenPoint, and with the counters
 // of the lab's own kernel for the same step.

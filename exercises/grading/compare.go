@@ -48,7 +48,6 @@ type Diff struct {
 // wrong point, and the mistake when got matches a variant. It returns
 // whether got is right.
 func (d Diff) Check(t *T, got, want []float64, variants ...Variant) bool {
-	t.Helper()
 	tol := d.Tol
 	if tol == (Tol{}) {
 		tol = Float64
@@ -139,7 +138,6 @@ type Scalar struct {
 // Number compares one number with the expected one and fails t with a
 // message naming the mistake when got matches a known wrong value.
 func Number(t *T, what string, got, want float64, tol Tol, variants ...Scalar) bool {
-	t.Helper()
 	if tol == (Tol{}) {
 		tol = Float64
 	}

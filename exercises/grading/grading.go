@@ -85,9 +85,6 @@ func (t *T) Rand() *rand.Rand { return t.rng }
 // Seed returns the seed of the run.
 func (t *T) Seed() uint64 { return t.seed }
 
-// Helper does nothing; it lets testify mark helper frames.
-func (t *T) Helper() {}
-
 // Errorf records a failure. Output formatted by testify is reduced to its
 // message (or its error line when no message was given), without the trace.
 func (t *T) Errorf(format string, args ...any) {

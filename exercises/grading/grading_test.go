@@ -15,7 +15,6 @@ import (
 
 // runOne runs a single check and returns its result and the exercise's.
 func runOne(t *testing.T, run func(*T), opt Options) (CheckResult, ExerciseResult) {
-	t.Helper()
 	e := Exercise{ID: "00_test", Title: "test", Checks: []Check{{ID: "c", Title: "a check", Points: 3, Run: run}}}
 	res := Run(e, opt)
 	require.Len(t, res.Checks, 1)

@@ -55,14 +55,12 @@ type notebook struct {
 }
 
 func repoRoot(t *testing.T) string {
-	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
 	return root
 }
 
 func readNotebook(t *testing.T, b []byte) notebook {
-	t.Helper()
 	var nb notebook
 	require.NoError(t, json.Unmarshal(b, &nb))
 	return nb
@@ -106,7 +104,6 @@ func TestExercisesNotebookForm(t *testing.T) {
 // declarations of every cell, then the statements after each "%%" in the
 // body of main. Lines for the kernel ("!…", "%…") are left out.
 func assemble(t *testing.T, nb notebook) []byte {
-	t.Helper()
 	imports := map[string]bool{}
 	var decls, body strings.Builder
 	for _, c := range nb.Cells {
@@ -174,7 +171,6 @@ func assemble(t *testing.T, nb notebook) []byte {
 // runNotebook builds and runs the assembled code inside this module and
 // returns the "Score X/Y" of every grade cell.
 func runNotebook(t *testing.T, root string, src []byte) [][2]int {
-	t.Helper()
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "main.go")
 	require.NoError(t, os.WriteFile(prog, src, 0o644))

@@ -185,7 +185,6 @@ func TestStripNotebook(t *testing.T) {
 
 // writeFiles creates files under dir.
 func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
