@@ -551,6 +551,7 @@ const (
 	tailBytes = 192 << 10
 )
 
+// Write keeps what fits of p and never fails.
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -568,6 +569,8 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// String returns the head and the tail kept, with "…" where output was
+// dropped between them.
 func (b *limitedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
