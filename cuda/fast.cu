@@ -31,6 +31,13 @@
 //          FAST_DEPTH planes ahead of the one it computes. The bytes in
 //          flight no longer depend on registers, which is what a
 //          memory-bound kernel needs to reach copy bandwidth;
+//       3  bulk ring (float4 rows only): as 2, but a block spans whole rows
+//          (32·FAST_WX threads, FAST_BY rows) and one thread moves each
+//          plane's tile, FAST_BY+2 consecutive rows and so one contiguous
+//          piece of memory, with a single bulk copy (the Hopper copy
+//          engine, cp.async.bulk) that completes on an mbarrier; the ring
+//          lives in dynamic shared memory, (FAST_DEPTH+3)·(FAST_BY+2)·nx
+//          floats;
 //   - outputs are written with streaming (evict-first) stores when
 //     FAST_STREAM is set, so that they do not push inputs out of L2;
 //   - FAST_MINB is the minimum of resident blocks per multiprocessor the
@@ -38,8 +45,9 @@
 //
 // Launch: blockDim = (32·wx, FAST_BY, 1); gridDim = (ceil((nx−1)/(32·wx·V)),
 // ceil((ny−2)/rows), ceil((nz−2)/cz)), with wx = FAST_WX in modes 0 and 2
-// and 1 in mode 1 (mode 2 on rows of any length runs mode 0's code with
-// wx = 1), rows = FAST_BY·FAST_RY in mode 0 and FAST_BY otherwise. Coefficients follow the lab's mapping (c1/c2 x∓1, c3/c4 y∓1,
+// and 1 in mode 1 (modes 2 and 3 on rows of any length run mode 0's code
+// with wx = 1), rows = FAST_BY·FAST_RY in mode 0 and FAST_BY otherwise;
+// mode 3 launches gridDim.x = 1 (a block spans the row). Coefficients follow the lab's mapping (c1/c2 x∓1, c3/c4 y∓1,
 // c5/c6 z∓1); indices are 64-bit.
 
 #ifndef FAST_BY
@@ -71,6 +79,18 @@
 #endif
 
 #define FULL_MASK 0xffffffffu
+
+// Threads per block of fast4 and fast1, for __launch_bounds__.
+#if FAST_MODE == 3
+#define FAST4_THREADS (32 * FAST_WX)
+#else
+#define FAST4_THREADS (32 * FAST_WX * FAST_BY)
+#endif
+#if FAST_MODE == 0
+#define FAST1_THREADS (32 * FAST_WX * FAST_BY)
+#else
+#define FAST1_THREADS (32 * FAST_BY)
+#endif
 
 // l2_prefetch asks L2 to fetch the line holding p; nothing is returned, so
 // no register waits for it.
@@ -521,12 +541,135 @@ __device__ __forceinline__ void march_async(const float* __restrict__ in, float*
 
 #endif
 
-extern "C" __global__ void __launch_bounds__(32 * FAST_WX * FAST_BY, FAST_MINB)
+#if FAST_MODE == 3
+
+#define RING (FAST_DEPTH + 3)
+
+__device__ __forceinline__ unsigned shared_address(const void* p)
+{
+    unsigned a;
+    asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+    return a;
+}
+
+__device__ __forceinline__ void bar_init(unsigned bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+}
+
+// bulk_load copies bytes from global src to shared dst on the copy
+// engine; the barrier's phase completes when they have landed.
+__device__ __forceinline__ void bulk_load(unsigned dst, const float* src, unsigned bytes, unsigned bar)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
+}
+
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
+{
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    }
+}
+
+// march_bulk: mode 3 for rows of a multiple of 4 points.
+__device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* __restrict__ out,
+                                           int nz, int ny, int nx, int cz, const Coeffs7 c,
+                                           float* ring, unsigned long long* bars)
+{
+    const int tid = threadIdx.x;
+    const int threads = blockDim.x;
+    const int jb = 1 + blockIdx.y * FAST_BY;                  // first output row
+    const int z0 = 1 + blockIdx.z * cz;
+    const int z1 = min(z0 + cz, nz - 1);                      // planes z0 … z1−1; the last needed input is z1
+    const long long sz = (long long)ny * nx;
+    const int rows = min(jb + FAST_BY, ny - 1) - (jb - 1) + 1; // tile rows that exist
+    const int slotFloats = (FAST_BY + 2) * nx;
+    const unsigned bytes = (unsigned)rows * nx * 4;
+    const float* tileBase = in + (long long)(jb - 1) * nx;     // plane 0 of the tile
+    const unsigned ringAddr = shared_address(ring);
+    const unsigned barAddr = shared_address(bars);
+
+    if (tid == 0) {
+        for (int s = 0; s < RING; ++s) {
+            bar_init(barAddr + 8 * s);
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        // Fill f holds plane z0−1+f in slot f mod RING.
+        for (int f = 0; f < FAST_DEPTH + 2 && z0 - 1 + f <= z1; ++f) {
+            bulk_load(ringAddr + 4u * (unsigned)(f % RING) * slotFloats, tileBase + (long long)(z0 - 1 + f) * sz,
+                      bytes, barAddr + 8 * (f % RING));
+        }
+    }
+    __syncthreads();
+    bar_wait(barAddr + 0, 0); // plane z0−1
+    bar_wait(barAddr + 8, 0); // plane z0
+
+    // Each thread's outputs in the tile: float4 q = tid, tid+threads, …
+    // of FAST_BY rows of nx/4; its first (row, column) pair.
+    const int nx4 = nx >> 2;
+    const int r0 = tid / nx4;
+    const int c0i = tid - r0 * nx4;
+
+    int f = 1; // fill of plane z
+    for (int z = z0; z < z1; ++z, ++f) {
+        const int fNext = f + 1;
+        bar_wait(barAddr + 8 * (fNext % RING), (fNext / RING) & 1); // plane z+1
+        __syncthreads(); // every thread is past plane z−1, so the slot of plane z−2 is free
+        const int fNew = f + FAST_DEPTH + 1; // plane z+FAST_DEPTH+1 goes where plane z−2 was
+        if (tid == 0 && z + FAST_DEPTH + 1 <= z1) {
+            bulk_load(ringAddr + 4u * (unsigned)(fNew % RING) * slotFloats,
+                      tileBase + (long long)(z + FAST_DEPTH + 1) * sz, bytes, barAddr + 8 * (fNew % RING));
+        }
+        const float* P = ring + (long long)((f - 1) % RING) * slotFloats;
+        const float* C = ring + (long long)(f % RING) * slotFloats;
+        const float* N = ring + (long long)(fNext % RING) * slotFloats;
+        int r = r0, cc = c0i;
+        while (r < FAST_BY) {
+            const int j = jb + r;
+            if (j > ny - 2) {
+                break;
+            }
+            const int x0 = 4 * cc;
+            const int o = (r + 1) * nx + x0;
+            const float4 cen = *reinterpret_cast<const float4*>(C + o);
+            const float4 up = *reinterpret_cast<const float4*>(C + o - nx);
+            const float4 dn = *reinterpret_cast<const float4*>(C + o + nx);
+            const float4 pv = *reinterpret_cast<const float4*>(P + o);
+            const float4 nt = *reinterpret_cast<const float4*>(N + o);
+            const float left = x0 > 0 ? C[o - 1] : 0.0f;
+            const float right = x0 + 4 < nx ? C[o + 4] : 0.0f;
+            const Row<4> RC = {{cen.x, cen.y, cen.z, cen.w}};
+            const Row<4> RU = {{up.x, up.y, up.z, up.w}};
+            const Row<4> RD = {{dn.x, dn.y, dn.z, dn.w}};
+            const Row<4> RP = {{pv.x, pv.y, pv.z, pv.w}};
+            const Row<4> RN = {{nt.x, nt.y, nt.z, nt.w}};
+            const Row<4> res = seven<4>(RC, RU, RD, RP, RN, left, right, c);
+            store_row<4>(out + z * sz + (long long)j * nx, x0, nx, res);
+            cc += threads;
+            while (cc >= nx4) {
+                cc -= nx4;
+                ++r;
+            }
+        }
+    }
+}
+
+#endif
+
+extern "C" __global__ void __launch_bounds__(FAST4_THREADS, FAST_MINB)
 fast4(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
       float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {
     const Coeffs7 c = {c0, c1, c2, c3, c4, c5, c6};
-#if FAST_MODE == 2
+#if FAST_MODE == 3
+    extern __shared__ __align__(128) float dynamicRing[];
+    __shared__ __align__(8) unsigned long long bars[RING];
+    march_bulk(in, out, nz, ny, nx, cz, c, dynamicRing, bars);
+#elif FAST_MODE == 2
     __shared__ __align__(16) Tile ring[RING];
     march_async(in, out, nz, ny, nx, cz, c, ring);
 #elif FAST_MODE == 1
@@ -537,9 +680,9 @@ fast4(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int
 #endif
 }
 
-// fast1 runs rows of any length one point per thread; mode 2 needs float4
-// rows and falls back to mode 0 here (blockDim = (32, FAST_BY, 1)).
-extern "C" __global__ void __launch_bounds__(32 * FAST_WX * FAST_BY, FAST_MINB)
+// fast1 runs rows of any length one point per thread; modes 2 and 3 need
+// float4 rows and fall back to mode 0 here (blockDim = (32, FAST_BY, 1)).
+extern "C" __global__ void __launch_bounds__(FAST1_THREADS, FAST_MINB)
 fast1(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
       float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {

@@ -54,6 +54,7 @@ typedef struct {
 	CUresult (*cuGetErrorName)(CUresult, const char**);
 	// Optional.
 	CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t);
+	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
 } cuAPI;
 
 typedef struct {
@@ -132,6 +133,7 @@ static const char* bind_cuda(void* h, int commit) {
 	BIND(a, cuStreamSynchronize, "cuStreamSynchronize");
 	BIND(a, cuGetErrorName, "cuGetErrorName");
 	BIND_OPTIONAL(a, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+	BIND_OPTIONAL(a, cuFuncSetAttribute, "cuFuncSetAttribute");
 	if (commit) cu = a;
 	return NULL;
 }
@@ -188,6 +190,10 @@ static CUresult w_cuEventSynchronize(CUevent e) { return cu.cuEventSynchronize(e
 static CUresult w_cuEventElapsedTime(float* ms, CUevent a, CUevent b) { return cu.cuEventElapsedTime(ms, a, b); }
 static CUresult w_cuEventDestroy(CUevent e) { return cu.cuEventDestroy(e); }
 static CUresult w_cuStreamSynchronize(void) { return cu.cuStreamSynchronize(NULL); }
+static CUresult w_cuFuncSetAttribute(CUfunction f, int attr, int v) {
+	if (!cu.cuFuncSetAttribute) return 500; // CUDA_ERROR_NOT_FOUND
+	return cu.cuFuncSetAttribute(f, attr, v);
+}
 static CUresult w_cuOccupancy(int* n, CUfunction f, int threads, size_t shared) {
 	if (!cu.cuOccupancyMaxActiveBlocksPerMultiprocessor) return 500; // CUDA_ERROR_NOT_FOUND
 	return cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, shared);
@@ -442,6 +448,10 @@ func cuEventElapsedTime(a, b handle) (float32, int) {
 func cuEventDestroy(e handle) int { return int(C.w_cuEventDestroy(C.CUevent(e))) }
 
 func cuStreamSynchronize() int { return int(C.w_cuStreamSynchronize()) }
+
+func cuFuncSetAttribute(f handle, attr, v int) int {
+	return int(C.w_cuFuncSetAttribute(C.CUfunction(f), C.int(attr), C.int(v)))
+}
 
 func cuOccupancyMaxActiveBlocksPerMultiprocessor(f handle, threads, dynShared int) (int, int) {
 	var n C.int

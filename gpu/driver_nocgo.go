@@ -58,3 +58,5 @@ func nvrtcCompile(string, string, []string, bool) ([]byte, string, string, int) 
 func cuOccupancyMaxActiveBlocksPerMultiprocessor(handle, int, int) (int, int) {
 	return 0, errNotAvailable
 }
+
+func cuFuncSetAttribute(handle, int, int) int { return errNotAvailable }

@@ -9,10 +9,11 @@ import (
 // Geometry is the shape of a launch: the grid of blocks, the threads of a
 // block and the shared memory each block uses.
 type Geometry struct {
-	Grid        [3]int // blocks along x, y, z
-	Block       [3]int // threads along x, y, z
-	SharedBytes int    // shared memory per block, bytes
-	Planes      int    // z planes each block covers (3D steps), 0 if not applicable
+	Grid          [3]int // blocks along x, y, z
+	Block         [3]int // threads along x, y, z
+	SharedBytes   int    // shared memory per block, static and dynamic, bytes
+	DynamicShared int    // of which dynamic (sized at launch), bytes
+	Planes        int    // z planes each block covers (3D steps), 0 if not applicable
 }
 
 // Threads returns the threads of one block.
@@ -55,8 +56,12 @@ func checkGeometry(g Geometry, p Props, fnMaxThreads int, fnRegisters int) error
 		return fmt.Errorf("block %s = %d threads exceeds the %d that the compiled kernel's %d registers per thread allow",
 			dims(g.Block), t, fnMaxThreads, fnRegisters)
 	}
-	if g.SharedBytes > p.SharedPerBlock {
-		return fmt.Errorf("%d bytes of shared memory per block exceed the device's %d", g.SharedBytes, p.SharedPerBlock)
+	limit := p.SharedPerBlock
+	if g.DynamicShared > 0 && p.SharedPerBlockOptin > limit {
+		limit = p.SharedPerBlockOptin // dynamic shared memory may opt in to more
+	}
+	if g.SharedBytes > limit {
+		return fmt.Errorf("%d bytes of shared memory per block exceed the device's %d", g.SharedBytes, limit)
 	}
 	return nil
 }
@@ -82,7 +87,16 @@ func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, 
 				return err
 			}
 		}
-		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, 0, a)); err != nil {
+		if g.DynamicShared > f.dynamicLimit {
+			// Beyond 48 KiB a kernel must opt in to dynamic shared memory.
+			if g.DynamicShared > 48*1024 {
+				if err := cuCheck("cuFuncSetAttribute", cuFuncSetAttribute(f.handle, funcAttrMaxDynamicShared, g.DynamicShared)); err != nil {
+					return err
+				}
+			}
+			f.dynamicLimit = g.DynamicShared
+		}
+		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, a)); err != nil {
 			return err
 		}
 		if !timed {

@@ -122,8 +122,9 @@ type Function struct {
 	LocalBytes   int    // local memory per thread (register spills, stack)
 	MaxThreads   int    // the most threads per block this code can launch with
 
-	m      *Module
-	handle handle
+	m            *Module
+	handle       handle
+	dynamicLimit int // dynamic shared memory the kernel has opted in to (worker thread only)
 }
 
 // Module compiles the named source of package cuda with defines for this
@@ -184,10 +185,11 @@ func (d *Device) Module(source string, defines []Define) (*Module, error) {
 
 // Function attributes (CUfunction_attribute values).
 const (
-	funcAttrMaxThreads   = 0
-	funcAttrSharedStatic = 1
-	funcAttrLocalBytes   = 3
-	funcAttrRegisters    = 4
+	funcAttrMaxThreads       = 0
+	funcAttrSharedStatic     = 1
+	funcAttrLocalBytes       = 3
+	funcAttrRegisters        = 4
+	funcAttrMaxDynamicShared = 8
 )
 
 // Function returns the kernel called name (its extern "C" name).
@@ -228,17 +230,18 @@ func (m *Module) Function(name string) (*Function, error) {
 	return f, nil
 }
 
-// Occupancy returns how many blocks of the given number of threads can be
-// resident on one multiprocessor at once, as the driver computes it from
-// the kernel's registers and shared memory (estimated the same way when
-// the driver cannot say).
-func (f *Function) Occupancy(threads int) (int, error) {
+// Occupancy returns how many blocks of the given number of threads, each
+// with dynamicShared bytes of dynamic shared memory, can be resident on
+// one multiprocessor at once, as the driver computes it from the kernel's
+// registers and shared memory (estimated the same way when the driver
+// cannot say).
+func (f *Function) Occupancy(threads, dynamicShared int) (int, error) {
 	var n int
 	err := f.m.d.do(func() error {
 		var r int
-		n, r = cuOccupancyMaxActiveBlocksPerMultiprocessor(f.handle, threads, 0)
+		n, r = cuOccupancyMaxActiveBlocksPerMultiprocessor(f.handle, threads, dynamicShared)
 		if r == 500 { // no such driver function: estimate
-			n = estimateOccupancy(f.m.d.props, threads, f.Registers, f.StaticShared)
+			n = estimateOccupancy(f.m.d.props, threads, f.Registers, f.StaticShared+dynamicShared)
 			return nil
 		}
 		return cuCheck("cuOccupancyMaxActiveBlocksPerMultiprocessor", r)

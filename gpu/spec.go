@@ -45,6 +45,7 @@ const (
 	fastRegisters = 0 // y neighbours in registers, overlap through L1
 	fastSharedY   = 1 // y neighbours through a double-buffered shared plane
 	fastAsync     = 2 // a cp.async ring of shared-memory plane tiles
+	fastBulk      = 3 // a ring of whole-row plane tiles moved by bulk copies
 )
 
 // fastParams are the fast kernel's compile-time parameters.
@@ -132,7 +133,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			isFlag   bool
 			flagDest *bool
 		}{
-			{"FAST_MODE", &f.Mode, 0, 2, false, nil},
+			{"FAST_MODE", &f.Mode, 0, 3, false, nil},
 			{"FAST_BY", &f.BY, 1, 32, false, nil},
 			{"FAST_RY", &f.RY, 1, 8, false, nil},
 			{"FAST_WX", &f.WX, 1, 8, false, nil},
@@ -159,7 +160,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			delete(user, p.name)
 		}
 		if f.Mode != fastRegisters && f.RY != 1 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (modes 1 and 2 hold one row per thread)", f.RY)
+			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (the other modes hold one row per thread)", f.RY)
 		}
 		if f.Mode == fastSharedY && f.WX != 1 {
 			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d does not apply to FAST_MODE=1 (a warp spans the block in x there)", f.WX)
@@ -243,6 +244,11 @@ func (c config3) geometry(nz, ny, nx, cz int) Geometry {
 			shared = 4 * (f.Depth + 3) * (f.BY + 2) * (128*f.WX + 8)
 		case f.Mode == fastRegisters:
 			wx = f.WX
+		case f.Mode == fastBulk && v == 4:
+			dyn := 4 * (f.Depth + 3) * (f.BY + 2) * nx
+			return Geometry{Block: [3]int{32 * f.WX, 1, 1},
+				Grid:        [3]int{1, ceilDiv(ny-2, f.BY), ceilDiv(nz-2, cz)},
+				SharedBytes: dyn + 8*(f.Depth+3), DynamicShared: dyn, Planes: cz}
 		}
 		return Geometry{Block: [3]int{32 * wx, f.BY, 1},
 			Grid:        [3]int{ceilDiv(nx-1, 32*wx*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, cz)},
@@ -265,7 +271,11 @@ func (c config3) describeTile(nx, cz int) string {
 	case "fast":
 		g := c.geometry(3, 3, nx, cz)
 		rows := c.fast.BY * c.fast.RY
-		return fmt.Sprintf("%dx%dx%d", g.Block[0]*vec(nx), rows, g.Planes)
+		points := g.Block[0] * vec(nx)
+		if c.fast.Mode == fastBulk && vec(nx) == 4 {
+			points = nx
+		}
+		return fmt.Sprintf("%dx%dx%d", points, rows, g.Planes)
 	}
 	return strconv.Itoa(c.tile)
 }

@@ -77,14 +77,14 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 		// Fill the GPU in whole waves: the blocks of one chunk of planes
 		// (any chunk length gives the same count), and how many fit at once.
 		one := k.cfg.geometry(nz, ny, nx, nz)
-		occ, err := f.Occupancy(one.Threads())
+		occ, err := f.Occupancy(one.Threads(), one.DynamicShared)
 		if err != nil {
 			return Geometry{}, err
 		}
 		cz = chooseChunk(one.Grid[0]*one.Grid[1], nz-2, occ*k.d.props.SMs)
 	}
 	g := k.cfg.geometry(nz, ny, nx, cz)
-	g.SharedBytes = f.StaticShared
+	g.SharedBytes = f.StaticShared + g.DynamicShared
 	if err := checkGeometry(g, k.d.props, f.MaxThreads, f.Registers); err != nil {
 		return Geometry{}, fmt.Errorf("gpu: %s on a %d×%d×%d grid: %w", k.cfg.step, nz, ny, nx, err)
 	}

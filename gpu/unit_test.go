@@ -200,6 +200,7 @@ func TestGeometryCoversInterior(t *testing.T) {
 
 		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}}, {{"FAST_BY", "4"}},
 			{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}},
+			{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "4"}},
 			{{"FAST_MODE", "1"}}, {{"FAST_WX", "4"}, {"FAST_BY", "2"}}} {
 			c, err := newConfig3("fast", Options{Tile: 7, Defines: defs})
 			require.NoError(t, err)
@@ -211,9 +212,16 @@ func TestGeometryCoversInterior(t *testing.T) {
 			if (c.fast.Mode == fastAsync && v == 4) || c.fast.Mode == fastRegisters {
 				wx = c.fast.WX
 			}
-			assert.Equal(t, [3]int{32 * wx, c.fast.BY, 1}, g.Block)
-			// A block owns 32·wx·V points from b·32·wx·V; rows and planes start at 1.
-			covers(t, "fast x", nx, g.Grid[0], 32*wx*v, func(b int) int { return b * 32 * wx * v })
+			if c.fast.Mode == fastBulk && v == 4 {
+				// One block spans the row; its threads loop over it.
+				assert.Equal(t, [3]int{32 * c.fast.WX, 1, 1}, g.Block)
+				assert.Equal(t, 1, g.Grid[0])
+			} else {
+				assert.Equal(t, [3]int{32 * wx, c.fast.BY, 1}, g.Block)
+				// A block owns 32·wx·V points from b·32·wx·V.
+				covers(t, "fast x", nx, g.Grid[0], 32*wx*v, func(b int) int { return b * 32 * wx * v })
+			}
+			// Rows and planes start at 1.
 			covers(t, "fast y", n, g.Grid[1], rows, func(b int) int { return 1 + b*rows })
 			covers(t, "fast z", n, g.Grid[2], 7, func(b int) int { return 1 + b*7 })
 		}
@@ -282,8 +290,21 @@ func TestDefinesAndOptions(t *testing.T) {
 	assert.Equal(t, "512x2x32", c.describeTile(512, 0))
 	assert.Equal(t, [3]int{32, 2, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to one warp per row")
 
+	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_DEPTH", "2"}}})
+	require.NoError(t, err)
+	g = c.geometry(512, 512, 512, 170)
+	assert.Equal(t, [3]int{256, 1, 1}, g.Block, "mode 3: one block of 8 warps spans whole rows")
+	assert.Equal(t, [3]int{1, 64, 3}, g.Grid)
+	assert.Equal(t, 4*5*10*512, g.DynamicShared, "a ring of depth+3 tiles of 8+2 whole rows")
+	assert.Equal(t, "512x8x170", c.describeTile(512, 170))
+	assert.Equal(t, [3]int{32, 8, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to mode 0's code")
+	assert.NoError(t, checkGeometry(g, Props{MaxThreadsPerBlock: 1024, MaxBlockDim: [3]int{1024, 1024, 64},
+		MaxGridDim: [3]int{1 << 30, 65535, 65535}, SharedPerBlock: 48 * 1024, SharedPerBlockOptin: 227 * 1024}, 0, 0),
+		"dynamic shared memory may opt in beyond 48 KiB")
+	assert.Error(t, checkGeometry(g, h200, 0, 0), "not without the opt-in limit")
+
 	opts := compileOptions("sm_90", c.defines[:1])
-	assert.Equal(t, []string{"--gpu-architecture=sm_90", "--std=c++17", "--generate-line-info", "-DFAST_MODE=2"}, opts)
+	assert.Equal(t, []string{"--gpu-architecture=sm_90", "--std=c++17", "--generate-line-info", "-DFAST_MODE=3"}, opts)
 
 	for _, bad := range []struct {
 		step string
@@ -298,7 +319,7 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"fast", Options{Defines: []Define{{"FAST_BY", "33"}}}, "FAST_BY = 33 must be an integer from 1 to 32"},
 		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "FAST_MODE=0 only"},
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "does not apply to FAST_MODE=1"},
-		{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}}}, "from 0 to 2"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "4"}}}, "from 0 to 3"},
 		{"fast", Options{Defines: []Define{{"FAST_DEPTH", "0"}}}, "from 1 to 8"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "4"}, {"FAST_BY", "8"}}}, "given twice"},
 		{"fast", Options{Defines: []Define{{"2BAD", "1"}}}, "not a C identifier"},
