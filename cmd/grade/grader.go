@@ -182,7 +182,7 @@ func Grade(cfg Config) (grading.Report, error) {
 		case j.fail != "":
 			r = grading.Fail(j.meta(cfg, goBin, cache, work), j.status, j.fail, cfg.Seed)
 		default:
-			r = j.run(cfg, work)
+			r = j.run(cfg, work, func() grading.Exercise { return j.meta(cfg, goBin, cache, work) })
 		}
 		results = append(results, r)
 	}
@@ -386,9 +386,12 @@ func (j *job) meta(cfg Config, goBin, cache, work string) grading.Exercise {
 		return j.ex
 	}
 	out := filepath.Join(work, j.ex.ID+".list.jsonl")
-	cmd := exec.Command(plain.bin, "-test.run=^TestGrade$")
+	ctx, cancel := context.WithTimeout(context.Background(), min(cfg.Timeout, 30*time.Second))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plain.bin, "-test.run=^TestGrade$")
 	cmd.Dir = j.dir
 	cmd.Env = append(os.Environ(), grading.EnvOut+"="+out, grading.EnvList+"=1")
+	setProcessGroup(cmd)
 	if err := cmd.Run(); err != nil {
 		return j.ex
 	}
@@ -407,8 +410,9 @@ func (j *job) meta(cfg Config, goBin, cache, work string) grading.Exercise {
 }
 
 // run runs the test binary in its own process group under the limits and
-// turns what it reported, or how it died, into the exercise's result.
-func (j *job) run(cfg Config, work string) grading.ExerciseResult {
+// turns what it reported, or how it died, into the exercise's result. meta
+// lists the exercise's checks when the process died before it did.
+func (j *job) run(cfg Config, work string, meta func() grading.Exercise) grading.ExerciseResult {
 	out := filepath.Join(work, j.ex.ID+".jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
@@ -439,13 +443,13 @@ func (j *job) run(cfg Config, work string) grading.ExerciseResult {
 		evs, _ = grading.ReadEvents(f)
 		f.Close()
 	}
-	ex, running := j.ex, ""
+	ex, running, listed := j.ex, "", false
 	seed := cfg.Seed
 	for _, ev := range evs {
 		switch ev.Event {
 		case "exercise":
 			if ev.Exercise != nil {
-				ex = ev.Exercise.Exercise()
+				ex, listed = ev.Exercise.Exercise(), true
 			}
 			if ev.Seed != 0 {
 				seed = ev.Seed
@@ -462,6 +466,9 @@ func (j *job) run(cfg Config, work string) grading.ExerciseResult {
 	}
 	fmt.Fprintf(cfg.Log, "grade: %s: the test process ended without a result (status %v, timed out %v); its last output:\n%s\n",
 		j.ex.ID, err, timedOut, firstLines(stderr.String(), 30))
+	if !listed && j.overlayFile != "" {
+		ex = meta() // the submission died before listing its checks; the repository's version lists them
+	}
 	during := ""
 	if running != "" {
 		during = fmt.Sprintf(" while running check %q", running)
