@@ -39,6 +39,15 @@ const poisonBits = 0x7fc5a5a5
 // simulated kernel (fast) on a machine without a GPU.
 var ErrNoSimulation = errors.New("the step runs only on a GPU")
 
+// gpuOnlyError is the error of a GPU-only step without a GPU. It matches
+// both ErrNoSimulation and gpu.ErrNoGPU, without repeating the latter's
+// advice to use the simulator, which has no such kernel.
+type gpuOnlyError struct{ msg string }
+
+func (e *gpuOnlyError) Error() string { return e.msg }
+
+func (e *gpuOnlyError) Is(target error) bool { return target == ErrNoSimulation || target == gpu.ErrNoGPU }
+
 // Result is one sweep of a 3D seven-point step, checked against the CPU
 // reference lab.SevenPoint on the same input.
 type Result struct {
@@ -126,8 +135,8 @@ func Sweep(step string, n, tile int) (Result, error) {
 	}
 	if d == nil {
 		if s.Name == "fast" {
-			return Result{}, fmt.Errorf("nbrun: fast: %s: %w (%w)", strings.TrimSuffix(note, ": running on the CPU simulator"),
-				ErrNoSimulation, gpu.ErrNoGPU)
+			why := strings.TrimSuffix(note, ": running on the CPU simulator")
+			return Result{}, &gpuOnlyError{msg: "nbrun: fast: " + why + ", and the fast step runs only on a GPU: it has no simulated kernel"}
 		}
 		r, err := Simulate(s.Name, n, tile)
 		r.Note = note

@@ -142,6 +142,8 @@ func TestSweepFastWithoutGPU(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNoSimulation)
 	assert.ErrorIs(t, err, gpu.ErrNoGPU)
 	assert.Contains(t, err.Error(), "no NVIDIA driver")
+	assert.NotContains(t, err.Error(), "run on the CPU simulator", "the simulator has no fast kernel")
+	assert.True(t, strings.HasSuffix(err.Error(), "the fast step runs only on a GPU: it has no simulated kernel"), err.Error())
 }
 
 func TestSweepRejectsOtherSteps(t *testing.T) {
