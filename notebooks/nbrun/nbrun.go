@@ -46,7 +46,9 @@ type gpuOnlyError struct{ msg string }
 
 func (e *gpuOnlyError) Error() string { return e.msg }
 
-func (e *gpuOnlyError) Is(target error) bool { return target == ErrNoSimulation || target == gpu.ErrNoGPU }
+func (e *gpuOnlyError) Is(target error) bool {
+	return target == ErrNoSimulation || target == gpu.ErrNoGPU
+}
 
 // Result is one sweep of a 3D seven-point step, checked against the CPU
 // reference lab.SevenPoint on the same input.
