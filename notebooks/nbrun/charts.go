@@ -175,6 +175,9 @@ func ShowBroken(w io.Writer, name string, n, tile int) (Result, error) {
 	if h := r.Hazards(3); h != "" {
 		fmt.Fprintln(&t, h)
 	}
+	if r.Err != nil {
+		t.WriteByte('\n')
+	}
 	if r.Stats.BlocksRun == 0 {
 		fmt.Fprintln(&t, "nothing ran, so there is no output to compare")
 		_, err := io.WriteString(w, t.String())
