@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,4 +263,22 @@ func TestPanicSummaryKeepsTheStudentsLine(t *testing.T) {
 		"stencillab.dev/exercises/02_derivative.Weights.func1()\n\t/somewhere/exercises/02_derivative/derivative.go:16 +0x5d\n" +
 		"created by stencillab.dev/exercises/02_derivative.Weights in goroutine 6\n\t/somewhere/exercises/02_derivative/derivative.go:14 +0x8e\n"
 	assert.Equal(t, "runtime error: index out of range [5] with length 3 at derivative.go:16", panicSummary(text, "/somewhere"))
+}
+
+func TestPruneCache(t *testing.T) {
+	cache := t.TempDir()
+	now := time.Now()
+	for i, age := range []time.Duration{time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 30 * 24 * time.Hour} {
+		d := filepath.Join(cache, fmt.Sprintf("d%d", i))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		require.NoError(t, os.Chtimes(d, now.Add(-age), now.Add(-age)))
+	}
+	pruneCache(cache, 3, 7*24*time.Hour)
+	entries, err := os.ReadDir(cache)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{"d0", "d1", "d2"}, names, "the three most recent are kept")
 }

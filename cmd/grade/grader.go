@@ -137,6 +137,7 @@ func Grade(cfg Config) (grading.Report, error) {
 		}
 		cache = filepath.Join(uc, "stencillab-grade")
 	}
+	pruneCache(cache, 12, 7*24*time.Hour)
 	work, err := os.MkdirTemp("", "grade-")
 	if err != nil {
 		return grading.Report{}, fmt.Errorf("make a work folder: %w", err)
@@ -187,6 +188,32 @@ func Grade(cfg Config) (grading.Report, error) {
 		results = append(results, r)
 	}
 	return grading.NewReport(cfg.Seed, results), nil
+}
+
+// pruneCache keeps the keep most recently used folders of test binaries in
+// cache, and none unused for longer than maxAge: each repository and each
+// submission graded has a folder of its own.
+func pruneCache(cache string, keep int, maxAge time.Duration) {
+	entries, err := os.ReadDir(cache)
+	if err != nil {
+		return
+	}
+	type dir struct {
+		path string
+		mod  time.Time
+	}
+	var dirs []dir
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.IsDir() {
+			dirs = append(dirs, dir{filepath.Join(cache, e.Name()), info.ModTime()})
+		}
+	}
+	sort.Slice(dirs, func(a, b int) bool { return dirs[a].mod.After(dirs[b].mod) })
+	for i, d := range dirs {
+		if i >= keep || time.Since(d.mod) > maxAge {
+			_ = os.RemoveAll(d.path)
+		}
+	}
 }
 
 // job is one exercise being graded.
