@@ -87,14 +87,8 @@ func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, 
 				return err
 			}
 		}
-		if g.DynamicShared > f.dynamicLimit {
-			// Beyond 48 KiB a kernel must opt in to dynamic shared memory.
-			if g.DynamicShared > 48*1024 {
-				if err := cuCheck("cuFuncSetAttribute", cuFuncSetAttribute(f.handle, funcAttrMaxDynamicShared, g.DynamicShared)); err != nil {
-					return err
-				}
-			}
-			f.dynamicLimit = g.DynamicShared
+		if err := f.optIn(g.DynamicShared); err != nil {
+			return err
 		}
 		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, a)); err != nil {
 			return err

@@ -238,6 +238,9 @@ func (m *Module) Function(name string) (*Function, error) {
 func (f *Function) Occupancy(threads, dynamicShared int) (int, error) {
 	var n int
 	err := f.m.d.do(func() error {
+		if err := f.optIn(dynamicShared); err != nil {
+			return err
+		}
 		var r int
 		n, r = cuOccupancyMaxActiveBlocksPerMultiprocessor(f.handle, threads, dynamicShared)
 		if r == 500 { // no such driver function: estimate
@@ -250,6 +253,22 @@ func (f *Function) Occupancy(threads, dynamicShared int) (int, error) {
 		return 0, fmt.Errorf("gpu: occupancy of %s: %w", f.Name, err)
 	}
 	return n, nil
+}
+
+// optIn lets the kernel use bytes of dynamic shared memory: beyond 48 KiB
+// in all (static and dynamic) a kernel must opt in before it is launched
+// or its occupancy is asked for. It runs on the worker thread.
+func (f *Function) optIn(bytes int) error {
+	if bytes <= f.dynamicLimit {
+		return nil
+	}
+	if f.StaticShared+bytes > 48*1024 {
+		if err := cuCheck("cuFuncSetAttribute", cuFuncSetAttribute(f.handle, funcAttrMaxDynamicShared, bytes)); err != nil {
+			return err
+		}
+	}
+	f.dynamicLimit = bytes
+	return nil
 }
 
 // estimateOccupancy bounds the resident blocks per multiprocessor by

@@ -136,7 +136,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			{"FAST_MODE", &f.Mode, 0, 3, false, nil},
 			{"FAST_BY", &f.BY, 1, 32, false, nil},
 			{"FAST_RY", &f.RY, 1, 8, false, nil},
-			{"FAST_WX", &f.WX, 1, 8, false, nil},
+			{"FAST_WX", &f.WX, 1, 32, false, nil},
 			{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
 			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
 			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
