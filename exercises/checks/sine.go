@@ -49,14 +49,33 @@ func sineFigure(t *grading.T, discretize SineFunc) {
 	require.Len(t, xs, 7, "%s: got %d points, want 7", what, len(xs))
 	ref, err := lab.Discretize(math.Sin, 0, math.Pi, 7)
 	require.NoError(t, err, "the reference failed")
-	grading.Diff{What: what + " points"}.Check(t, xs, gridX(ref), sineGridVariants(0, math.Pi, 7)...)
+	if !(grading.Diff{What: what + " points"}.Check(t, xs, gridX(ref), sineGridVariants(0, math.Pi, 7)...)) {
+		return
+	}
+	if !(grading.Diff{What: what}.Check(t, ys, ref.Data, sineValueVariants(math.Sin, 0, math.Pi, 7)...)) {
+		return
+	}
 	published := []float64{0, 0.50, 0.87, 1.00, 0.87, 0.50, 0}
 	for k, want := range published {
 		if !assert.InDelta(t, want, ys[k], 0.005, "%s: value %d is %.4f, but Fig. 8.1 prints %.2f", what, k, ys[k], want) {
 			return
 		}
 	}
-	grading.Diff{What: what}.Check(t, ys, ref.Data)
+}
+
+// sineValueVariants are the usual wrong values of f on [a, b] with n
+// points: f of the index, and f on a grid of spacing (b−a)/n.
+func sineValueVariants(f func(float64) float64, a, b float64, n int) []grading.Variant {
+	atIndex := make([]float64, n)
+	byN := make([]float64, n)
+	for k := range atIndex {
+		atIndex[k] = f(float64(k))
+		byN[k] = f(a + float64(k)*(b-a)/float64(n))
+	}
+	return []grading.Variant{
+		{Hint: "the values look like f(k) of the index k; evaluate f at the point x_k = a + k·h", Values: atIndex},
+		{Hint: "the values are f on a grid of spacing (b−a)/n; n points on [a, b] leave n−1 gaps, so h = (b−a)/(n−1)", Values: byN},
+	}
 }
 
 // gridX returns the coordinates of the points of g.
@@ -128,12 +147,7 @@ func sineValues(t *grading.T, discretize SineFunc, trials, maxN int) {
 		t.Must(err, what)
 		ref, err := lab.Discretize(f, a, b, n)
 		require.NoError(t, err, "the reference failed")
-		atIndex := make([]float64, n)
-		for k := range atIndex {
-			atIndex[k] = f(float64(k))
-		}
-		if !(grading.Diff{What: what}.Check(t, ys, ref.Data,
-			grading.Variant{Hint: "the values look like f(k) of the index k; evaluate f at the point x_k = a + k·h", Values: atIndex})) {
+		if !(grading.Diff{What: what}.Check(t, ys, ref.Data, sineValueVariants(f, a, b, n)...)) {
 			return
 		}
 	}
