@@ -22,16 +22,21 @@ if [[ ${#notebooks[@]} -eq 0 ]]; then
 	exit 1
 fi
 
+# Each run works in its own folder under _out, so that two runs at once do not
+# overwrite each other's results; the results move to _out when checked.
+run="$(mktemp -d "$out/.run-XXXXXX")"
+trap 'rm -rf "$run"' EXIT
+go build -o "$run/nbcheck" ./cmd/nbcheck
+
 failed=0
 executed=()
 for nb in "${notebooks[@]}"; do
 	name="$(basename "$nb" .ipynb)"
-	log="$out/$name.log"
-	rm -f "$out/$name.ipynb" "$log"
+	log="$run/$name.log"
 	start=${EPOCHREALTIME//[.,]/}
 	if /usr/bin/jupyter nbconvert --to notebook --execute \
 		--ExecutePreprocessor.kernel_name=gonb --ExecutePreprocessor.timeout=600 \
-		--output-dir "$out" "$nb" </dev/null >"$log" 2>&1; then
+		--output-dir "$run" "$nb" </dev/null >"$log" 2>&1; then
 		result=ran
 	else
 		result=FAILED
@@ -41,10 +46,15 @@ for nb in "${notebooks[@]}"; do
 	printf 'run-notebooks: %-32s %s in %d.%d s\n' "$name" "$result" $((tenths / 10)) $((tenths % 10))
 	if [[ $result == FAILED ]]; then
 		grep -v -E '^[IWE][0-9]{4} ' "$log" | tail -n 40 >&2 || true
-		echo "run-notebooks: full log in $log" >&2
+		echo "run-notebooks: full log in $out/$name.log" >&2
 	fi
-	executed+=("$out/$name.ipynb")
+	executed+=("$name.ipynb")
 done
 
-go run ./cmd/nbcheck "${executed[@]}" || failed=1
+(cd "$run" && ./nbcheck "${executed[@]}") || failed=1
+for name in "${executed[@]}"; do
+	rm -f "$out/$name" "$out/${name%.ipynb}.log"
+	mv -f "$run/${name%.ipynb}.log" "$out/"
+	[[ ! -f "$run/$name" ]] || mv -f "$run/$name" "$out/"
+done
 exit "$failed"
