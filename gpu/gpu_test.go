@@ -130,6 +130,7 @@ var configs3 = []struct {
 	{"fast", Options{Tile: 40, Defines: []Define{{"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_PREFETCH", "0"}, {"FAST_STREAM", "0"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_STREAM", "0"}}}},
+	{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "4"}, {"FAST_SYNC", "1"}}}},
 	{"fast", Options{Tile: 6, Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "2"}, {"FAST_BY", "3"}, {"FAST_DEPTH", "1"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_L2PF", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_PREFETCH", "0"}, {"FAST_L2PF", "4"}, {"FAST_MINB", "4"}}}},

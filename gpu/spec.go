@@ -50,9 +50,9 @@ const (
 
 // fastParams are the fast kernel's compile-time parameters.
 type fastParams struct {
-	Mode, BY, RY, WX, Depth, L2PF, MinBlocks int
-	CZ                                       int // planes per block; 0: chosen per grid
-	Prefetch, Stream                         bool
+	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Sync int
+	CZ                                             int // planes per block; 0: chosen per grid
+	Prefetch, Stream                               bool
 }
 
 // defaultFast is the fast kernel's default configuration, chosen by
@@ -140,6 +140,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
 			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
 			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
+			{"FAST_SYNC", &f.Sync, 0, 8, false, nil},
 			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
 			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
 		}
@@ -174,6 +175,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			Define{"FAST_DEPTH", strconv.Itoa(f.Depth)},
 			Define{"FAST_L2PF", strconv.Itoa(f.L2PF)},
 			Define{"FAST_MINB", strconv.Itoa(f.MinBlocks)},
+			Define{"FAST_SYNC", strconv.Itoa(f.Sync)},
 			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
 			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
 		)

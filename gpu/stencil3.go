@@ -15,6 +15,13 @@ type Stencil3 struct {
 	d   *Device
 	cfg config3
 	mod *Module
+
+	// The fast kernel's lockstep counters (FAST_SYNC): one per relative
+	// plane, counting the blocks done with it over all launches so far.
+	syncMu    sync.Mutex
+	syncBuf   *Buffer
+	syncKey   [2]int // blocks and planes per block the counters were counted for
+	syncEpoch uint32 // launches counted so far
 }
 
 // Stencil3 compiles a 3D step (basic, tiled, coarsened, register_tiled or
@@ -122,8 +129,49 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 	}
 	if k.cfg.step == "fast" {
 		a.i32(int32(g.Planes))
+		counters, target, err := k.syncArgs(f, g, nx)
+		if err != nil {
+			return nil, Geometry{}, nil, err
+		}
+		a.ptr(counters).i32(int32(target))
 	}
 	return f, g, a, nil
+}
+
+// syncArgs returns the lockstep counters and the target of the next
+// launch of the fast kernel: zero (no waiting) unless FAST_SYNC is set for
+// mode 3 and every block of the grid is resident at once, which the
+// waiting needs to end.
+func (k *Stencil3) syncArgs(f *Function, g Geometry, nx int) (uint64, uint32, error) {
+	fp := k.cfg.fast
+	if fp.Sync == 0 || fp.Mode != fastBulk || vec(nx) != 4 {
+		return 0, 0, nil
+	}
+	occ, err := f.Occupancy(g.Threads(), g.DynamicShared)
+	if err != nil {
+		return 0, 0, err
+	}
+	if g.Blocks() > occ*k.d.props.SMs {
+		return 0, 0, nil
+	}
+	k.syncMu.Lock()
+	defer k.syncMu.Unlock()
+	key := [2]int{g.Blocks(), g.Planes}
+	if k.syncBuf == nil || k.syncKey != key || uint64(k.syncEpoch+1)*uint64(g.Blocks()) >= 1<<31 {
+		k.syncBuf.Free()
+		k.syncBuf = nil
+		b, err := k.d.Alloc(g.Planes)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := b.Fill(0); err != nil {
+			b.Free()
+			return 0, 0, err
+		}
+		k.syncBuf, k.syncKey, k.syncEpoch = b, key, 0
+	}
+	k.syncEpoch++
+	return k.syncBuf.ptr, k.syncEpoch * uint32(g.Blocks()), nil
 }
 
 // Launch runs one sweep of the nz×ny×nx grid in src into dst, timed with
@@ -144,11 +192,26 @@ func (k *Stencil3) Launch(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launc
 // Measure runs warmup untimed sweeps, then reps sweeps each timed with
 // CUDA events.
 func (k *Stencil3) Measure(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs, warmup, reps int) (Measurement, error) {
-	f, g, a, err := k.prepare(dst, src, nz, ny, nx, c)
-	if err != nil {
-		return Measurement{}, err
+	if reps < 1 {
+		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", k.cfg.step, reps)
 	}
-	return k.d.measure(f, g, a, warmup, reps)
+	var g Geometry
+	ms := make([]float64, 0, reps)
+	for i := range warmup + reps {
+		f, geo, a, err := k.prepare(dst, src, nz, ny, nx, c) // fresh arguments: the lockstep target moves on
+		if err != nil {
+			return Measurement{}, err
+		}
+		g = geo
+		t, err := k.d.launch(f, g, a, i >= warmup)
+		if err != nil {
+			return Measurement{}, err
+		}
+		if i >= warmup {
+			ms = append(ms, t)
+		}
+	}
+	return summarize(g, ms), nil
 }
 
 // PlaneCheck is the result of CheckPlanes.

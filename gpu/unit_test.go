@@ -276,7 +276,7 @@ func TestDefinesAndOptions(t *testing.T) {
 	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"MY_FLAG", "3"}}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1", "-DFAST_DEPTH=3",
-		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_PREFETCH=1", "-DFAST_STREAM=1", "-DMY_FLAG=3"}, defineFlags(c.defines))
+		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_SYNC=0", "-DFAST_PREFETCH=1", "-DFAST_STREAM=1", "-DMY_FLAG=3"}, defineFlags(c.defines))
 	assert.Equal(t, "fast4", c.entry(512))
 	assert.Equal(t, "fast1", c.entry(130))
 	assert.Equal(t, "128x16x16", c.describeTile(512, 0))
