@@ -103,13 +103,31 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	legendX := nf + 3
 	title := fmt.Sprintf("%s: output slice x = %d of a %d³ grid, against the reference", r.Step, k, n)
 	d := fig.NewDiagram(title, -4, -4, legendX+0.85*nf, nf+0.5)
-	seen := Counts{}
+	// Wrong values are shaded by how far off they are, relative to the
+	// largest finite difference in the slice: pale a little off, full
+	// vermillion the furthest (and NaN).
+	worst := 0.0
+	for i := range n {
+		for j := range n {
+			if r.Classify(i, j, k) == Wrong {
+				if d := math.Abs(float64(r.Out.At(i, j, k)) - float64(r.Want.At(i, j, k))); !math.IsNaN(d) && !math.IsInf(d, 0) {
+					worst = math.Max(worst, d)
+				}
+			}
+		}
+	}
 	for i := range n {
 		for j := range n {
 			c := r.Classify(i, j, k)
-			seen[c]++
+			fill := classStyle[c]
+			if c == Wrong && worst > 0 {
+				d := math.Abs(float64(r.Out.At(i, j, k)) - float64(r.Want.At(i, j, k)))
+				if !math.IsNaN(d) && !math.IsInf(d, 0) {
+					fill = pale(fig.Vermillion, 0.7*(1-d/worst))
+				}
+			}
 			x, y := float64(j), float64(i)
-			d.Add(fig.Rect(x, y, x+1, y+1).Filled(classStyle[c]).Stroked(fig.CellLine, 0.25))
+			d.Add(fig.Rect(x, y, x+1, y+1).Filled(fill).Stroked(fig.CellLine, 0.25))
 		}
 	}
 	d.Add(fig.Rect(0, 0, nf, nf).Stroked(fig.Ink, 0.8))
@@ -145,6 +163,9 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 		y -= 2.6
 	}
 	d.Add(fig.Label(legendX, y-0.4, 8, fmt.Sprintf("largest |out − reference|: %s", shortErr(r.Diff.MaxAbs))).Align(0, -0.5).Colored(fig.Muted))
+	if worst > 0 {
+		d.Add(fig.Label(legendX, y-2.6, 8, "a wrong value is darker the further off it is").Align(0, -0.5).Colored(fig.Muted))
+	}
 	return d, nil
 }
 

@@ -351,6 +351,27 @@ func TestDiffMap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Positive(t, img.Bounds().Dx())
 
+	assert.Contains(t, g, "darker the further off")
+
+	// NaN outputs have no distance to shade by.
+	b = broken(t, "tiled_no_barrier")
+	nan, _ := SimulateKernel(b.Name, b.Kernel, 20, 8)
+	d, err = DiffMap(nan, 10)
+	require.NoError(t, err)
+	assert.NotContains(t, d.Geometry(), "darker the further off")
+
+	// Swapped coefficients leave errors of every size: many shades.
+	b = broken(t, "coarsened_c3_c4_swapped")
+	sw, _ := SimulateKernel(b.Name, b.Kernel, 20, 8)
+	d, err = DiffMap(sw, 10)
+	require.NoError(t, err)
+	fills := map[string]bool{}
+	for _, line := range strings.Split(d.Geometry(), "\n") {
+		if _, f, ok := strings.Cut(line, "fill="); ok && strings.HasPrefix(line, "rect") {
+			fills[strings.Fields(f)[0]] = true
+		}
+	}
+	assert.Greater(t, len(fills), 10, "shades of vermillion")
 	_, err = DiffMap(r, 34)
 	assert.Error(t, err)
 	_, err = DiffMap(Result{Step: "refused"}, 0)
