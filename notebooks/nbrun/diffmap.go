@@ -101,7 +101,7 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	}
 	nf := float64(n)
 	legendX := nf + 3
-	title := fmt.Sprintf("%s: output slice x = %d of a %d³ grid, against the reference", r.Step, k, n)
+	title := fmt.Sprintf("%s: slice x = %d of the %d³ output", r.Step, k, n)
 	d := fig.NewDiagram(title, -4, -4, legendX+0.85*nf, nf+0.5)
 	// Wrong values are shaded by how far off they are, relative to the
 	// largest finite difference in the slice: pale a little off, full
