@@ -43,7 +43,16 @@
 //          memory plane after plane as a copy does. progress[t] counts the
 //          blocks done with relative plane t; a launch passes target =
 //          (launches so far)·(blocks), and 0 to switch the waiting off
-//          (the host does so unless every block is resident at once);
+//          (the host does so unless every block is resident at once).
+//          FAST_EDGE = 3 writes whole float4s only: each plane's copies also
+//          bring the output's x-face points of the block's rows (a 32-byte
+//          window across each row boundary), which the row's first and last
+//          float4 then write back unchanged. A 32-byte sector written in
+//          part costs L2 a read from DRAM when it is evicted (ECC memory);
+//          reading the x faces early, in one go, is cheaper. FAST_EDGE = 1
+//          only prefetches those sectors into L2; FAST_EDGE = 2 is for
+//          measurement only: it writes the x faces from the input, which
+//          breaks the contract that boundary points are not touched;
 //   - outputs are written with streaming (evict-first) stores when
 //     FAST_STREAM is set, so that they do not push inputs out of L2;
 //   - FAST_MINB is the minimum of resident blocks per multiprocessor the
@@ -57,25 +66,25 @@
 // c5/c6 z∓1); indices are 64-bit.
 
 #ifndef FAST_BY
-#define FAST_BY 8
+#define FAST_BY 4
 #endif
 #ifndef FAST_RY
 #define FAST_RY 1
 #endif
 #ifndef FAST_MODE
-#define FAST_MODE 2
+#define FAST_MODE 3
 #endif
 #ifndef FAST_WX
-#define FAST_WX 1
+#define FAST_WX 8
 #endif
 #ifndef FAST_DEPTH
-#define FAST_DEPTH 3
+#define FAST_DEPTH 1
 #endif
 #ifndef FAST_PREFETCH
 #define FAST_PREFETCH 1
 #endif
 #ifndef FAST_STREAM
-#define FAST_STREAM 1
+#define FAST_STREAM 0
 #endif
 #ifndef FAST_L2PF
 #define FAST_L2PF 0
@@ -85,6 +94,9 @@
 #endif
 #ifndef FAST_SYNC
 #define FAST_SYNC 0
+#endif
+#ifndef FAST_EDGE
+#define FAST_EDGE 3
 #endif
 
 #define FULL_MASK 0xffffffffu
@@ -566,14 +578,29 @@ __device__ __forceinline__ void bar_init(unsigned bar)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
 }
 
-// bulk_load copies bytes from global src to shared dst on the copy
-// engine; the barrier's phase completes when they have landed.
-__device__ __forceinline__ void bulk_load(unsigned dst, const float* src, unsigned bytes, unsigned bar)
+// expect announces the bytes the copies of one fill will bring; the
+// barrier's phase completes when all of them have landed.
+__device__ __forceinline__ void expect(unsigned bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// bulk_copy copies bytes (a multiple of 16) from global src to shared dst
+// on the copy engine, completing on the barrier.
+__device__ __forceinline__ void bulk_copy(unsigned dst, const float* src, unsigned bytes, unsigned bar)
+{
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
 }
+
+// Floats of the x-face windows kept with each plane when FAST_EDGE = 3:
+// window w holds the last 4 points of row jb−1+w and the first 4 of row
+// jb+w of the output.
+#if FAST_EDGE == 3
+#define EDGE_FLOATS (8 * (FAST_BY + 1))
+#else
+#define EDGE_FLOATS 0
+#endif
 
 __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
 {
@@ -597,11 +624,33 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
     const int z1 = min(z0 + cz, nz - 1);                      // planes z0 … z1−1; the last needed input is z1
     const long long sz = (long long)ny * nx;
     const int rows = min(jb + FAST_BY, ny - 1) - (jb - 1) + 1; // tile rows that exist
-    const int slotFloats = (FAST_BY + 2) * nx;
+    const int slotFloats = (FAST_BY + 2) * nx + EDGE_FLOATS;
     const unsigned bytes = (unsigned)rows * nx * 4;
     const float* tileBase = in + (long long)(jb - 1) * nx;     // plane 0 of the tile
     const unsigned ringAddr = shared_address(ring);
     const unsigned barAddr = shared_address(bars);
+#if FAST_EDGE == 3
+    // Windows jb−1 … last output row: each 32 bytes across a row boundary.
+    const int windows = min(jb + FAST_BY - 1, ny - 2) - (jb - 1) + 1;
+#endif
+    // fill starts the copies of plane p into the slot of fill f.
+    auto fill = [&](int f, int p) {
+        const unsigned slot = ringAddr + 4u * (unsigned)(f % RING) * slotFloats;
+        const unsigned bar = barAddr + 8 * (f % RING);
+#if FAST_EDGE == 3
+        if (p >= z0 && p < z1) {
+            expect(bar, bytes + 32u * windows);
+            bulk_copy(slot, tileBase + (long long)p * sz, bytes, bar);
+            const float* o = out + (long long)p * sz + (long long)jb * nx - 4;
+            for (int w = 0; w < windows; ++w) {
+                bulk_copy(slot + 4u * ((FAST_BY + 2) * nx + 8 * w), o + (long long)w * nx, 32u, bar);
+            }
+            return;
+        }
+#endif
+        expect(bar, bytes);
+        bulk_copy(slot, tileBase + (long long)p * sz, bytes, bar);
+    };
 
     if (tid == 0) {
         for (int s = 0; s < RING; ++s) {
@@ -610,8 +659,7 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         // Fill f holds plane z0−1+f in slot f mod RING.
         for (int f = 0; f < FAST_DEPTH + 2 && z0 - 1 + f <= z1; ++f) {
-            bulk_load(ringAddr + 4u * (unsigned)(f % RING) * slotFloats, tileBase + (long long)(z0 - 1 + f) * sz,
-                      bytes, barAddr + 8 * (f % RING));
+            fill(f, z0 - 1 + f);
         }
     }
     __syncthreads();
@@ -644,8 +692,7 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         }
 #endif
         if (tid == 0 && z + FAST_DEPTH + 1 <= z1) {
-            bulk_load(ringAddr + 4u * (unsigned)(fNew % RING) * slotFloats,
-                      tileBase + (long long)(z + FAST_DEPTH + 1) * sz, bytes, barAddr + 8 * (fNew % RING));
+            fill(fNew, z + FAST_DEPTH + 1);
         }
         const float* P = ring + (long long)((f - 1) % RING) * slotFloats;
         const float* C = ring + (long long)(f % RING) * slotFloats;
@@ -671,7 +718,47 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
             const Row<4> RP = {{pv.x, pv.y, pv.z, pv.w}};
             const Row<4> RN = {{nt.x, nt.y, nt.z, nt.w}};
             const Row<4> res = seven<4>(RC, RU, RD, RP, RN, left, right, c);
+#if FAST_EDGE == 3
+            // Whole float4s only: the x-face point keeps the value it had,
+            // read with the plane's copies, so that no 32-byte sector of
+            // the output is written in part (a partial sector costs a read
+            // from DRAM when L2 evicts it, the memory having ECC).
+            {
+                float4 w = make_float4(res.v[0], res.v[1], res.v[2], res.v[3]);
+                const float* edge = C + (FAST_BY + 2) * nx;
+                if (x0 == 0) {
+                    w.x = edge[8 * r + 4];
+                }
+                if (x0 + 4 == nx) {
+                    w.w = edge[8 * (r + 1) + 3];
+                }
+                *reinterpret_cast<float4*>(out + z * sz + (long long)j * nx + x0) = w;
+            }
+#elif FAST_EDGE == 2
+            // Measurement only: write whole rows, the x faces copied from
+            // the input, so that no 32-byte sector is written in part. This
+            // breaks the contract (boundary points of dst are not touched).
+            {
+                float4 w = make_float4(res.v[0], res.v[1], res.v[2], res.v[3]);
+                if (x0 == 0) {
+                    w.x = cen.x;
+                }
+                if (x0 + 4 == nx) {
+                    w.w = cen.w;
+                }
+                *reinterpret_cast<float4*>(out + z * sz + (long long)j * nx + x0) = w;
+            }
+#else
+#if FAST_EDGE == 1
+            // The first and last sector of an output row are written in
+            // part (the x faces are boundary); fetch them into L2 one plane
+            // ahead so that L2 need not read them back when it evicts them.
+            if ((x0 == 0 || x0 + 4 == nx) && z + 1 < z1) {
+                l2_prefetch(out + (z + 1) * sz + (long long)j * nx + x0);
+            }
+#endif
             store_row<4>(out + z * sz + (long long)j * nx, x0, nx, res);
+#endif
             cc += threads;
             while (cc >= nx4) {
                 cc -= nx4;

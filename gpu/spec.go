@@ -50,14 +50,26 @@ const (
 
 // fastParams are the fast kernel's compile-time parameters.
 type fastParams struct {
-	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Sync int
-	CZ                                             int // planes per block; 0: chosen per grid
-	Prefetch, Stream                               bool
+	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Sync, Edge int
+	CZ                                                   int // planes per block; 0: chosen per grid
+	Prefetch, Stream                                     bool
 }
 
-// defaultFast is the fast kernel's default configuration, chosen by
-// measurement on an H200 (docs/gpu.md).
-var defaultFast = fastParams{Mode: fastAsync, BY: 8, RY: 1, WX: 1, Depth: 3, MinBlocks: 1, Prefetch: true, Stream: true}
+// fastDefaults returns the fast kernel's default parameters for a mode;
+// mode 3's, the default mode, were chosen by measurement on an H200
+// (docs/gpu.md).
+func fastDefaults(mode int) fastParams {
+	switch mode {
+	case fastRegisters, fastSharedY:
+		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 1, MinBlocks: 1, Prefetch: true}
+	case fastAsync:
+		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 3, MinBlocks: 1, Prefetch: true}
+	}
+	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Edge: 3, Prefetch: true}
+}
+
+// defaultFast is the configuration of the registered fast step.
+var defaultFast = fastDefaults(fastBulk)
 
 func b2i(b bool) int {
 	if b {
@@ -125,6 +137,13 @@ func newConfig3(step string, o Options) (config3, error) {
 		c.defines = append(c.defines, Define{"IN_TILE_DIM", strconv.Itoa(c.tile)})
 	case "fast":
 		f := defaultFast
+		if m, ok := user["FAST_MODE"]; ok {
+			v, err := strconv.Atoi(m)
+			if err != nil || v < 0 || v > 3 {
+				return config3{}, fmt.Errorf("gpu: fast: FAST_MODE = %s must be an integer from 0 to 3", m)
+			}
+			f = fastDefaults(v)
+		}
 		f.CZ = c.tile
 		ints := []struct {
 			name     string
@@ -141,6 +160,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
 			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
 			{"FAST_SYNC", &f.Sync, 0, 8, false, nil},
+			{"FAST_EDGE", &f.Edge, 0, 3, false, nil},
 			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
 			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
 		}
@@ -163,6 +183,9 @@ func newConfig3(step string, o Options) (config3, error) {
 		if f.Mode != fastRegisters && f.RY != 1 {
 			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (the other modes hold one row per thread)", f.RY)
 		}
+		if f.Mode != fastBulk && f.Edge != 0 {
+			return config3{}, fmt.Errorf("gpu: fast: FAST_EDGE = %d applies to FAST_MODE=3 only", f.Edge)
+		}
 		if f.Mode == fastSharedY && f.WX != 1 {
 			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d does not apply to FAST_MODE=1 (a warp spans the block in x there)", f.WX)
 		}
@@ -176,6 +199,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			Define{"FAST_L2PF", strconv.Itoa(f.L2PF)},
 			Define{"FAST_MINB", strconv.Itoa(f.MinBlocks)},
 			Define{"FAST_SYNC", strconv.Itoa(f.Sync)},
+			Define{"FAST_EDGE", strconv.Itoa(f.Edge)},
 			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
 			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
 		)
@@ -247,7 +271,11 @@ func (c config3) geometry(nz, ny, nx, cz int) Geometry {
 		case f.Mode == fastRegisters:
 			wx = f.WX
 		case f.Mode == fastBulk && v == 4:
-			dyn := 4 * (f.Depth + 3) * (f.BY + 2) * nx
+			slot := (f.BY + 2) * nx
+			if f.Edge == 3 {
+				slot += 8 * (f.BY + 1)
+			}
+			dyn := 4 * (f.Depth + 3) * slot
 			return Geometry{Block: [3]int{32 * f.WX, 1, 1},
 				Grid:        [3]int{1, ceilDiv(ny-2, f.BY), ceilDiv(nz-2, cz)},
 				SharedBytes: dyn + 8*(f.Depth+3), DynamicShared: dyn, Planes: cz}

@@ -198,7 +198,7 @@ func TestGeometryCoversInterior(t *testing.T) {
 		assert.GreaterOrEqual(t, g.Grid[0]*8, n, "basic covers every point")
 		assert.Less(t, (g.Grid[0]-1)*8, n, "basic launches no empty block")
 
-		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}}, {{"FAST_BY", "4"}},
+		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}}, {{"FAST_MODE", "2"}, {"FAST_BY", "4"}},
 			{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}},
 			{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "4"}},
 			{{"FAST_MODE", "1"}}, {{"FAST_WX", "4"}, {"FAST_BY", "2"}}} {
@@ -275,13 +275,13 @@ func TestDefinesAndOptions(t *testing.T) {
 
 	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"MY_FLAG", "3"}}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1", "-DFAST_DEPTH=3",
-		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_SYNC=0", "-DFAST_PREFETCH=1", "-DFAST_STREAM=1", "-DMY_FLAG=3"}, defineFlags(c.defines))
+	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1", "-DFAST_DEPTH=1",
+		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_SYNC=0", "-DFAST_EDGE=0", "-DFAST_PREFETCH=1", "-DFAST_STREAM=0", "-DMY_FLAG=3"}, defineFlags(c.defines))
 	assert.Equal(t, "fast4", c.entry(512))
 	assert.Equal(t, "fast1", c.entry(130))
 	assert.Equal(t, "128x16x16", c.describeTile(512, 0))
 
-	c, err = newConfig3("fast", Options{Tile: 32, Defines: []Define{{"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}})
+	c, err = newConfig3("fast", Options{Tile: 32, Defines: []Define{{"FAST_MODE", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}})
 	require.NoError(t, err)
 	g := c.geometry(512, 512, 512, 0)
 	assert.Equal(t, [3]int{128, 2, 1}, g.Block, "mode 2: 4 warps span 512 points of a row")
@@ -289,13 +289,16 @@ func TestDefinesAndOptions(t *testing.T) {
 	assert.Equal(t, 4*5*4*(512+8), g.SharedBytes, "a ring of depth+3 tiles of 2+2 rows")
 	assert.Equal(t, "512x2x32", c.describeTile(512, 0))
 	assert.Equal(t, [3]int{32, 2, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to one warp per row")
+	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_EDGE", "0"}}})
+	require.NoError(t, err)
+	assert.Equal(t, 4*4*6*512, c.geometry(512, 512, 512, 0).DynamicShared, "no windows without FAST_EDGE=3")
 
 	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_DEPTH", "2"}}})
 	require.NoError(t, err)
 	g = c.geometry(512, 512, 512, 170)
 	assert.Equal(t, [3]int{256, 1, 1}, g.Block, "mode 3: one block of 8 warps spans whole rows")
 	assert.Equal(t, [3]int{1, 64, 3}, g.Grid)
-	assert.Equal(t, 4*5*10*512, g.DynamicShared, "a ring of depth+3 tiles of 8+2 whole rows")
+	assert.Equal(t, 4*5*(10*512+8*9), g.DynamicShared, "a ring of depth+3 tiles of 8+2 whole rows and 9 x-face windows")
 	assert.Equal(t, "512x8x170", c.describeTile(512, 170))
 	assert.Equal(t, [3]int{32, 8, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to mode 0's code")
 	assert.NoError(t, checkGeometry(g, Props{MaxThreadsPerBlock: 1024, MaxBlockDim: [3]int{1024, 1024, 64},
@@ -318,6 +321,7 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"basic", Options{Block: [3]int{8, 0, 8}}, "at least 1"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "33"}}}, "FAST_BY = 33 must be an integer from 1 to 32"},
 		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "FAST_MODE=0 only"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_EDGE", "3"}}}, "FAST_MODE=3 only"},
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "does not apply to FAST_MODE=1"},
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "4"}}}, "from 0 to 3"},
 		{"fast", Options{Defines: []Define{{"FAST_DEPTH", "0"}}}, "from 1 to 8"},
