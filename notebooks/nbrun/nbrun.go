@@ -44,8 +44,10 @@ var ErrNoSimulation = errors.New("the step runs only on a GPU")
 // advice to use the simulator, which has no such kernel.
 type gpuOnlyError struct{ msg string }
 
+// Error returns the message.
 func (e *gpuOnlyError) Error() string { return e.msg }
 
+// Is matches ErrNoSimulation and gpu.ErrNoGPU.
 func (e *gpuOnlyError) Is(target error) bool {
 	return target == ErrNoSimulation || target == gpu.ErrNoGPU
 }

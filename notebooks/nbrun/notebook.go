@@ -18,6 +18,8 @@ var Notebook io.Writer = notebookWriter{}
 
 type notebookWriter struct{}
 
+// Write sends p as one plain-text output of the cell, or writes it to
+// standard output outside a notebook.
 func (notebookWriter) Write(p []byte) (int, error) {
 	if !gonbui.IsNotebook {
 		return os.Stdout.Write(p)
