@@ -404,3 +404,17 @@ func TestPaperTables(t *testing.T) {
 func TestErrorsWrapSentinels(t *testing.T) {
 	assert.False(t, errors.Is(ErrInput, ErrUnstable))
 }
+
+// BenchmarkStep measures one step of the CPU reference on a 1024×1024
+// basin, all cores; it reports the paper's GFLOP/s (89 flops a point).
+func BenchmarkStep(b *testing.B) {
+	basin, err := Random(1024, 1024, 1)
+	require.NoError(b, err)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := basin.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(FlopsH+FlopsS)*1024*1024*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
