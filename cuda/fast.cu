@@ -53,6 +53,9 @@
 //          only prefetches those sectors into L2; FAST_EDGE = 2 is for
 //          measurement only: it writes the x faces from the input, which
 //          breaks the contract that boundary points are not touched;
+//          FAST_EDGE = 4 is as 3, but a few threads read the x-face points
+//          with plain loads (one 32-byte sector each) two planes ahead and
+//          leave them in the plane's slot;
 //   - outputs are written with streaming (evict-first) stores when
 //     FAST_STREAM is set, so that they do not push inputs out of L2;
 //   - FAST_MINB is the minimum of resident blocks per multiprocessor the
@@ -598,6 +601,8 @@ __device__ __forceinline__ void bulk_copy(unsigned dst, const float* src, unsign
 // jb+w of the output.
 #if FAST_EDGE == 3
 #define EDGE_FLOATS (8 * (FAST_BY + 1))
+#elif FAST_EDGE == 4
+#define EDGE_FLOATS ((2 * FAST_BY + 3) / 4 * 4) // x-face points of the block's rows: [2r] first, [2r+1] last
 #else
 #define EDGE_FLOATS 0
 #endif
@@ -662,6 +667,20 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
             fill(f, z0 - 1 + f);
         }
     }
+#if FAST_EDGE == 4
+    // Threads 0 … 2·rows−1 each own one x-face point of the block's output
+    // rows; they read it from the output two planes ahead (one 32-byte
+    // sector, early, in the read stream) and leave it in the plane's slot.
+    const int edgeRows = min(jb + FAST_BY - 1, ny - 2) - jb + 1;
+    const bool edgeThread = tid < 2 * edgeRows;
+    const long long edgeOffset = edgeThread ? (long long)(jb + (tid >> 1)) * nx + ((tid & 1) ? nx - 1 : 0) : 0;
+    if (edgeThread) {
+        for (int q = 0; q < 2 && z0 + q < z1; ++q) {
+            ring[(long long)((1 + q) % RING) * slotFloats + (FAST_BY + 2) * nx + tid] =
+                __ldcg(out + (long long)(z0 + q) * sz + edgeOffset);
+        }
+    }
+#endif
     __syncthreads();
     bar_wait(barAddr + 0, 0); // plane z0−1
     bar_wait(barAddr + 8, 0); // plane z0
@@ -694,6 +713,12 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         if (tid == 0 && z + FAST_DEPTH + 1 <= z1) {
             fill(fNew, z + FAST_DEPTH + 1);
         }
+#if FAST_EDGE == 4
+        float edgeAhead = 0.0f; // the x-face point of plane z+2, for its slot
+        if (edgeThread && z + 2 < z1) {
+            edgeAhead = __ldcg(out + (long long)(z + 2) * sz + edgeOffset);
+        }
+#endif
         const float* P = ring + (long long)((f - 1) % RING) * slotFloats;
         const float* C = ring + (long long)(f % RING) * slotFloats;
         const float* N = ring + (long long)(fNext % RING) * slotFloats;
@@ -718,7 +743,19 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
             const Row<4> RP = {{pv.x, pv.y, pv.z, pv.w}};
             const Row<4> RN = {{nt.x, nt.y, nt.z, nt.w}};
             const Row<4> res = seven<4>(RC, RU, RD, RP, RN, left, right, c);
-#if FAST_EDGE == 3
+#if FAST_EDGE == 4
+            {
+                float4 w = make_float4(res.v[0], res.v[1], res.v[2], res.v[3]);
+                const float* edge = C + (FAST_BY + 2) * nx;
+                if (x0 == 0) {
+                    w.x = edge[2 * r];
+                }
+                if (x0 + 4 == nx) {
+                    w.w = edge[2 * r + 1];
+                }
+                *reinterpret_cast<float4*>(out + z * sz + (long long)j * nx + x0) = w;
+            }
+#elif FAST_EDGE == 3
             // Whole float4s only: the x-face point keeps the value it had,
             // read with the plane's copies, so that no 32-byte sector of
             // the output is written in part (a partial sector costs a read
@@ -765,6 +802,13 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
                 ++r;
             }
         }
+#if FAST_EDGE == 4
+        // Plane z+2 is fill f+2; its slot is not read before the barrier of
+        // iteration z+1, and its copy engine writes leave this area alone.
+        if (edgeThread && z + 2 < z1) {
+            ring[(long long)((f + 2) % RING) * slotFloats + (FAST_BY + 2) * nx + tid] = edgeAhead;
+        }
+#endif
     }
 #if FAST_SYNC > 0
     // Report the last plane, and the planes a short last chunk does not

@@ -130,6 +130,8 @@ var configs3 = []struct {
 	{"fast", Options{Tile: 40, Defines: []Define{{"FAST_MODE", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}}},
 	{"fast", Options{Tile: 11, Defines: []Define{{"FAST_EDGE", "0"}, {"FAST_BY", "5"}, {"FAST_WX", "3"}, {"FAST_DEPTH", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_EDGE", "1"}, {"FAST_BY", "2"}, {"FAST_WX", "4"}}}},
+	{"fast", Options{Defines: []Define{{"FAST_EDGE", "4"}}}},
+	{"fast", Options{Tile: 3, Defines: []Define{{"FAST_EDGE", "4"}, {"FAST_BY", "5"}, {"FAST_WX", "2"}, {"FAST_DEPTH", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_PREFETCH", "0"}, {"FAST_STREAM", "0"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_STREAM", "1"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "4"}, {"FAST_SYNC", "1"}}}},

@@ -160,7 +160,7 @@ func newConfig3(step string, o Options) (config3, error) {
 			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
 			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
 			{"FAST_SYNC", &f.Sync, 0, 8, false, nil},
-			{"FAST_EDGE", &f.Edge, 0, 3, false, nil},
+			{"FAST_EDGE", &f.Edge, 0, 4, false, nil},
 			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
 			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
 		}
@@ -272,8 +272,11 @@ func (c config3) geometry(nz, ny, nx, cz int) Geometry {
 			wx = f.WX
 		case f.Mode == fastBulk && v == 4:
 			slot := (f.BY + 2) * nx
-			if f.Edge == 3 {
+			switch f.Edge {
+			case 3:
 				slot += 8 * (f.BY + 1)
+			case 4:
+				slot += (2*f.BY + 3) / 4 * 4
 			}
 			dyn := 4 * (f.Depth + 3) * slot
 			return Geometry{Block: [3]int{32 * f.WX, 1, 1},
