@@ -37,14 +37,7 @@
 //          piece of memory, with a single bulk copy (the Hopper copy
 //          engine, cp.async.bulk) that completes on an mbarrier; the ring
 //          lives in dynamic shared memory, (FAST_DEPTH+3)·(FAST_BY+2)·nx
-//          floats. With FAST_SYNC = s > 0 the blocks keep in step: none
-//          starts loading a plane until every block has finished the plane
-//          s before the one it computes, so that the GPU as a whole sweeps
-//          memory plane after plane as a copy does. progress[t] counts the
-//          blocks done with relative plane t; a launch passes target =
-//          (launches so far)·(blocks), and 0 to switch the waiting off
-//          (the host does so unless every block is resident at once).
-//          FAST_EDGE = 3 writes whole float4s only: each plane's copies also
+//          floats. FAST_EDGE = 3 writes whole float4s only: each plane's copies also
 //          bring the output's x-face points of the block's rows (a 32-byte
 //          window across each row boundary), which the row's first and last
 //          float4 then write back unchanged. A 32-byte sector written in
@@ -94,9 +87,6 @@
 #endif
 #ifndef FAST_MINB
 #define FAST_MINB 1
-#endif
-#ifndef FAST_SYNC
-#define FAST_SYNC 0
 #endif
 #ifndef FAST_EDGE
 #define FAST_EDGE 3
@@ -619,8 +609,7 @@ __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
 // march_bulk: mode 3 for rows of a multiple of 4 points.
 __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* __restrict__ out,
                                            int nz, int ny, int nx, int cz, const Coeffs7 c,
-                                           float* ring, unsigned long long* bars,
-                                           unsigned* progress, unsigned target)
+                                           float* ring, unsigned long long* bars)
 {
     const int tid = threadIdx.x;
     const int threads = blockDim.x;
@@ -697,19 +686,6 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         bar_wait(barAddr + 8 * (fNext % RING), (fNext / RING) & 1); // plane z+1
         __syncthreads(); // every thread is past plane z−1, so the slot of plane z−2 is free
         const int fNew = f + FAST_DEPTH + 1; // plane z+FAST_DEPTH+1 goes where plane z−2 was
-#if FAST_SYNC > 0
-        if (tid == 0 && target != 0) {
-            const int t = z - z0;
-            if (t >= 1) {
-                atomicAdd(progress + (t - 1), 1u);
-            }
-            if (t - FAST_SYNC >= 0) {
-                while (*(volatile unsigned*)(progress + (t - FAST_SYNC)) < target) {
-                    __nanosleep(64);
-                }
-            }
-        }
-#endif
         if (tid == 0 && z + FAST_DEPTH + 1 <= z1) {
             fill(fNew, z + FAST_DEPTH + 1);
         }
@@ -810,30 +786,19 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         }
 #endif
     }
-#if FAST_SYNC > 0
-    // Report the last plane, and the planes a short last chunk does not
-    // have, so that no block waits for them.
-    __syncthreads();
-    if (tid == 0 && target != 0) {
-        for (int t = max(z1 - z0 - 1, 0); t < cz; ++t) {
-            atomicAdd(progress + t, 1u);
-        }
-    }
-#endif
 }
 
 #endif
 
 extern "C" __global__ void __launch_bounds__(FAST4_THREADS, FAST_MINB)
 fast4(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
-      float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz,
-      unsigned* progress, unsigned target)
+      float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {
     const Coeffs7 c = {c0, c1, c2, c3, c4, c5, c6};
 #if FAST_MODE == 3
     extern __shared__ __align__(128) float dynamicRing[];
     __shared__ __align__(8) unsigned long long bars[RING];
-    march_bulk(in, out, nz, ny, nx, cz, c, dynamicRing, bars, progress, target);
+    march_bulk(in, out, nz, ny, nx, cz, c, dynamicRing, bars);
 #elif FAST_MODE == 2
     __shared__ __align__(16) Tile ring[RING];
     march_async(in, out, nz, ny, nx, cz, c, ring);
@@ -849,8 +814,7 @@ fast4(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int
 // float4 rows and fall back to mode 0 here (blockDim = (32, FAST_BY, 1)).
 extern "C" __global__ void __launch_bounds__(FAST1_THREADS, FAST_MINB)
 fast1(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
-      float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz,
-      unsigned* progress, unsigned target)
+      float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {
     const Coeffs7 c = {c0, c1, c2, c3, c4, c5, c6};
 #if FAST_MODE == 1

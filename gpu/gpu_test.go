@@ -134,7 +134,6 @@ var configs3 = []struct {
 	{"fast", Options{Tile: 3, Defines: []Define{{"FAST_EDGE", "4"}, {"FAST_BY", "5"}, {"FAST_WX", "2"}, {"FAST_DEPTH", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_PREFETCH", "0"}, {"FAST_STREAM", "0"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_STREAM", "1"}}}},
-	{"fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "4"}, {"FAST_SYNC", "1"}}}},
 	{"fast", Options{Tile: 6, Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "2"}, {"FAST_BY", "3"}, {"FAST_DEPTH", "3"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_L2PF", "2"}}}},
 	{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_PREFETCH", "0"}, {"FAST_L2PF", "4"}, {"FAST_MINB", "4"}}}},
@@ -175,7 +174,9 @@ func TestGPUNonCubic(t *testing.T) {
 	for _, step := range Steps3 {
 		sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 		require.NoError(t, err)
-		for _, shape := range [][3]int{{5, 37, 132}, {40, 3, 9}, {3, 70, 68}} {
+		// The last shape's rows are too long for the fast kernel's ring of
+		// whole rows: it runs on its mode 0.
+		for _, shape := range [][3]int{{5, 37, 132}, {40, 3, 9}, {3, 70, 68}, {4, 5, 2432}} {
 			seed := freshSeed()
 			src, _ := lab.NewGrid3[float32](shape[0], shape[1], shape[2])
 			src.FillRandom(seed)

@@ -50,9 +50,9 @@ const (
 
 // fastParams are the fast kernel's compile-time parameters.
 type fastParams struct {
-	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Sync, Edge int
-	CZ                                                   int // planes per block; 0: chosen per grid
-	Prefetch, Stream                                     bool
+	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Edge int
+	CZ                                             int // planes per block; 0: chosen per grid
+	Prefetch, Stream                               bool
 }
 
 // fastDefaults returns the fast kernel's default parameters for a mode;
@@ -159,7 +159,6 @@ func newConfig3(step string, o Options) (config3, error) {
 			{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
 			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
 			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
-			{"FAST_SYNC", &f.Sync, 0, 8, false, nil},
 			{"FAST_EDGE", &f.Edge, 0, 4, false, nil},
 			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
 			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
@@ -198,7 +197,6 @@ func newConfig3(step string, o Options) (config3, error) {
 			Define{"FAST_DEPTH", strconv.Itoa(f.Depth)},
 			Define{"FAST_L2PF", strconv.Itoa(f.L2PF)},
 			Define{"FAST_MINB", strconv.Itoa(f.MinBlocks)},
-			Define{"FAST_SYNC", strconv.Itoa(f.Sync)},
 			Define{"FAST_EDGE", strconv.Itoa(f.Edge)},
 			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
 			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},

@@ -16,12 +16,32 @@ type Stencil3 struct {
 	cfg config3
 	mod *Module
 
-	// The fast kernel's lockstep counters (FAST_SYNC): one per relative
-	// plane, counting the blocks done with it over all launches so far.
-	syncMu    sync.Mutex
-	syncBuf   *Buffer
-	syncKey   [2]int // blocks and planes per block the counters were counted for
-	syncEpoch uint32 // launches counted so far
+	// Rows too long for mode 3's shared-memory ring run on mode 0.
+	fallbackOnce sync.Once
+	fallback     *Stencil3
+	fallbackErr  error
+}
+
+// ringTooLarge reports whether the fast kernel's bulk mode cannot hold its
+// ring of whole rows of nx points in the shared memory a block may have.
+func ringTooLarge(c config3, nx int, p Props) bool {
+	if c.step != "fast" || c.fast.Mode != fastBulk || vec(nx) != 4 {
+		return false
+	}
+	limit := max(p.SharedPerBlock, p.SharedPerBlockOptin)
+	return c.geometry(3, 3, nx, 1).SharedBytes > limit
+}
+
+// route returns the kernel that runs rows of nx points: k itself, or for
+// rows too long for mode 3's ring the fast kernel in mode 0.
+func (k *Stencil3) route(nx int) (*Stencil3, error) {
+	if !ringTooLarge(k.cfg, nx, k.d.props) {
+		return k, nil
+	}
+	k.fallbackOnce.Do(func() {
+		k.fallback, k.fallbackErr = k.d.Stencil3("fast", Options{Tile: k.cfg.fast.CZ, Defines: []Define{{"FAST_MODE", "0"}}})
+	})
+	return k.fallback, k.fallbackErr
 }
 
 // Stencil3 compiles a 3D step (basic, tiled, coarsened, register_tiled or
@@ -66,7 +86,13 @@ func (k *Stencil3) Module() *Module { return k.mod }
 // Function returns the kernel that runs on rows of nx points (the fast
 // step has a float4 kernel for rows of a multiple of 4 points and a scalar
 // one for the others).
-func (k *Stencil3) Function(nx int) (*Function, error) { return k.mod.Function(k.cfg.entry(nx)) }
+func (k *Stencil3) Function(nx int) (*Function, error) {
+	r, err := k.route(nx)
+	if err != nil {
+		return nil, err
+	}
+	return r.mod.Function(r.cfg.entry(nx))
+}
 
 // Geometry returns the launch for an nz×ny×nx grid, with the shared memory
 // per block as the compiled kernel declares it, after checking it against
@@ -74,6 +100,12 @@ func (k *Stencil3) Function(nx int) (*Function, error) { return k.mod.Function(k
 func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 	if nz < 3 || ny < 3 || nx < 3 {
 		return Geometry{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below 3 and no interior point: %w", k.cfg.step, nz, ny, nx, lab.ErrSize)
+	}
+	if r, err := k.route(nx); err != nil || r != k {
+		if err != nil {
+			return Geometry{}, err
+		}
+		return r.Geometry(nz, ny, nx)
 	}
 	f, err := k.Function(nx)
 	if err != nil {
@@ -99,6 +131,14 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 }
 
 func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Function, Geometry, *args, error) {
+	if nz >= 3 && ny >= 3 && nx >= 3 {
+		if r, err := k.route(nx); err != nil || r != k {
+			if err != nil {
+				return nil, Geometry{}, nil, err
+			}
+			return r.prepare(dst, src, nz, ny, nx, c)
+		}
+	}
 	g, err := k.Geometry(nz, ny, nx)
 	if err != nil {
 		return nil, Geometry{}, nil, err
@@ -129,49 +169,8 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 	}
 	if k.cfg.step == "fast" {
 		a.i32(int32(g.Planes))
-		counters, target, err := k.syncArgs(f, g, nx)
-		if err != nil {
-			return nil, Geometry{}, nil, err
-		}
-		a.ptr(counters).i32(int32(target))
 	}
 	return f, g, a, nil
-}
-
-// syncArgs returns the lockstep counters and the target of the next
-// launch of the fast kernel: zero (no waiting) unless FAST_SYNC is set for
-// mode 3 and every block of the grid is resident at once, which the
-// waiting needs to end.
-func (k *Stencil3) syncArgs(f *Function, g Geometry, nx int) (uint64, uint32, error) {
-	fp := k.cfg.fast
-	if fp.Sync == 0 || fp.Mode != fastBulk || vec(nx) != 4 {
-		return 0, 0, nil
-	}
-	occ, err := f.Occupancy(g.Threads(), g.DynamicShared)
-	if err != nil {
-		return 0, 0, err
-	}
-	if g.Blocks() > occ*k.d.props.SMs {
-		return 0, 0, nil
-	}
-	k.syncMu.Lock()
-	defer k.syncMu.Unlock()
-	key := [2]int{g.Blocks(), g.Planes}
-	if k.syncBuf == nil || k.syncKey != key || uint64(k.syncEpoch+1)*uint64(g.Blocks()) >= 1<<31 {
-		k.syncBuf.Free()
-		k.syncBuf = nil
-		b, err := k.d.Alloc(g.Planes)
-		if err != nil {
-			return 0, 0, err
-		}
-		if err := b.Fill(0); err != nil {
-			b.Free()
-			return 0, 0, err
-		}
-		k.syncBuf, k.syncKey, k.syncEpoch = b, key, 0
-	}
-	k.syncEpoch++
-	return k.syncBuf.ptr, k.syncEpoch * uint32(g.Blocks()), nil
 }
 
 // Launch runs one sweep of the nz×ny×nx grid in src into dst, timed with
@@ -198,7 +197,7 @@ func (k *Stencil3) Measure(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs, warmu
 	var g Geometry
 	ms := make([]float64, 0, reps)
 	for i := range warmup + reps {
-		f, geo, a, err := k.prepare(dst, src, nz, ny, nx, c) // fresh arguments: the lockstep target moves on
+		f, geo, a, err := k.prepare(dst, src, nz, ny, nx, c)
 		if err != nil {
 			return Measurement{}, err
 		}

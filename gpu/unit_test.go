@@ -276,7 +276,7 @@ func TestDefinesAndOptions(t *testing.T) {
 	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"MY_FLAG", "3"}}})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1", "-DFAST_DEPTH=1",
-		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_SYNC=0", "-DFAST_EDGE=0", "-DFAST_PREFETCH=1", "-DFAST_STREAM=0", "-DMY_FLAG=3"}, defineFlags(c.defines))
+		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_EDGE=0", "-DFAST_PREFETCH=1", "-DFAST_STREAM=0", "-DMY_FLAG=3"}, defineFlags(c.defines))
 	assert.Equal(t, "fast4", c.entry(512))
 	assert.Equal(t, "fast1", c.entry(130))
 	assert.Equal(t, "128x16x16", c.describeTile(512, 0))
@@ -344,6 +344,21 @@ func TestDefinesAndOptions(t *testing.T) {
 		_, err := ParseDefine(bad)
 		assert.Error(t, err, bad)
 	}
+}
+
+func TestRingTooLarge(t *testing.T) {
+	p := h200
+	p.SharedPerBlockOptin = 227 * 1024
+	c, err := newConfig3("fast", Options{})
+	require.NoError(t, err)
+	// (depth+3)·((rows+2)·nx + windows) floats: 4·(6·nx + 40)·4 bytes.
+	for _, nx := range []int{4, 512, 1024, 2048} {
+		assert.False(t, ringTooLarge(c, nx, p), "nx=%d fits", nx)
+	}
+	assert.True(t, ringTooLarge(c, 2424, p), "16·(6·2424+40) bytes exceed 227 KiB")
+	assert.False(t, ringTooLarge(c, 2423, p), "odd rows run mode 0's code anyway")
+	c0, _ := newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "0"}}})
+	assert.False(t, ringTooLarge(c0, 8192, p))
 }
 
 func TestChooseChunk(t *testing.T) {
