@@ -233,7 +233,7 @@ __device__ __forceinline__ void march_shared(const float* __restrict__ in, float
     const long long sy = nx;
     const long long sz = (long long)ny * nx;
     const int xl = min(x0, nx - V);                            // a valid column for lanes past the end
-    const int xh = (lane == 0) ? max(x0 - 1, 0) : min(x0 + V, nx - 1);
+    const int xh = (lane == 0) ? min(max(x0 - 1, 0), nx - 1) : min(x0 + V, nx - 1); // whole warps may lie past the row end
     const bool halo = (lane == 0 || lane == 31);
     const bool top = (ty == 0);
     const bool bottom = (ty == FAST_BY - 1);
@@ -376,7 +376,7 @@ __device__ __forceinline__ void march_columns(const float* __restrict__ in, floa
     const long long sy = nx;
     const long long sz = (long long)ny * nx;
     const int xl = min(x0, nx - V);
-    const int xh = (lane == 0) ? max(x0 - 1, 0) : min(x0 + V, nx - 1);
+    const int xh = (lane == 0) ? min(max(x0 - 1, 0), nx - 1) : min(x0 + V, nx - 1); // whole warps may lie past the row end
     const bool halo = (lane == 0 || lane == 31);
     long long roff[FAST_RY + 2]; // rows jt−1 … jt+FAST_RY, clamped to the grid
 #pragma unroll
