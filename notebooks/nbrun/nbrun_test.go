@@ -494,3 +494,33 @@ func TestBenchOnGPU(t *testing.T) {
 	_, err = fig.Image(p, fig.Wide, fig.Tall, 60)
 	require.NoError(t, err)
 }
+
+// Once the bench file is in the repository, notebook 07 reads it, draws it
+// and takes the fast kernel's share from it. The file here has the shape
+// `stencil bench -json` writes, extra fields included.
+func TestMeasuredBenchReadsTheFile(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module stencillab.dev\n\ngo 1.24.4\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "figures", "data"), 0o755))
+	const report = `{"device": "NVIDIA H200", "command": "stencil bench", "copy": [{"n": 512, "gbps": 4200}],
+ "results": [
+  {"kernel": "basic", "label": "basic", "n": 512, "tile": 8, "median_ms": 0.644, "gbps": 1650, "gflops": 2700, "copy_gbps": 4200, "pct_copy": 39.3},
+  {"kernel": "fast", "label": "fast", "n": 512, "tile": 16, "median_ms": 0.31, "gbps": 3400, "gflops": 5600, "copy_gbps": 4200, "pct_copy": 81}
+ ]}`
+	require.NoError(t, os.WriteFile(filepath.Join(root, filepath.FromSlash(BenchFile)), []byte(report), 0o644))
+	sub := filepath.Join(root, "notebooks")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	t.Chdir(sub)
+
+	b, err := MeasuredBench()
+	require.NoError(t, err)
+	assert.Equal(t, "NVIDIA H200", b.Device)
+	require.Len(t, b.Results, 2)
+	runs := FromBench(b, 512)
+	require.Len(t, runs, 2)
+	assert.Equal(t, HopperRun{Kernel: "fast", Config: "16 planes a block", Ms: 0.31, PctCopy: 81}, runs[1])
+	p, err := fig.Bandwidth(b)
+	require.NoError(t, err)
+	_, err = fig.Image(p, fig.Wide, fig.Tall, 60)
+	require.NoError(t, err)
+}
