@@ -13,7 +13,10 @@ var ErrNoGPU = errors.New("gpu: no NVIDIA driver found (libcuda.so.1): run on th
 // more specific than ErrNoGPU's but which still matches it with errors.Is.
 type noGPUError struct{ msg string }
 
-func (e *noGPUError) Error() string        { return e.msg }
+// Error returns the message.
+func (e *noGPUError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrNoGPU) true.
 func (e *noGPUError) Is(target error) bool { return target == ErrNoGPU }
 
 // CUDAError is a failed CUDA driver call: the call's name and the CUDA
@@ -24,6 +27,7 @@ type CUDAError struct {
 	Name string // e.g. CUDA_ERROR_OUT_OF_MEMORY
 }
 
+// Error returns "call: CUDA_ERROR_NAME".
 func (e *CUDAError) Error() string { return e.Call + ": " + e.Name }
 
 // NVRTCError is a failed NVRTC call. For a failed compilation, Log holds
@@ -35,6 +39,7 @@ type NVRTCError struct {
 	Log  string // the program log, if any
 }
 
+// Error returns "call: NVRTC_ERROR_NAME" and the compiler's log, if any.
 func (e *NVRTCError) Error() string {
 	if e.Log != "" {
 		return e.Call + ": " + e.Name + ":\n" + e.Log

@@ -121,7 +121,10 @@ func parseSizes(s string) ([]int, error) {
 
 type listFlag []string
 
-func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+// String returns the values given so far.
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+
+// Set adds one value; the flag may be repeated.
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 // benchDevice, benchCopy and benchRun are the JSON form of a bench
