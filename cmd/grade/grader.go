@@ -338,6 +338,10 @@ func (j *job) build(cfg Config, goBin, cache string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		cmd := exec.CommandContext(ctx, goBin, args...)
 		cmd.Dir = cfg.Root
+		// Without cgo the runtime makes its own threads: under the memory
+		// limit a thread it cannot make is reported as Go's out-of-memory
+		// error, not as an abort inside libc's pthread_create.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -529,11 +533,16 @@ func (j *job) run(cfg Config, work string, meta func() grading.Exercise) grading
 		elapsed.Round(time.Millisecond), code, during, detail), seed)
 }
 
+// outOfMemory reports whether a process's output shows that it ran out of
+// memory. Under RLIMIT_DATA a thread's stack is one more private mapping,
+// so a thread that cannot be made is the same exhaustion.
 func outOfMemory(s string) bool {
 	return strings.Contains(s, "fatal error: out of memory") ||
 		strings.Contains(s, "runtime: out of memory") ||
 		strings.Contains(s, "cannot allocate memory") ||
-		strings.Contains(s, "fatal error: runtime: cannot allocate")
+		strings.Contains(s, "fatal error: runtime: cannot allocate") ||
+		strings.Contains(s, "failed to create new OS thread") ||
+		strings.Contains(s, "pthread_create failed")
 }
 
 var frameRE = regexp.MustCompile(`(?m)^\t(\S+\.go):(\d+)`)
