@@ -37,18 +37,29 @@
 //          piece of memory, with a single bulk copy (the Hopper copy
 //          engine, cp.async.bulk) that completes on an mbarrier; the ring
 //          lives in dynamic shared memory, (FAST_DEPTH+3)·(FAST_BY+2)·nx
-//          floats. FAST_EDGE = 3 writes whole float4s only: each plane's copies also
-//          bring the output's x-face points of the block's rows (a 32-byte
-//          window across each row boundary), which the row's first and last
-//          float4 then write back unchanged. A 32-byte sector written in
-//          part costs L2 a read from DRAM when it is evicted (ECC memory);
-//          reading the x faces early, in one go, is cheaper. FAST_EDGE = 1
-//          only prefetches those sectors into L2; FAST_EDGE = 2 is for
-//          measurement only: it writes the x faces from the input, which
-//          breaks the contract that boundary points are not touched;
-//          FAST_EDGE = 4 is as 3, but a few threads read the x-face points
-//          with plain loads (one 32-byte sector each) two planes ahead and
-//          leave them in the plane's slot;
+//          floats. FAST_EDGE chooses how the x faces, which must not be
+//          written, meet the 32-byte sectors of the output: a sector
+//          written in part costs L2 a read from DRAM when it evicts it (ECC
+//          memory), late, in the middle of the write stream. FAST_EDGE = 0
+//          leaves it at that. FAST_EDGE = 5 (the default) has a few threads
+//          ask L2 for the first and last sector of each of the block's
+//          output rows with a 16-byte bulk prefetch (cp.async.bulk.prefetch
+//          .L2) at the start of the plane's iteration, FAST_PFD planes
+//          earlier if FAST_PFD > 0 or −FAST_PFD planes after its stores if
+//          FAST_PFD < 0: the sector is then valid in L2 when it is evicted.
+//          FAST_EDGE = 6 does the same with an atomic OR of 0 on the
+//          interior point next to the face (red.global.or, which changes no
+//          value). FAST_EDGE = 3 writes whole float4s only: each plane's
+//          copies also bring the output's x-face points of the block's rows
+//          (a 32-byte window across each row boundary), which the row's
+//          first and last float4 then write back unchanged. FAST_EDGE = 1
+//          prefetches those sectors into L2 one plane ahead from the storing
+//          threads (prefetch.global.L2); FAST_EDGE = 2 is for measurement
+//          only: it writes the x faces from the input, which breaks the
+//          contract that boundary points are not touched; FAST_EDGE = 4 is
+//          as 3, but a few threads read the x-face points with plain loads
+//          (one 32-byte sector each) two planes ahead and leave them in the
+//          plane's slot;
 //   - outputs are written with streaming (evict-first) stores when
 //     FAST_STREAM is set, so that they do not push inputs out of L2;
 //   - FAST_MINB is the minimum of resident blocks per multiprocessor the
@@ -89,7 +100,10 @@
 #define FAST_MINB 1
 #endif
 #ifndef FAST_EDGE
-#define FAST_EDGE 3
+#define FAST_EDGE 5
+#endif
+#ifndef FAST_PFD
+#define FAST_PFD 0
 #endif
 
 #define FULL_MASK 0xffffffffu
@@ -606,6 +620,27 @@ __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
     }
 }
 
+#if FAST_EDGE == 5 || FAST_EDGE == 6
+// edge_touch makes L2 hold the output's x-face sector that contains p, an
+// interior point next to an x face, around the time of its write: then
+// the row's stores, which write that sector in part, find it valid, and L2
+// need not read it back from DRAM when it evicts it.
+__device__ __forceinline__ void edge_touch(float* p)
+{
+#if FAST_EDGE == 5
+    // A prefetch to L2 of the aligned 16 bytes that hold p (the copy
+    // engine's bulk prefetch; it changes nothing in memory).
+    const float* a = reinterpret_cast<const float*>(reinterpret_cast<unsigned long long>(p) & ~15ull);
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], 16;" ::"l"(a) : "memory");
+#else
+    // An atomic OR with 0 on the interior point: its value does not change,
+    // whatever the order with the point's own store, but L2 must hold the
+    // sector to apply it (no result is returned, so no thread waits).
+    asm volatile("red.relaxed.gpu.global.or.b32 [%0], %1;" ::"l"(p), "r"(0u) : "memory");
+#endif
+}
+#endif
+
 // march_bulk: mode 3 for rows of a multiple of 4 points.
 __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* __restrict__ out,
                                            int nz, int ny, int nx, int cz, const Coeffs7 c,
@@ -656,6 +691,22 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
             fill(f, z0 - 1 + f);
         }
     }
+#if FAST_EDGE == 5 || FAST_EDGE == 6
+    // Threads 0 … 2·rows−1 each own one x face of the block's output rows
+    // and touch its sector (edge_touch) for plane p: FAST_PFD planes before
+    // the plane's iteration, or with FAST_PFD = 0 at its start (before its
+    // barrier, so about a plane's compute ahead of the stores), or with
+    // FAST_PFD < 0 −FAST_PFD planes after.
+    const int edgeRows = min(jb + FAST_BY - 1, ny - 2) - jb + 1;
+    auto edges = [&](int p) {
+        if (tid < 2 * edgeRows) {
+            edge_touch(out + (long long)p * sz + (long long)(jb + (tid >> 1)) * nx + ((tid & 1) ? nx - 2 : 1));
+        }
+    };
+    for (int q = 0; q < FAST_PFD && z0 + q < z1; ++q) {
+        edges(z0 + q);
+    }
+#endif
 #if FAST_EDGE == 4
     // Threads 0 … 2·rows−1 each own one x-face point of the block's output
     // rows; they read it from the output two planes ahead (one 32-byte
@@ -683,12 +734,20 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
     int f = 1; // fill of plane z
     for (int z = z0; z < z1; ++z, ++f) {
         const int fNext = f + 1;
+#if (FAST_EDGE == 5 || FAST_EDGE == 6) && FAST_PFD == 0
+        edges(z);
+#endif
         bar_wait(barAddr + 8 * (fNext % RING), (fNext / RING) & 1); // plane z+1
         __syncthreads(); // every thread is past plane z−1, so the slot of plane z−2 is free
         const int fNew = f + FAST_DEPTH + 1; // plane z+FAST_DEPTH+1 goes where plane z−2 was
         if (tid == 0 && z + FAST_DEPTH + 1 <= z1) {
             fill(fNew, z + FAST_DEPTH + 1);
         }
+#if (FAST_EDGE == 5 || FAST_EDGE == 6) && FAST_PFD != 0
+        if (z + FAST_PFD < z1 && z + FAST_PFD >= z0) {
+            edges(z + FAST_PFD);
+        }
+#endif
 #if FAST_EDGE == 4
         float edgeAhead = 0.0f; // the x-face point of plane z+2, for its slot
         if (edgeThread && z + 2 < z1) {
@@ -786,6 +845,12 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         }
 #endif
     }
+#if (FAST_EDGE == 5 || FAST_EDGE == 6) && FAST_PFD < 0
+    __syncthreads();
+    for (int p = max(z0, z1 + FAST_PFD); p < z1; ++p) {
+        edges(p);
+    }
+#endif
 }
 
 #endif

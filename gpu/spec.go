@@ -35,8 +35,8 @@ type Options struct {
 	Block [3]int
 	// Defines are further preprocessor defines. The fast kernel reads
 	// FAST_MODE, FAST_BY, FAST_RY, FAST_WX, FAST_DEPTH, FAST_PREFETCH,
-	// FAST_STREAM, FAST_L2PF and FAST_MINB (see cuda/fast.cu); IN_TILE_DIM
-	// is set through Tile.
+	// FAST_STREAM, FAST_L2PF, FAST_MINB, FAST_EDGE and FAST_PFD (see
+	// cuda/fast.cu); IN_TILE_DIM is set through Tile.
 	Defines []Define
 }
 
@@ -51,6 +51,7 @@ const (
 // fastParams are the fast kernel's compile-time parameters.
 type fastParams struct {
 	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Edge int
+	PFD                                            int // planes between FAST_EDGE 5 or 6's touch of a sector and its stores
 	CZ                                             int // planes per block; 0: chosen per grid
 	Prefetch, Stream                               bool
 }
@@ -65,7 +66,7 @@ func fastDefaults(mode int) fastParams {
 	case fastAsync:
 		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 3, MinBlocks: 1, Prefetch: true}
 	}
-	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Edge: 3, Prefetch: true}
+	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Edge: 5, Prefetch: true}
 }
 
 // defaultFast is the configuration of the registered fast step.
@@ -159,7 +160,8 @@ func newConfig3(step string, o Options) (config3, error) {
 			{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
 			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
 			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
-			{"FAST_EDGE", &f.Edge, 0, 4, false, nil},
+			{"FAST_EDGE", &f.Edge, 0, 6, false, nil},
+			{"FAST_PFD", &f.PFD, -4, 16, false, nil},
 			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
 			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
 		}
@@ -185,6 +187,10 @@ func newConfig3(step string, o Options) (config3, error) {
 		if f.Mode != fastBulk && f.Edge != 0 {
 			return config3{}, fmt.Errorf("gpu: fast: FAST_EDGE = %d applies to FAST_MODE=3 only", f.Edge)
 		}
+		touch := f.Edge == 5 || f.Edge == 6
+		if !touch && f.PFD != 0 {
+			return config3{}, fmt.Errorf("gpu: fast: FAST_PFD = %d applies to FAST_EDGE 5 and 6 only", f.PFD)
+		}
 		if f.Mode == fastSharedY && f.WX != 1 {
 			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d does not apply to FAST_MODE=1 (a warp spans the block in x there)", f.WX)
 		}
@@ -201,6 +207,9 @@ func newConfig3(step string, o Options) (config3, error) {
 			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
 			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
 		)
+		if touch {
+			c.defines = append(c.defines, Define{"FAST_PFD", strconv.Itoa(f.PFD)})
+		}
 	}
 	// Other defines pass through, sorted, for a notebook's experiments.
 	var rest []Define

@@ -293,7 +293,13 @@ func TestDefinesAndOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 4*4*6*512, c.geometry(512, 512, 512, 0).DynamicShared, "no windows without FAST_EDGE=3")
 
-	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_DEPTH", "2"}}})
+	c, err = newConfig3("fast", Options{})
+	require.NoError(t, err)
+	assert.Contains(t, defineFlags(c.defines), "-DFAST_EDGE=5")
+	assert.Contains(t, defineFlags(c.defines), "-DFAST_PFD=0")
+	assert.Equal(t, 4*4*6*512, c.geometry(512, 512, 512, 0).DynamicShared, "the default touches the x-face sectors in L2: no windows")
+
+	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_DEPTH", "2"}, {"FAST_EDGE", "3"}}})
 	require.NoError(t, err)
 	g = c.geometry(512, 512, 512, 170)
 	assert.Equal(t, [3]int{256, 1, 1}, g.Block, "mode 3: one block of 8 warps spans whole rows")
@@ -325,6 +331,8 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "does not apply to FAST_MODE=1"},
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "4"}}}, "from 0 to 3"},
 		{"fast", Options{Defines: []Define{{"FAST_DEPTH", "0"}}}, "from 1 to 8"},
+		{"fast", Options{Defines: []Define{{"FAST_EDGE", "3"}, {"FAST_PFD", "2"}}}, "FAST_EDGE 5 and 6 only"},
+		{"fast", Options{Defines: []Define{{"FAST_EDGE", "7"}}}, "from 0 to 6"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "4"}, {"FAST_BY", "8"}}}, "given twice"},
 		{"fast", Options{Defines: []Define{{"2BAD", "1"}}}, "not a C identifier"},
 		{"reference", Options{}, "no 3D step"},
