@@ -48,6 +48,7 @@ vet:
 
 unit:
 	go test ./...
+	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
 
 notebooks: install
 	@scripts/run-notebooks.sh

@@ -146,3 +146,23 @@ func TestSweep2FivePointFixedBoundary(t *testing.T) {
 	assert.Len(t, thirteen.Offsets, 13)
 	assert.False(t, math.IsNaN(dst2.At(3, 4)))
 }
+
+// TestSevenPointFloat32RowsMatchPlainLoop covers the float32 row paths
+// (the AVX2 rows when built with GOEXPERIMENT=simd): rows of lengths that
+// are and are not multiples of the vector width, against the float64
+// plain loop.
+func TestSevenPointFloat32RowsMatchPlainLoop(t *testing.T) {
+	for _, nx := range []int{3, 9, 10, 17, 18, 19, 29, 34, 40, 67} {
+		src, err := NewGrid3[float32](5, 6, nx)
+		require.NoError(t, err)
+		src.FillRandom(uint64(nx))
+		c := randomDistinctCoeffs(uint64(nx) + 3)
+		got := src.Clone()
+		require.NoError(t, SevenPoint(got, src, c))
+		want := Convert[float64](src)
+		plainSevenPoint(want, Convert[float64](src), c)
+		d, err := Compare(Convert[float64](got).Data, want.Data)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, d.MaxAbs, 2e-6, "nx = %d", nx)
+	}
+}
