@@ -200,7 +200,7 @@ var benchFields = [][2]string{
 	{"n", "cube side N"},
 	{"tile", "input tile dimension T (optional; 0 or absent: the step's default)"},
 	{"median_ms", "median time of one sweep, milliseconds"},
-	{"gbps", "effective bandwidth: 2·4·N³ bytes over the median time, in 10⁹ B/s"},
+	{"gbps", "effective bandwidth: 8 bytes per interior point ((N−2)³ points) over the median time, in 10⁹ B/s"},
 	{"gflops", "13·(N−2)³ operations over the median time, in 10⁹ OP/s"},
 	{"pct_copy", "`gbps` as a percentage of `copy_gbps`"},
 	{"copy_gbps", "bandwidth of a device-to-device copy of N³ floats on the same GPU, 10⁹ B/s"},
