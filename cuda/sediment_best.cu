@@ -17,12 +17,29 @@
 //     computed. The launcher picks `rows` near the RY it was given so that
 //     the warps come in whole waves of what the GPU holds at once.
 //
+// Two knobs trade registers for latency: SED_MINB > 0 asks the compiler
+// for at least that many resident blocks of 32×WARPS threads a
+// multiprocessor (__launch_bounds__), and SED_FASTDIV=1 replaces the
+// IEEE divisions by the hardware's approximate reciprocal refined by three
+// Newton steps (a few units in the last place, no slow path).
+//
 // sed_h and sed_s are the same kernel computing one of the two. Launch
 // blocks of 32×WARPS threads on a grid of ceil(NX/62) × ceil(ceil(NY/rows)/
 // WARPS). Needs sediment_common.cu in front.
 
 #ifndef WARPS
 #define WARPS 4
+#endif
+#ifndef SED_MINB
+#define SED_MINB 0
+#endif
+#if SED_MINB > 0
+#define BEST_BOUNDS __launch_bounds__(32 * WARPS, SED_MINB)
+#else
+#define BEST_BOUNDS __launch_bounds__(32 * WARPS)
+#endif
+#ifndef SED_FASTDIV
+#define SED_FASTDIV 0
 #endif
 #define CHUNK 62
 #if (NX % 2) == 0
@@ -78,6 +95,48 @@ __device__ __forceinline__ BestRaw best_load(const double* __restrict__ alpha, c
     return r;
 }
 
+// best_rcp returns 1/x for a positive, normal x.
+__device__ __forceinline__ double best_rcp(double x)
+{
+#if SED_FASTDIV && defined(__CUDA_ARCH__)
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    r = fma(r, fma(-x, r, 1.0), r);
+    r = fma(r, fma(-x, r, 1.0), r);
+    r = fma(r, fma(-x, r, 1.0), r);
+    return r;
+#else
+    return 1.0 / x;
+#endif
+}
+
+// best_frac returns n/d for 0 ≤ n ≤ d, d > 0: a quotient in [0, 1].
+__device__ __forceinline__ double best_frac(double n, double d)
+{
+#if SED_FASTDIV
+    const double r = best_rcp(d);
+    double q = n * r;
+    q = fma(r, fma(-d, q, n), q);
+    return fmin(q, 1.0); // n ≤ d, so only rounding can pass 1
+#else
+    return n / d;
+#endif
+}
+
+// best_s_new is sed_s_new with best_frac for the last division.
+__device__ __forceinline__ double best_s_new(double sc, SedShare c, double fe, double fw, double fn,
+                                             double fs, SedShare e, SedShare w, SedShare n, SedShare s)
+{
+    double sand = 0.0, mud = 0.0, out = 0.0;
+    if (fe > 0.0) { sand += fe * e.sig; mud += fe * e.mu; } else { out -= fe; }
+    if (fw > 0.0) { sand += fw * w.sig; mud += fw * w.mu; } else { out -= fw; }
+    if (fn > 0.0) { sand += fn * n.sig; mud += fn * n.mu; } else { out -= fn; }
+    if (fs > 0.0) { sand += fs * s.sig; mud += fs * s.mu; } else { out -= fs; }
+    const double nn = SED_A * sc + SED_DT * (sand - c.sig * out);
+    const double mm = SED_A * (1.0 - sc) + SED_DT * (mud - c.mu * out);
+    return best_frac(nn, nn + mm);
+}
+
 template <int WHAT>
 __device__ __forceinline__ BestPt best_pt(double al, double be, double s, double h)
 {
@@ -87,7 +146,7 @@ __device__ __forceinline__ BestPt best_pt(double al, double be, double s, double
     q.s = s;
     q.d = as + bm;
     if (WHAT & WANT_S) {
-        const double r = 1.0 / q.d;
+        const double r = best_rcp(q.d);
         q.p.sig = as * r;
         q.p.mu = bm * r;
     } else {
@@ -142,7 +201,7 @@ __device__ __forceinline__ void best_point(const BestPt& c, const BestPt& e, con
     const double fn = (c.d + n.d) * (n.h - c.h) * (0.5 * SED_RY);
     const double fs = (c.d + s.d) * (s.h - c.h) * (0.5 * SED_RY);
     if (WHAT & WANT_H) hnew = c.h + SED_DT * ((fe + fw) + (fn + fs));
-    if (WHAT & WANT_S) snew = sed_s_new(c.s, c.p, fe, fw, fn, fs, e.p, w.p, n.p, s.p);
+    if (WHAT & WANT_S) snew = best_s_new(c.s, c.p, fe, fw, fn, fs, e.p, w.p, n.p, s.p);
 }
 
 // best_store writes the lane's outputs of row j: lane 0 only its second
@@ -197,7 +256,7 @@ __device__ __forceinline__ void best_body(const double* __restrict__ alpha, cons
 
 // sed_h writes h' = eq. 3 at every interior point, each warp walking
 // rows rows.
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void BEST_BOUNDS
 sed_h(const double* __restrict__ alpha, const double* __restrict__ beta, const double* __restrict__ s,
       const double* __restrict__ h, double* __restrict__ hn, int rows)
 {
@@ -205,7 +264,7 @@ sed_h(const double* __restrict__ alpha, const double* __restrict__ beta, const d
 }
 
 // sed_s writes s' = eq. 4 in upwind flux form at every interior point.
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void BEST_BOUNDS
 sed_s(const double* __restrict__ alpha, const double* __restrict__ beta, const double* __restrict__ s,
       const double* __restrict__ h, double* __restrict__ sn, int rows)
 {
@@ -213,7 +272,7 @@ sed_s(const double* __restrict__ alpha, const double* __restrict__ beta, const d
 }
 
 // sed_hs writes both h' and s' in one pass.
-extern "C" __global__ void __launch_bounds__(32 * WARPS)
+extern "C" __global__ void BEST_BOUNDS
 sed_hs(const double* __restrict__ alpha, const double* __restrict__ beta, const double* __restrict__ s,
        const double* __restrict__ h, double* __restrict__ hn, double* __restrict__ sn, int rows)
 {

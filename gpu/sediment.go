@@ -23,6 +23,13 @@ type SedimentOptions struct {
 	// what the device holds at once), and Warps its warps per block; 0
 	// means 32 and 4.
 	RY, Warps int
+	// MinBlocks > 0 asks the compiler for at least that many resident
+	// blocks a multiprocessor (the second argument of __launch_bounds__),
+	// capping the best variant's registers.
+	MinBlocks int
+	// FastDiv makes the best variant divide by the hardware's approximate
+	// reciprocal refined by Newton steps instead of IEEE division.
+	FastDiv bool
 	// Split makes the best variant's Run launch its h- and s-kernels one
 	// after the other instead of the fused one.
 	Split bool
@@ -150,6 +157,9 @@ func checkSedimentOptions(variant string, o SedimentOptions) (SedimentOptions, e
 	if o.Warps < 1 || o.Warps > 32 {
 		return o, fmt.Errorf("gpu: sediment: %d warps per block must be between 1 and 32 (1024 threads)", o.Warps)
 	}
+	if o.MinBlocks < 0 || o.MinBlocks > 64 {
+		return o, fmt.Errorf("gpu: sediment: %d resident blocks a multiprocessor must be between 0 (no bound) and 64", o.MinBlocks)
+	}
 	return o, nil
 }
 
@@ -173,7 +183,12 @@ func (d *Device) Sediment(b *sediment.Basin, variant string, o SedimentOptions) 
 		defs = append(defs, Define{"BX", "32"}, Define{"BY", "4"})
 	}
 	if variant == "best" {
-		defs = append(defs, Define{"WARPS", strconv.Itoa(o.Warps)})
+		fast := "0"
+		if o.FastDiv {
+			fast = "1"
+		}
+		defs = append(defs, Define{"WARPS", strconv.Itoa(o.Warps)}, Define{"SED_MINB", strconv.Itoa(o.MinBlocks)},
+			Define{"SED_FASTDIV", fast})
 	}
 	r := &Sediment{d: d, variant: variant, opts: o, nx: b.Nx, ny: b.Ny, rows: map[string]int{}}
 	// The launches do not depend on the data: check them before
@@ -338,7 +353,14 @@ func (r *Sediment) Config(kernel string) string {
 	if r.variant != "best" {
 		return ""
 	}
-	return fmt.Sprintf("rows=%d warps=%d", r.rows[kernel], r.opts.Warps)
+	c := fmt.Sprintf("rows=%d warps=%d", r.rows[kernel], r.opts.Warps)
+	if r.opts.MinBlocks > 0 {
+		c += fmt.Sprintf(" minblocks=%d", r.opts.MinBlocks)
+	}
+	if r.opts.FastDiv {
+		c += " fastdiv"
+	}
+	return c
 }
 
 // bestRows picks the rows each warp of a best kernel walks: near RY, so

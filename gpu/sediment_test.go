@@ -115,7 +115,8 @@ func TestGPUSedimentMatchesCPU(t *testing.T) {
 	}
 	variants := []variant{{"baseline", SedimentOptions{}}, {"opt1", SedimentOptions{}}, {"opt2", SedimentOptions{}},
 		{"opt3", SedimentOptions{}}, {"best", SedimentOptions{}}, {"best", SedimentOptions{Split: true}},
-		{"best", SedimentOptions{RY: 7, Warps: 3}}}
+		{"best", SedimentOptions{RY: 7, Warps: 3}}, {"best", SedimentOptions{FastDiv: true}},
+		{"best", SedimentOptions{RY: 5, Warps: 2, MinBlocks: 3, FastDiv: true, Split: true}}}
 	const steps = 10
 	for _, sz := range sedimentSizes(t) {
 		for _, v := range variants {
@@ -171,6 +172,8 @@ func TestGPUSedimentBadInput(t *testing.T) {
 	assert.Error(t, err)
 	_, err = d.Sediment(b, "best", SedimentOptions{Warps: 33})
 	assert.ErrorContains(t, err, "1024 threads")
+	_, err = d.Sediment(b, "best", SedimentOptions{MinBlocks: -1})
+	assert.ErrorContains(t, err, "resident blocks")
 	unstable := b.Clone()
 	unstable.P.Dt *= 10
 	_, err = d.Sediment(unstable, "baseline", SedimentOptions{})

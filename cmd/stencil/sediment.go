@@ -47,9 +47,10 @@ type sedimentResult struct {
 	RelErrS *float64 `json:"rel_err_s,omitempty"`
 }
 
-// defaultTune is the set of best-variant shapes the bench tries: rows per
-// warp × warps per block.
-const defaultTune = "32x4,16x4,64x4,32x2,32x8,16x8"
+// defaultTune is the set of best-variant shapes the bench tries: about
+// ROWS rows a warp × WARPS warps a block, optionally ×MINB resident blocks
+// asked of the compiler, and f for the fast division.
+const defaultTune = "32x2,32x4,64x2,32x2f,32x4f,64x2f,32x2x3f,32x4x2f"
 
 func sedimentCmd(args []string, stdout, stderr io.Writer) int {
 	code, err := sedimentMain(args, stdout)
@@ -59,16 +60,33 @@ func sedimentCmd(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// parseTune reads ROWSxWARPS[xMINB][f],… into the best variant's options.
 func parseTune(s string) ([]gpu.SedimentOptions, error) {
 	var out []gpu.SedimentOptions
+	bad := fmt.Errorf("-tune %q: want ROWSxWARPS[xMINB][f],… with rows ≥ 1, 1 to 32 warps and 0 to 64 blocks", s)
 	for _, f := range strings.Split(s, ",") {
-		a, b, ok := strings.Cut(strings.TrimSpace(f), "x")
-		ry, err1 := strconv.Atoi(a)
-		w, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || ry < 1 || w < 1 || w > 32 {
-			return nil, fmt.Errorf("-tune %q: want ROWSxWARPS,… with rows ≥ 1 and 1 to 32 warps", s)
+		f = strings.TrimSpace(f)
+		o := gpu.SedimentOptions{FastDiv: strings.HasSuffix(f, "f")}
+		parts := strings.Split(strings.TrimSuffix(f, "f"), "x")
+		if len(parts) < 2 || len(parts) > 3 {
+			return nil, bad
 		}
-		out = append(out, gpu.SedimentOptions{RY: ry, Warps: w})
+		n := make([]int, len(parts))
+		for i, p := range parts {
+			v, err := strconv.Atoi(p)
+			if err != nil {
+				return nil, bad
+			}
+			n[i] = v
+		}
+		o.RY, o.Warps = n[0], n[1]
+		if len(n) == 3 {
+			o.MinBlocks = n[2]
+		}
+		if o.RY < 1 || o.Warps < 1 || o.Warps > 32 || o.MinBlocks < 0 || o.MinBlocks > 64 {
+			return nil, bad
+		}
+		out = append(out, o)
 	}
 	return out, nil
 }
@@ -89,7 +107,7 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 	bench := fs.Bool("bench", false, "time every variant's kernels on the GPU and print the paper's table layout")
 	reps := fs.Int("reps", 20, "bench: timed launches per kernel (the median is reported)")
 	warmup := fs.Int("warmup", 3, "bench: untimed launches before timing")
-	tune := fs.String("tune", defaultTune, "bench: best-variant shapes to try, rows per warp x warps per block")
+	tune := fs.String("tune", defaultTune, "bench: best-variant shapes to try, ROWSxWARPS[xMINB][f] (f: fast division)")
 	if err := fs.Parse(args); err != nil {
 		return 2, fmt.Errorf("%w: %v", errUsage, err)
 	}

@@ -74,6 +74,17 @@ func TestSedimentBadInputExits2WithOneLine(t *testing.T) {
 	}
 }
 
+func TestParseTune(t *testing.T) {
+	got, err := parseTune("32x4, 16x2x3f,64x8f")
+	require.NoError(t, err)
+	assert.Equal(t, []gpu.SedimentOptions{{RY: 32, Warps: 4}, {RY: 16, Warps: 2, MinBlocks: 3, FastDiv: true},
+		{RY: 64, Warps: 8, FastDiv: true}}, got)
+	for _, bad := range []string{"32", "32x", "x4", "32x4x1x2", "32x0", "32x33", "0x4", "32x4x-1", "32x4x65", "32x4ff"} {
+		_, err := parseTune(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
 func TestSedimentGPUWithoutDriver(t *testing.T) {
 	if _, err := gpu.Default(); !errors.Is(err, gpu.ErrNoGPU) {
 		t.Skip("this machine has a GPU; the test checks the message where there is none")
