@@ -13,7 +13,7 @@
 //     keeps three rows of derived values (h, D = αs/Cs + β(1−s)/Cm, s and
 //     the shares σ, μ) in registers: every input is loaded once, αs,
 //     β(1−s) and the division for σ, μ are done once a point, and the
-//     loads of the row after next are issued before the current row is
+//     loads of the row after next are started before the current row is
 //     computed. The launcher picks `rows` near the RY it was given so that
 //     the warps come in whole waves of what the GPU holds at once.
 //
