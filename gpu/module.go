@@ -131,10 +131,23 @@ type Function struct {
 // device, or returns it from the device's cache: one compilation per
 // source text, defines and architecture.
 func (d *Device) Module(source string, defines []Define) (*Module, error) {
-	src, err := cuda.Source(source)
-	if err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
+	return d.moduleOf([]string{source}, defines)
+}
+
+// moduleOf compiles the named sources of package cuda, joined in order, as
+// one program (shared device functions first), cached like Module. The
+// module takes the name of the last source.
+func (d *Device) moduleOf(sources []string, defines []Define) (*Module, error) {
+	parts := make([]string, len(sources))
+	for i, name := range sources {
+		text, err := cuda.Source(name)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+		parts[i] = text
 	}
+	source := sources[len(sources)-1]
+	src := strings.Join(parts, "\n")
 	sum := sha256.Sum256([]byte(src))
 	key := source + "|" + hex.EncodeToString(sum[:8]) + "|" + d.props.Arch() + "|" + strings.Join(defineFlags(defines), " ")
 	d.state.Lock()
@@ -157,7 +170,7 @@ func (d *Device) Module(source string, defines []Define) (*Module, error) {
 	elapsed := time.Since(start)
 	if code != 0 {
 		e := &NVRTCError{Call: call, Code: code, Name: nvrtcErrorName(code), Log: log}
-		return nil, fmt.Errorf("gpu: compile %s.cu (%s): %w", source, strings.Join(opts, " "), e)
+		return nil, fmt.Errorf("gpu: compile %s.cu (%s): %w", strings.Join(sources, ".cu + "), strings.Join(opts, " "), e)
 	}
 	m = &Module{Source: source, Defines: slices.Clone(defines), Target: target, CUBIN: cubin,
 		CompileTime: elapsed, Log: log, d: d, funcs: map[string]*Function{}}

@@ -1,18 +1,13 @@
 package gpu
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unsafe"
 
-	"stencillab.dev/cuda"
 	"stencillab.dev/lab/sediment"
 )
 
@@ -80,64 +75,9 @@ func sedimentDefines(b *sediment.Basin) []Define {
 
 // sedimentModule compiles cuda/sediment_common.cu followed by the
 // variant's own file as one program, or returns it from the device's
-// cache. It is Device.Module for a source made of two embedded files.
+// cache.
 func (d *Device) sedimentModule(variant string, defines []Define) (*Module, error) {
-	common, err := cuda.Source("sediment_common")
-	if err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
-	}
-	own, err := cuda.Source("sediment_" + variant)
-	if err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
-	}
-	name := "sediment_" + variant
-	src := common + "\n" + own
-	sum := sha256.Sum256([]byte(src))
-	key := name + "|" + hex.EncodeToString(sum[:8]) + "|" + d.props.Arch() + "|" + strings.Join(defineFlags(defines), " ")
-	d.state.Lock()
-	m, ok := d.modules[key]
-	d.state.Unlock()
-	if ok {
-		return m, nil
-	}
-	if err := loadNVRTC(); err != nil {
-		return nil, err
-	}
-	supported, _ := nvrtcSupportedArchs()
-	target, cubin, err := chooseTarget(d.props.Major, d.props.Minor, supported, nvrtcHasCUBIN())
-	if err != nil {
-		return nil, err
-	}
-	opts := compileOptions(target, defines)
-	start := time.Now()
-	image, log, call, code := nvrtcCompile(src, name+".cu", opts, cubin)
-	elapsed := time.Since(start)
-	if code != 0 {
-		e := &NVRTCError{Call: call, Code: code, Name: nvrtcErrorName(code), Log: log}
-		return nil, fmt.Errorf("gpu: compile sediment_common.cu + %s.cu (%s): %w", name, strings.Join(opts, " "), e)
-	}
-	m = &Module{Source: name, Defines: slices.Clone(defines), Target: target, CUBIN: cubin,
-		CompileTime: elapsed, Log: log, d: d, funcs: map[string]*Function{}}
-	err = d.do(func() error {
-		h, r := cuModuleLoadData(image)
-		if err := cuCheck("cuModuleLoadData", r); err != nil {
-			return err
-		}
-		m.handle = h
-		d.state.Lock()
-		defer d.state.Unlock()
-		if old, ok := d.modules[key]; ok {
-			cuModuleUnload(h)
-			m = old
-			return nil
-		}
-		d.modules[key] = m
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("gpu: load %s.cu for %s: %w", name, target, err)
-	}
-	return m, nil
+	return d.moduleOf([]string{"sediment_common", "sediment_" + variant}, defines)
 }
 
 // checkSedimentOptions fills in the defaults and checks the limits.
