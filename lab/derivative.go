@@ -92,6 +92,24 @@ func factorial(n int) float64 {
 	return f
 }
 
+// Validate checks that s can be applied: one coefficient per offset, a
+// non-negative radius and derivative, and no offset beyond Radius, so that
+// Derivative never reads outside the grid.
+func (s Stencil1) Validate() error {
+	if err := checkStencil(len(s.Offsets), len(s.Coeffs)); err != nil {
+		return err
+	}
+	if s.Radius < 0 || s.Derivative < 0 {
+		return fmt.Errorf("lab: stencil %q has radius %d and derivative %d; neither may be negative", s.Name, s.Radius, s.Derivative)
+	}
+	for _, off := range s.Offsets {
+		if off < -s.Radius || off > s.Radius {
+			return fmt.Errorf("lab: stencil %q has offset %d beyond its radius %d", s.Name, off, s.Radius)
+		}
+	}
+	return nil
+}
+
 // Derivative applies s to src and writes the points that have a full
 // neighbourhood, Radius ≤ k < N−Radius, into dst; the Radius points at each
 // end of dst are not touched. It divides by src.H^Derivative.
@@ -102,8 +120,11 @@ func Derivative[T Float](dst, src *Grid1[T], s Stencil1) error {
 	if dst.N != src.N || len(dst.Data) != len(src.Data) {
 		return fmt.Errorf("lab: derivative: grid of %d points does not match grid of %d: %w", dst.N, src.N, ErrMismatch)
 	}
-	if len(s.Offsets) != len(s.Coeffs) || len(s.Offsets) == 0 {
-		return fmt.Errorf("lab: derivative: stencil has %d offsets and %d coefficients", len(s.Offsets), len(s.Coeffs))
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("lab: derivative: %w", err)
+	}
+	if aliased(dst.Data, src.Data) {
+		return fmt.Errorf("lab: derivative: dst and src are the same grid; it needs two: %w", ErrMismatch)
 	}
 	if src.N < 2*s.Radius+1 {
 		return fmt.Errorf("lab: derivative: %d points is fewer than the %d the stencil spans: %w", src.N, 2*s.Radius+1, ErrSize)

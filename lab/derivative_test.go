@@ -125,7 +125,24 @@ func TestDerivativeLeavesEndsAndChecksSizes(t *testing.T) {
 		assert.Equal(t, k < 3 || k >= 7, math.IsNaN(dst.Data[k]), "point %d", k)
 	}
 	short, _ := NewGrid1[float64](6, 0, 0.1)
-	assert.ErrorIs(t, Derivative(short, short, s), ErrSize)
+	shortOut, _ := NewGrid1[float64](6, 0, 0.1)
+	assert.ErrorIs(t, Derivative(shortOut, short, s), ErrSize)
 	other, _ := NewGrid1[float64](11, 0, 0.1)
 	assert.ErrorIs(t, Derivative(other, src, s), ErrMismatch)
+}
+
+func TestDerivativeRefusesBadStencilsInsteadOfPanicking(t *testing.T) {
+	src, _ := Discretize(math.Sin, 0, 1, 12)
+	dst, _ := NewGrid1[float64](12, 0, src.H)
+	// An offset beyond the declared radius would read past the grid's end.
+	wide := Stencil1{Name: "wide", Derivative: 1, Radius: 1, Offsets: []int{-1, 0, 5}, Coeffs: []float64{-0.5, 0, 0.5}}
+	assert.NotPanics(t, func() {
+		err := Derivative(dst, src, wide)
+		assert.ErrorContains(t, err, "offset 5 beyond its radius 1")
+	})
+	uneven := Stencil1{Radius: 1, Offsets: []int{-1, 1}, Coeffs: []float64{1}}
+	assert.ErrorContains(t, Derivative(dst, src, uneven), "2 offsets and 1 coefficients")
+	s, _ := CentralDifference(1, 1)
+	assert.NoError(t, s.Validate())
+	assert.ErrorIs(t, Derivative(src, src, s), ErrMismatch, "dst and src are one grid")
 }

@@ -47,7 +47,7 @@ func checkSweep[T Float](dst, src *Grid3[T]) error {
 		return fmt.Errorf("lab: seven-point sweep: grid %d×%d×%d has a side below 3 and no interior point: %w",
 			src.NZ, src.NY, src.NX, ErrSize)
 	}
-	if len(dst.Data) > 0 && &dst.Data[0] == &src.Data[0] {
+	if aliased(dst.Data, src.Data) {
 		return fmt.Errorf("lab: seven-point sweep: dst and src are the same grid; a sweep needs two: %w", ErrMismatch)
 	}
 	return nil

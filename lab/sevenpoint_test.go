@@ -166,3 +166,10 @@ func TestSevenPointFloat32RowsMatchPlainLoop(t *testing.T) {
 		assert.LessOrEqual(t, d.MaxAbs, 2e-6, "nx = %d", nx)
 	}
 }
+
+func TestGenericSweepsRefuseAliasedGrids(t *testing.T) {
+	g2, _ := NewGrid2[float32](5, 5)
+	assert.ErrorIs(t, Sweep2(g2, g2, FivePoint([5]float64{1, 1, 1, 1, 1})), ErrMismatch)
+	g3, _ := NewCube[float32](5)
+	assert.ErrorIs(t, Sweep3(g3, g3, SevenPointStencil(DistinctCoeffs())), ErrMismatch)
+}

@@ -78,22 +78,31 @@ func ThirteenPoint(c [13]float64) Stencil3 {
 	}, Coeffs: c[:]}
 }
 
-func checkStencil(n int, offsets, coeffs int) error {
+func checkStencil(offsets, coeffs int) error {
 	if offsets != coeffs || offsets == 0 {
 		return fmt.Errorf("lab: stencil has %d offsets and %d coefficients", offsets, coeffs)
 	}
 	return nil
 }
 
+// aliased reports whether two grids share their first element: a sweep
+// reads neighbours it has already overwritten when dst is src.
+func aliased[T Float](dst, src []T) bool {
+	return len(dst) > 0 && len(src) > 0 && &dst[0] == &src[0]
+}
+
 // Sweep2 applies s to every interior point of src, those at least Radius
 // from every edge, and writes dst there. Boundary points of dst hold
 // boundary conditions and are not touched (Fig. 8.5).
 func Sweep2[T Float](dst, src *Grid2[T], s Stencil2) error {
-	if err := checkStencil(0, len(s.Offsets), len(s.Coeffs)); err != nil {
+	if err := checkStencil(len(s.Offsets), len(s.Coeffs)); err != nil {
 		return err
 	}
 	if err := dst.SameShape(src); err != nil {
 		return fmt.Errorf("lab: 2D sweep: %w", err)
+	}
+	if aliased(dst.Data, src.Data) {
+		return fmt.Errorf("lab: 2D sweep: dst and src are the same grid; a sweep needs two: %w", ErrMismatch)
 	}
 	r := s.Radius()
 	if src.NY < 2*r+1 || src.NX < 2*r+1 {
@@ -115,11 +124,14 @@ func Sweep2[T Float](dst, src *Grid2[T], s Stencil2) error {
 // from every face, and writes dst there; boundary points are not touched.
 // It is the generic, plain loop that SevenPoint is checked against.
 func Sweep3[T Float](dst, src *Grid3[T], s Stencil3) error {
-	if err := checkStencil(0, len(s.Offsets), len(s.Coeffs)); err != nil {
+	if err := checkStencil(len(s.Offsets), len(s.Coeffs)); err != nil {
 		return err
 	}
 	if err := dst.SameShape(src); err != nil {
 		return fmt.Errorf("lab: 3D sweep: %w", err)
+	}
+	if aliased(dst.Data, src.Data) {
+		return fmt.Errorf("lab: 3D sweep: dst and src are the same grid; a sweep needs two: %w", ErrMismatch)
 	}
 	r := s.Radius()
 	if src.NZ < 2*r+1 || src.NY < 2*r+1 || src.NX < 2*r+1 {
