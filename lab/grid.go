@@ -260,7 +260,7 @@ func Compare[T Float](got, want []T) (Diff, error) {
 		default:
 			e = math.Abs(g - w)
 		}
-		if e > d.MaxAbs || (d.Worst < 0 && e > 0) {
+		if e > d.MaxAbs {
 			d.MaxAbs, d.Worst = e, i
 		}
 		num += e * e
