@@ -266,18 +266,18 @@ func (r *Sediment) geometry(kernel string) Geometry {
 	nx, ny := r.nx, r.ny
 	switch {
 	case kernel == "ghost":
-		return Geometry{Grid: [3]int{sedCeilDiv(2*(nx+ny), 128), 1, 1}, Block: [3]int{128, 1, 1}}
+		return Geometry{Grid: [3]int{ceilDiv(2*(nx+ny), 128), 1, 1}, Block: [3]int{128, 1, 1}}
 	case r.variant == "opt3":
-		return Geometry{Grid: [3]int{sedCeilDiv(nx, 32), sedCeilDiv(ny, 4), 1}, Block: [3]int{34, 6, 1}}
+		return Geometry{Grid: [3]int{ceilDiv(nx, 32), ceilDiv(ny, 4), 1}, Block: [3]int{34, 6, 1}}
 	case r.variant == "best":
 		rows := r.rows[kernel]
 		if rows == 0 {
 			rows = r.opts.RY
 		}
-		segs := sedCeilDiv(ny, rows)
-		return Geometry{Grid: [3]int{sedCeilDiv(nx, 62), sedCeilDiv(segs, r.opts.Warps), 1}, Block: [3]int{32, r.opts.Warps, 1}}
+		segs := ceilDiv(ny, rows)
+		return Geometry{Grid: [3]int{ceilDiv(nx, 62), ceilDiv(segs, r.opts.Warps), 1}, Block: [3]int{32, r.opts.Warps, 1}}
 	}
-	return Geometry{Grid: [3]int{sedCeilDiv(nx, 32), sedCeilDiv(ny, 4), 1}, Block: [3]int{32, 4, 1}}
+	return Geometry{Grid: [3]int{ceilDiv(nx, 32), ceilDiv(ny, 4), 1}, Block: [3]int{32, 4, 1}}
 }
 
 // Block describes the thread block of the variant's h- and s-kernels as
@@ -314,12 +314,12 @@ func (r *Sediment) bestRows(f *Function) int {
 	if perSM <= 0 {
 		return r.opts.RY
 	}
-	chunks := sedCeilDiv(r.nx, 62)
+	chunks := ceilDiv(r.nx, 62)
 	resident := perSM * r.d.props.SMs
-	blocks := chunks * sedCeilDiv(sedCeilDiv(r.ny, r.opts.RY), w)
+	blocks := chunks * ceilDiv(ceilDiv(r.ny, r.opts.RY), w)
 	waves := max(1, int(math.Round(float64(blocks)/float64(resident))))
 	perChunk := max(1, waves*resident/chunks) // blocks in y
-	return max(1, sedCeilDiv(r.ny, perChunk*w))
+	return max(1, ceilDiv(r.ny, perChunk*w))
 }
 
 // Kernel returns a kernel ("h", "s", or "h+s" for the best variant) and
@@ -522,7 +522,7 @@ func (l OccupancyLimits) Occupancy(threads, regs, shared int) float64 {
 	if blocks < 0 {
 		return -1
 	}
-	return float64(blocks*sedCeilDiv(threads, 32)) / float64(l.MaxThreads/32)
+	return float64(blocks*ceilDiv(threads, 32)) / float64(l.MaxThreads/32)
 }
 
 // Blocks returns how many blocks of the kernel one multiprocessor holds
@@ -533,14 +533,14 @@ func (l OccupancyLimits) Blocks(threads, regs, shared int) int {
 		return -1
 	}
 	maxWarps := l.MaxThreads / 32
-	wpb := sedCeilDiv(threads, 32)
+	wpb := ceilDiv(threads, 32)
 	blocks := min(l.MaxBlocks, maxWarps/wpb)
 	if regs > 0 {
-		perWarp := sedCeilDiv(regs*32, l.RegUnit) * l.RegUnit
+		perWarp := ceilDiv(regs*32, l.RegUnit) * l.RegUnit
 		warps := (l.RegsPerSM / l.Partitions / perWarp) * l.Partitions
 		blocks = min(blocks, warps/wpb)
 	}
-	if perBlock := sedCeilDiv(shared+l.ReservedShared, l.SharedUnit) * l.SharedUnit; perBlock > 0 {
+	if perBlock := ceilDiv(shared+l.ReservedShared, l.SharedUnit) * l.SharedUnit; perBlock > 0 {
 		blocks = min(blocks, l.SharedPerSM/perBlock)
 	}
 	return blocks
@@ -639,6 +639,3 @@ func (d *Device) SedimentBench(nx, ny int, seed uint64, warmup, reps int, tune [
 	}
 	return rep, nil
 }
-
-// sedCeilDiv returns ⌈a/b⌉ for positive b.
-func sedCeilDiv(a, b int) int { return (a + b - 1) / b }
