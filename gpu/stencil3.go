@@ -189,28 +189,16 @@ func (k *Stencil3) Launch(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launc
 }
 
 // Measure runs warmup untimed sweeps, then reps sweeps each timed with
-// CUDA events.
+// CUDA events. The launch is prepared once: the timed loop only launches.
 func (k *Stencil3) Measure(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs, warmup, reps int) (Measurement, error) {
 	if reps < 1 {
 		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", k.cfg.step, reps)
 	}
-	var g Geometry
-	ms := make([]float64, 0, reps)
-	for i := range warmup + reps {
-		f, geo, a, err := k.prepare(dst, src, nz, ny, nx, c)
-		if err != nil {
-			return Measurement{}, err
-		}
-		g = geo
-		t, err := k.d.launch(f, g, a, i >= warmup)
-		if err != nil {
-			return Measurement{}, err
-		}
-		if i >= warmup {
-			ms = append(ms, t)
-		}
+	f, g, a, err := k.prepare(dst, src, nz, ny, nx, c)
+	if err != nil {
+		return Measurement{}, err
 	}
-	return summarize(g, ms), nil
+	return k.d.measure(f, g, a, warmup, reps)
 }
 
 // PlaneCheck is the result of CheckPlanes.
