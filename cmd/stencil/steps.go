@@ -31,5 +31,9 @@ func stepsCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, fig, bs, s.Title)
 	}
-	return map[bool]int{true: 0, false: 1}[tw.Flush() == nil]
+	if err := tw.Flush(); err != nil {
+		fmt.Fprintf(stderr, "stencil steps: %v\n", err)
+		return 1
+	}
+	return 0
 }
