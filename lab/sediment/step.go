@@ -1,10 +1,6 @@
 package sediment
 
-import (
-	"fmt"
-	"runtime"
-	"sync"
-)
+import "fmt"
 
 // rowTerms holds, for one padded row, the per-point terms of the scheme:
 // a = αs, b = β(1−s), and the sand and mud shares σ and μ of
@@ -109,19 +105,8 @@ func (b *Basin) Step() error {
 		}
 	}
 	b.FillGhostH(b.H)
-	threads := max(1, min(runtime.GOMAXPROCS(0), b.Ny))
-	bads := make([]*violation, threads)
-	var wg sync.WaitGroup
-	for t := range threads {
-		lo := 1 + b.Ny*t/threads
-		hi := 1 + b.Ny*(t+1)/threads
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bads[t] = b.band(lo, hi)
-		}()
-	}
-	wg.Wait()
+	bads := make([]*violation, b.Ny+1) // by the first row of each band
+	parallelRows(1, b.Ny+1, func(lo, hi int) { bads[lo] = b.band(lo, hi) })
 	for _, v := range bads {
 		if v != nil {
 			l := b.limits()
