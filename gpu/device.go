@@ -67,7 +67,6 @@ type Device struct {
 	buffers map[uint64]uint64  // live allocations: device pointer → bytes
 
 	evStart, evStop handle // events for timing launches
-	fill, copy      *Function
 }
 
 // Open opens the device with the given ordinal: it loads the CUDA driver,

@@ -211,7 +211,6 @@ static CUresult w_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigne
 	return cu.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, NULL, params, NULL);
 }
 
-static nvrtcResult w_nvrtcVersion(int* a, int* b) { return rtc.nvrtcVersion(a, b); }
 static nvrtcResult w_nvrtcCreateProgram(nvrtcProgram* p, const char* src, const char* name) {
 	return rtc.nvrtcCreateProgram(p, src, name, 0, NULL, NULL);
 }
@@ -457,12 +456,6 @@ func cuOccupancyMaxActiveBlocksPerMultiprocessor(f handle, threads, dynShared in
 	var n C.int
 	r := C.w_cuOccupancy(&n, C.CUfunction(f), C.int(threads), C.size_t(dynShared))
 	return int(n), int(r)
-}
-
-func nvrtcVersion() (int, int, int) {
-	var a, b C.int
-	r := C.w_nvrtcVersion(&a, &b)
-	return int(a), int(b), int(r)
 }
 
 func nvrtcHasCUBIN() bool { return C.has_cubin() != 0 }

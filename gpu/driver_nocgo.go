@@ -48,7 +48,6 @@ func cuEventSynchronize(handle) int                         { return errNotAvail
 func cuEventElapsedTime(handle, handle) (float32, int)      { return 0, errNotAvailable }
 func cuEventDestroy(handle) int                             { return errNotAvailable }
 func cuStreamSynchronize() int                              { return errNotAvailable }
-func nvrtcVersion() (int, int, int)                         { return 0, 0, errNotAvailable }
 func nvrtcHasCUBIN() bool                                   { return false }
 func nvrtcSupportedArchs() ([]int, int)                     { return nil, errNotAvailable }
 func nvrtcCompile(string, string, []string, bool) ([]byte, string, string, int) {

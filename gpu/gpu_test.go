@@ -166,7 +166,11 @@ func TestGPUSevenPoint(t *testing.T) {
 		for _, cfg := range configs3 {
 			sweep, err := d.Sweeper(cfg.step, cfg.o)
 			require.NoError(t, err, "%s %+v", cfg.step, cfg.o)
-			name := cfg.step + "[tile=" + strconv.Itoa(cfg.o.Tile) + "," + labelDefines(cfg.o.Defines) + "]"
+			name := cfg.step + "[tile=" + strconv.Itoa(cfg.o.Tile)
+			for _, def := range cfg.o.Defines {
+				name += "," + def.String()
+			}
+			name += "]"
 			for rep := range 2 {
 				t.Run(name+"/n="+strconv.Itoa(n)+"/run="+strconv.Itoa(rep), func(t *testing.T) { check3(t, name, sweep, n) })
 			}

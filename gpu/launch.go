@@ -3,7 +3,6 @@ package gpu
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Geometry is the shape of a launch: the grid of blocks, the threads of a
@@ -207,13 +206,4 @@ func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error
 func copyGeometry(n int) Geometry {
 	n4 := n / 4
 	return Geometry{Grid: [3]int{max((n4+255)/256, 1), 1, 1}, Block: [3]int{256, 1, 1}}
-}
-
-// labelDefines writes defines as NAME=V,NAME=V for labels.
-func labelDefines(defs []Define) string {
-	s := make([]string, len(defs))
-	for i, d := range defs {
-		s[i] = d.String()
-	}
-	return strings.Join(s, ",")
 }
