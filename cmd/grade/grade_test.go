@@ -27,18 +27,23 @@ func repoRoot(t *testing.T) string {
 }
 
 // studentFiles returns the student files of every exercise, relative to
-// the repository, and whether they hold solutions.
-func studentFiles(t *testing.T, root string) (files []string, solutions bool) {
+// the repository.
+func studentFiles() []string {
+	var files []string
 	for _, e := range catalogue() {
 		for _, f := range e.Files {
-			rel := filepath.ToSlash(filepath.Join("exercises", e.ID, f))
-			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-			require.NoError(t, err, rel)
-			solutions = solutions || release.GoHasSolution(b)
-			files = append(files, rel)
+			files = append(files, filepath.ToSlash(filepath.Join("exercises", e.ID, f)))
 		}
 	}
-	return files, solutions
+	return files
+}
+
+// needSolutions skips a test in a student release, which has no solutions
+// to grade.
+func needSolutions(t *testing.T, root string) {
+	if !release.IsInstructorTree(root) {
+		t.Skip("needs the solutions: this is a student release")
+	}
 }
 
 func byID(rep grading.Report) map[string]grading.ExerciseResult {
@@ -54,9 +59,7 @@ func TestSolutionsScoreFullMarks(t *testing.T) {
 		t.Skip("builds every exercise; not in -short mode")
 	}
 	root := repoRoot(t)
-	if _, ok := studentFiles(t, root); !ok {
-		t.Skip("the exercises hold no solutions: this is a student release")
-	}
+	needSolutions(t, root)
 	rep, err := Grade(Config{Root: root, Hidden: true, Timeout: 3 * time.Minute})
 	require.NoError(t, err)
 	require.Len(t, rep.Exercises, len(catalogue()))
@@ -81,18 +84,16 @@ func TestReleasedStubsScoreZero(t *testing.T) {
 		t.Skip("builds every exercise; not in -short mode")
 	}
 	root := repoRoot(t)
-	files, ok := studentFiles(t, root)
-	if !ok {
-		t.Skip("the exercises hold no solutions: this is a student release")
-	}
+	needSolutions(t, root)
 	// The student version of each student file, as the release writes it,
 	// replaces the file through the overlay; without the tag "hidden" the
 	// exercises are then exactly those of the release.
 	dir := t.TempDir()
 	overlay := map[string]string{}
-	for _, rel := range files {
+	for _, rel := range studentFiles() {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		require.NoError(t, err)
+		require.True(t, release.GoHasSolution(b), "%s holds its solution", rel)
 		stub, err := release.StripGo(rel, b)
 		require.NoError(t, err)
 		p := filepath.Join(dir, strings.ReplaceAll(rel, "/", "_"))
@@ -120,7 +121,6 @@ func TestBrokenSubmissionsScoreZeroAndTheRestIsGraded(t *testing.T) {
 		t.Skip("builds and runs exercises; not in -short mode")
 	}
 	root := repoRoot(t)
-	_, solutions := studentFiles(t, root)
 	planted := map[string]string{
 		"01_sine":       "sine.go",       // loops for ever inside a check
 		"02_derivative": "derivative.go", // panics in a goroutine of its own
@@ -173,7 +173,7 @@ func TestBrokenSubmissionsScoreZeroAndTheRestIsGraded(t *testing.T) {
 
 	tiled := got["06_tiled"]
 	assert.Equal(t, grading.Graded, tiled.Status, "the exercise after the broken ones is graded as usual: %s", tiled.Message)
-	if solutions {
+	if release.IsInstructorTree(root) {
 		assert.Equal(t, tiled.MaxPoints, tiled.Points, "the exercise after the broken ones is graded as usual")
 	}
 	assert.Equal(t, tiled.Points, rep.Points)

@@ -122,6 +122,21 @@ func splitSource(text string) []string {
 	return lines
 }
 
+// IsInstructorTree reports whether the repository at root is the
+// instructor's: a Go file of exercises/checks is built with the tag
+// "hidden", and the release leaves every such file out. Tests that need the
+// solutions skip only where this is false, so that an instructor's tree
+// that lost its solutions fails rather than skips.
+func IsInstructorTree(root string) bool {
+	files, _ := filepath.Glob(filepath.Join(root, "exercises", "checks", "*.go"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && IsHidden(b) {
+			return true
+		}
+	}
+	return false
+}
+
 // Summary says what Tree did.
 type Summary struct {
 	Copied   int      // files copied unchanged
