@@ -62,15 +62,15 @@ var ErrMarkers = errors.New("misplaced solution markers")
 // HasSolution reports whether src has a solution block: a line that is
 // "// BEGIN SOLUTION" alone, apart from indentation.
 func HasSolution(src []byte) bool {
-	return hasMarkerLine(src, BeginSolution)
+	return hasMarkerLine(src, BeginSolution, nil)
 }
 
 // hasMarkerLine reports whether a line of src is marker, or starts with
-// marker and a colon, apart from indentation.
-func hasMarkerLine(src []byte, marker string) bool {
-	for _, line := range bytes.Split(src, []byte("\n")) {
-		t := string(bytes.TrimSpace(line))
-		if t == marker || strings.HasPrefix(t, marker+":") {
+// marker and a colon, apart from indentation; when eligible is not nil,
+// only the lines it holds count.
+func hasMarkerLine(src []byte, marker string, eligible map[int]bool) bool {
+	for n, line := range bytes.Split(src, []byte("\n")) {
+		if (eligible == nil || eligible[n+1]) && isMarker(string(bytes.TrimSpace(line)), marker) {
 			return true
 		}
 	}
@@ -85,12 +85,7 @@ func GoHasSolution(src []byte) bool {
 	if err != nil {
 		return HasSolution(src)
 	}
-	for n, line := range strings.Split(string(src), "\n") {
-		if lines[n+1] && isMarker(strings.TrimSpace(line), BeginSolution) {
-			return true
-		}
-	}
-	return false
+	return hasMarkerLine(src, BeginSolution, lines)
 }
 
 // commentLines returns the numbers of the lines of a Go file that start
@@ -123,10 +118,6 @@ func StripText(name string, src []byte) ([]byte, error) {
 // stripLines is StripText where only the lines for which eligible holds
 // can be markers or stub lines; nil makes every line eligible.
 func stripLines(name string, src []byte, eligible map[int]bool) ([]byte, error) {
-	if !HasSolution(src) && !hasMarkerLine(src, BeginStub) &&
-		!hasMarkerLine(src, EndSolution) && !hasMarkerLine(src, EndStub) {
-		return src, nil
-	}
 	lines := strings.SplitAfter(string(src), "\n")
 	var out strings.Builder
 	const (
@@ -219,12 +210,12 @@ func uncomment(line string) string {
 // StripGo returns the student version of a Go file: solutions replaced by
 // stubs, the imports that are no longer used removed, and gofmt applied.
 func StripGo(name string, src []byte) ([]byte, error) {
-	if !GoHasSolution(src) {
-		return src, nil
-	}
 	eligible, err := commentLines(src)
-	if err != nil {
+	switch {
+	case err != nil && HasSolution(src):
 		return nil, fmt.Errorf("release: %s: the instructor's file does not parse: %w", name, err)
+	case err != nil || !hasMarkerLine(src, BeginSolution, eligible):
+		return src, nil
 	}
 	text, err := stripLines(name, src, eligible)
 	if err != nil {
