@@ -299,13 +299,6 @@ func submissionFile(dir, id, f string) (string, error) {
 	return "", fmt.Errorf("the submission %s has no exercises/%s/%s", dir, id, f)
 }
 
-func (j *job) tags(cfg Config) []string {
-	if cfg.Hidden {
-		return []string{"-tags", "hidden"}
-	}
-	return nil
-}
-
 // binPath is where the test binary of this job is kept: one folder per
 // repository, tags and overlay, so that `go test -c` finds it up to date
 // and relinks nothing when nothing changed.
@@ -322,7 +315,9 @@ func (j *job) build(cfg Config, goBin, cache string) {
 		return
 	}
 	args := []string{"test", "-c", "-o", j.bin}
-	args = append(args, j.tags(cfg)...)
+	if cfg.Hidden {
+		args = append(args, "-tags", "hidden")
+	}
 	if j.overlayFile != "" {
 		args = append(args, "-overlay", j.overlayFile)
 	}
@@ -401,14 +396,13 @@ func compileErrors(out, root string, replaced map[string]string) string {
 	return strings.Join(keep, "\n")
 }
 
-// meta returns the exercise's checks for the report of an exercise that did
-// not run: from the repository's own version of the exercise (which
-// includes the hidden checks) when it builds, else from this program.
+// meta returns the exercise's checks for the report of a submitted
+// exercise that did not run: from the repository's own version of the
+// exercise (which includes the hidden checks) when it builds, else from
+// this program. Without a submission the job's own build was the
+// repository's version, so there is nothing more to learn from building it.
 func (j *job) meta(cfg Config, goBin, cache, work string) grading.Exercise {
-	if j.status == grading.BuildFailed && j.overlayFile == "" {
-		return j.ex // the repository's own version does not build either
-	}
-	if _, err := os.Stat(j.dir); err != nil {
+	if j.overlayFile == "" {
 		return j.ex
 	}
 	plain := &job{ex: j.ex, dir: j.dir}
@@ -497,8 +491,8 @@ func (j *job) run(cfg Config, work string, meta func() grading.Exercise) grading
 	}
 	fmt.Fprintf(cfg.Log, "grade: %s: the test process ended without a result (status %v, timed out %v); its last output:\n%s\n",
 		j.ex.ID, err, timedOut, firstLines(stderr.String(), 30))
-	if !listed && j.overlayFile != "" {
-		ex = meta() // the submission died before listing its checks; the repository's version lists them
+	if !listed {
+		ex = meta() // the process died before listing its checks; the repository's version lists them
 	}
 	during := ""
 	if running != "" {
@@ -518,7 +512,7 @@ func (j *job) run(cfg Config, work string, meta func() grading.Exercise) grading
 		return grading.Fail(ex, grading.Crashed, fmt.Sprintf(
 			"deadlock%s: every goroutine was blocked — does every thread of a block reach each barrier?", during), seed)
 	case strings.Contains(text, "panic: "):
-		return grading.Fail(ex, grading.Panicked, fmt.Sprintf("panicked%s: %s", during, panicSummary(text, cfg.Root)), seed)
+		return grading.Fail(ex, grading.Panicked, fmt.Sprintf("panicked%s: %s", during, panicSummary(text)), seed)
 	}
 	code := -1
 	var ee *exec.ExitError
@@ -550,7 +544,7 @@ var frameRE = regexp.MustCompile(`(?m)^\t(\S+\.go):(\d+)`)
 // panicSummary returns the panic's first line and the first frame in an
 // exercise's own files, e.g. "runtime error: index out of range [7] with
 // length 7 at basic.go:33".
-func panicSummary(text, root string) string {
+func panicSummary(text string) string {
 	i := strings.Index(text, "panic: ")
 	msg := strings.TrimSpace(strings.SplitN(text[i+len("panic: "):], "\n", 2)[0])
 	msg = strings.TrimSuffix(msg, " [recovered]")

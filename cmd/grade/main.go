@@ -41,6 +41,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"stencillab.dev/exercises/grading"
 )
 
 func main() {
@@ -98,12 +100,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		cfg.Log = stderr
 	}
-	if _, err := selectExercises(catalogue(), names); err != nil {
+	exs, err := selectExercises(catalogue(), names)
+	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return 2
 	}
 	if *list {
-		return listExercises(cfg, stdout, stderr)
+		listExercises(exs, stdout)
+		return 0
 	}
 	rep, err := Grade(cfg)
 	if err != nil {
@@ -122,19 +126,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func listExercises(cfg Config, stdout, stderr io.Writer) int {
-	exs, err := selectExercises(catalogue(), cfg.Only)
-	if err != nil {
-		fmt.Fprintf(stderr, "grade: %v\n", err)
-		return 2
-	}
+func listExercises(exs []grading.Exercise, stdout io.Writer) {
 	for _, e := range exs {
 		fmt.Fprintf(stdout, "%s  %s  (%d points; you edit %s)\n", e.ID, e.Title, e.MaxPoints(), strings.Join(e.Files, ", "))
 		for _, c := range e.Checks {
 			fmt.Fprintf(stdout, "  %-14s %2d  %s\n", c.ID, c.Points, c.Title)
 		}
 	}
-	return 0
 }
 
 // parseSize reads a size such as 2GiB, 512MiB, 1G or 1000000 (bytes).
