@@ -119,6 +119,43 @@ func parseSizes(s string) ([]int, error) {
 	return ns, nil
 }
 
+// benchConfigs resolves -kernels, -variant and -tile into the
+// configurations to time: the kernels first, each with its -tile unless
+// it names a tile itself, then the variants as given.
+func benchConfigs(kernels string, variants []string, tiles string) ([]benchConfig, error) {
+	all, per, err := parseTiles(tiles)
+	if err != nil {
+		return nil, err
+	}
+	var configs []benchConfig
+	if kernels != "" {
+		for _, k := range strings.Split(kernels, ",") {
+			c, err := parseVariant(strings.TrimSpace(k))
+			if err != nil {
+				return nil, err
+			}
+			if c.opts.Tile == 0 {
+				c.opts.Tile = all
+				if t, ok := per[c.step]; ok {
+					c.opts.Tile = t
+				}
+			}
+			configs = append(configs, c)
+		}
+	}
+	for _, v := range variants {
+		c, err := parseVariant(v)
+		if err != nil {
+			return nil, err
+		}
+		configs = append(configs, c)
+	}
+	if len(configs) == 0 {
+		return nil, errors.New("no kernel to time: give -kernels or -variant")
+	}
+	return configs, nil
+}
+
 type listFlag []string
 
 // String returns the values given so far.
@@ -233,33 +270,9 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	all, per, err := parseTiles(*tiles)
+	configs, err := benchConfigs(*kernels, variants, *tiles)
 	if err != nil {
 		return 2, err
-	}
-	var configs []benchConfig
-	if *kernels != "" {
-		for _, k := range strings.Split(*kernels, ",") {
-			c, err := parseVariant(strings.TrimSpace(k))
-			if err != nil {
-				return 2, err
-			}
-			c.opts.Tile = all
-			if t, ok := per[c.step]; ok {
-				c.opts.Tile = t
-			}
-			configs = append(configs, c)
-		}
-	}
-	for _, v := range variants {
-		c, err := parseVariant(v)
-		if err != nil {
-			return 2, err
-		}
-		configs = append(configs, c)
-	}
-	if len(configs) == 0 {
-		return 2, errors.New("no kernel to time: give -kernels or -variant")
 	}
 
 	d, err := gpu.Open(*ordinal)

@@ -48,6 +48,45 @@ func TestParseTiles(t *testing.T) {
 	}
 }
 
+func TestBenchConfigs(t *testing.T) {
+	cs, err := benchConfigs("basic,tiled:tile=6,coarsened", []string{"fast:FAST_BY=8", "tiled"}, "16")
+	require.NoError(t, err)
+	var got []string
+	tiles := map[string]int{}
+	for _, c := range cs {
+		got = append(got, c.label)
+		tiles[c.label] = c.opts.Tile
+	}
+	assert.Equal(t, []string{"basic", "tiled[tile=6]", "coarsened", "fast[FAST_BY=8]", "tiled"}, got, "the kernels, then the variants")
+	assert.Equal(t, map[string]int{"basic": 16, "tiled[tile=6]": 6, "coarsened": 16, "fast[FAST_BY=8]": 0, "tiled": 0}, tiles,
+		"-tile fills in the kernels' tiles, never one a kernel names, nor a variant's")
+
+	cs, err = benchConfigs("basic,register", nil, "register=8")
+	require.NoError(t, err)
+	require.Len(t, cs, 2)
+	assert.Equal(t, 0, cs[0].opts.Tile)
+	assert.Equal(t, 8, cs[1].opts.Tile, "per-kernel tiles follow the catalogue's aliases")
+
+	for _, bad := range []struct {
+		kernels  string
+		variants []string
+		tiles    string
+	}{{"", nil, ""}, {"basic", nil, "x"}, {"reference", nil, ""}, {"", []string{"nope"}, ""}} {
+		_, err := benchConfigs(bad.kernels, bad.variants, bad.tiles)
+		assert.Error(t, err, "%+v", bad)
+	}
+}
+
+func TestParseSizes(t *testing.T) {
+	ns, err := parseSizes("256, 512,3")
+	require.NoError(t, err)
+	assert.Equal(t, []int{256, 512, 3}, ns)
+	for _, bad := range []string{"", "2", "64,", "64,x", "-5"} {
+		_, err := parseSizes(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
 func TestBenchBadFlagsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "-n", "2"},
