@@ -180,10 +180,9 @@ func TestReportTotalsAndJSON(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, rep.WriteJSON(&buf))
 	var decoded struct {
-		Points, MaxPoints int `json:"-"`
-		Total             int `json:"points"`
-		Max               int `json:"max_points"`
-		Exercises         []struct {
+		Total     int `json:"points"`
+		Max       int `json:"max_points"`
+		Exercises []struct {
 			ID        string `json:"id"`
 			Points    int    `json:"points"`
 			MaxPoints int    `json:"max_points"`

@@ -113,16 +113,14 @@ func Run(e Exercise, opt Options) ExerciseResult {
 			}
 			c.Run(t)
 		}()
+		var stop Status
+		var why string
 		select {
 		case o := <-done:
 			if o.panicked {
 				cr.Message = fmt.Sprintf("panicked: %v%s", o.value, o.where)
-				res.Checks = append(res.Checks, cr)
-				if opt.OnResult != nil {
-					opt.OnResult(cr)
-				}
-				res.stop(e, idx, Panicked, fmt.Sprintf("check %q panicked: %v%s. The exercise scores 0 until it no longer panics.", c.ID, o.value, o.where))
-				return res
+				stop, why = Panicked, fmt.Sprintf("check %q panicked: %v%s. The exercise scores 0 until it no longer panics.", c.ID, o.value, o.where)
+				break
 			}
 			cr.Passed, cr.NotImplemented, cr.Message = t.result()
 			if cr.Passed {
@@ -131,17 +129,16 @@ func Run(e Exercise, opt Options) ExerciseResult {
 			}
 		case <-time.After(opt.CheckTimeout):
 			cr.Message = fmt.Sprintf("did not finish within %v", opt.CheckTimeout)
-			res.Checks = append(res.Checks, cr)
-			if opt.OnResult != nil {
-				opt.OnResult(cr)
-			}
-			res.stop(e, idx, TimedOut, fmt.Sprintf("check %q did not finish within %v: is there a loop that never ends, or a barrier that not every thread reaches? The exercise scores 0 until it finishes.", c.ID, opt.CheckTimeout))
-			return res
+			stop, why = TimedOut, fmt.Sprintf("check %q did not finish within %v: is there a loop that never ends, or a barrier that not every thread reaches? The exercise scores 0 until it finishes.", c.ID, opt.CheckTimeout)
 		}
 		res.Points += cr.Points
 		res.Checks = append(res.Checks, cr)
 		if opt.OnResult != nil {
 			opt.OnResult(cr)
+		}
+		if stop != "" {
+			res.stop(e, idx, stop, why)
+			return res
 		}
 	}
 	return res
