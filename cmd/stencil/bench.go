@@ -226,8 +226,6 @@ type benchReport struct {
 	Runs       []benchRun  `json:"results"`
 }
 
-var errBenchUsage = errors.New("usage")
-
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	code, err := benchMain(args, stdout, stderr)
 	if err != nil {
@@ -255,7 +253,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 		}
-		return 2, fmt.Errorf("%w: %v", errBenchUsage, err)
+		return 2, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return 2, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -281,13 +279,14 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	defer d.Close()
 	p := d.Props()
+	coeffs := lab.DistinctCoeffs()
 	report := benchReport{
 		Command: "stencil bench " + strings.Join(args, " "),
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Device:  p.Name,
 		DeviceInfo: benchDevice{Name: p.Name, Arch: p.Arch(), SMs: p.SMs, L2Bytes: p.L2Bytes, MemBytes: p.TotalMem,
 			Driver: p.DriverVersion},
-		Reps: *reps, Warmup: *warmup, Seed: *seed, Coeffs: lab.DistinctCoeffs(),
+		Reps: *reps, Warmup: *warmup, Seed: *seed, Coeffs: coeffs,
 	}
 	fmt.Fprintf(stderr, "bench: %s (%s, %d SMs, %.0f GB), driver %d\n", p.Name, p.Arch(), p.SMs, float64(p.TotalMem)/1e9, p.DriverVersion)
 
@@ -300,7 +299,6 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 
-	coeffs := lab.DistinctCoeffs()
 	for _, n := range ns {
 		total := n * n * n
 		if err := d.CheckFree(fmt.Sprintf("a %d×%d×%d grid and its output", n, n, n), 2*uint64(total)*4); err != nil {
