@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -8,7 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/figures/fig"
 	"stencillab.dev/gpu"
+	"stencillab.dev/lab"
 )
 
 func TestParseVariant(t *testing.T) {
@@ -84,6 +88,28 @@ func TestParseSizes(t *testing.T) {
 	for _, bad := range []string{"", "2", "64,", "64,x", "-5"} {
 		_, err := parseSizes(bad)
 		assert.Error(t, err, bad)
+	}
+}
+
+// The bench JSON is what the figures read: every run comes back through
+// fig.ReadBench with the values written.
+func TestBenchJSONReadsAsFigBench(t *testing.T) {
+	e := 1e-7
+	rep := benchReport{Device: "NVIDIA H200", Coeffs: lab.DistinctCoeffs(),
+		Copies: []benchCopy{{N: 512, MedianMs: 0.25, GBps: 4200}},
+		Runs: []benchRun{
+			{Kernel: "tiled", Label: "tiled", N: 512, Tile: 8, MedianMs: 1.4, GBps: 765, GFlops: 1243, CopyGBps: 4200, PctCopy: 18.2, MaxAbsErr: &e},
+			{Kernel: "fast", Label: "fast[FAST_BY=8]", N: 512, MedianMs: 0.28, GBps: 3849, GFlops: 6255, CopyGBps: 4200, PctCopy: 91.6},
+		}}
+	b, err := json.Marshal(rep)
+	require.NoError(t, err)
+	got, err := fig.ReadBench(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Equal(t, rep.Device, got.Device)
+	require.Len(t, got.Results, len(rep.Runs))
+	for i, r := range rep.Runs {
+		assert.Equal(t, fig.BenchResult{Kernel: r.Kernel, N: r.N, Tile: r.Tile, MedianMs: r.MedianMs, GBps: r.GBps,
+			GFlops: r.GFlops, PctCopy: r.PctCopy, CopyGBps: r.CopyGBps}, got.Results[i])
 	}
 }
 
