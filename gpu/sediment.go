@@ -596,13 +596,7 @@ func (d *Device) SedimentBench(nx, ny int, seed uint64, warmup, reps int, tune [
 		if err != nil {
 			return sediment.BenchRow{}, err
 		}
-		flops, bytes := sediment.FlopsH, sediment.BytesH
-		switch kernel {
-		case sediment.KernelS:
-			flops, bytes = sediment.FlopsS, sediment.BytesS
-		case sediment.KernelFused:
-			flops, bytes = sediment.FlopsH+sediment.FlopsS, sediment.BytesFused
-		}
+		flops, bytes := sediment.KernelCost(kernel)
 		gbs := float64(bytes) * points / (m.Median * 1e6)
 		return sediment.BenchRow{
 			Kernel: kernel, Variant: r.variant, Block: r.Block(), Config: r.Config(kernel), Ms: m.Median,

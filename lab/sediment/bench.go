@@ -136,13 +136,7 @@ func WriteTable(w io.Writer, r *BenchReport) error {
 		if len(rows) == 0 {
 			continue
 		}
-		flops, bytes := FlopsH, BytesH
-		switch k {
-		case KernelS:
-			flops, bytes = FlopsS, BytesS
-		case KernelFused:
-			flops, bytes = FlopsH+FlopsS, BytesFused
-		}
+		flops, bytes := KernelCost(k)
 		fmt.Fprintf(&b, "\n%s-kernel (%d flops and %d bytes a point)\n", k, flops, bytes)
 		fmt.Fprintf(&b, "%-9s %-6s %9s %5s %8s %6s %7s %7s | %-23s | %-23s\n",
 			"version", "block", "GFLOP/s", "regs", "shared", "occ", "GB/s", "of copy",
@@ -169,10 +163,7 @@ func paperCell(g PaperGPU, kernel, variant string) string {
 	if !ok {
 		return "—"
 	}
-	flops, bytes := FlopsH, BytesH
-	if kernel == KernelS {
-		flops, bytes = FlopsS, BytesS
-	}
+	flops, bytes := KernelCost(kernel)
 	return fmt.Sprintf("%6.2f %2d %5.3f %3.0f%%", p.GFLOPs, p.Regs, p.Occupancy,
 		100*BandwidthShare(p.GFLOPs, flops, bytes, g.TestedGBs))
 }

@@ -87,6 +87,15 @@ func TestLoadBenchRoundTrip(t *testing.T) {
 	assert.Error(t, err)
 }
 
+func TestKernelCost(t *testing.T) {
+	// The paper's counts, 55 and 34 flops a point, and our traffic: four
+	// arrays of doubles read and one written, two for the fused kernel.
+	for k, want := range map[string][2]int{KernelH: {55, 40}, KernelS: {34, 40}, KernelFused: {89, 48}, "ghost": {0, 0}} {
+		flops, bytes := KernelCost(k)
+		assert.Equal(t, want, [2]int{flops, bytes}, k)
+	}
+}
+
 func TestVariantNames(t *testing.T) {
 	assert.Equal(t, []string{"Baseline", "OPT-1", "OPT-2", "OPT-3", "best"},
 		[]string{VersionName("baseline"), VersionName("opt1"), VersionName("opt2"), VersionName("opt3"), VersionName("best")})

@@ -19,6 +19,20 @@ const (
 	BytesFused = 6 * 8
 )
 
+// KernelCost returns the paper's flops and the necessary bytes a point of
+// a kernel: KernelH, KernelS or KernelFused; zero for any other name.
+func KernelCost(kernel string) (flops, bytes int) {
+	switch kernel {
+	case KernelH:
+		return FlopsH, BytesH
+	case KernelS:
+		return FlopsS, BytesS
+	case KernelFused:
+		return FlopsH + FlopsS, BytesFused
+	}
+	return 0, 0
+}
+
 // PaperRow is one row of Tables 2 and 3 of Su et al., ICCS 2013: one
 // kernel version measured on one GPU on a 4096×4096 mesh in double
 // precision, with the resources the CUDA profiler reported.
