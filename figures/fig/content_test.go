@@ -1,6 +1,7 @@
 package fig
 
 import (
+	"image/color"
 	"math"
 	"slices"
 	"strings"
@@ -95,6 +96,14 @@ func TestFraction(t *testing.T) {
 	} {
 		assert.Equal(t, want, fraction(x), "%g", x)
 	}
+}
+
+func TestShade(t *testing.T) {
+	assert.Equal(t, color.NRGBA{255, 255, 255, 255}, Shade(Ink, 1))
+	assert.Equal(t, color.NRGBA{0x22, 0x22, 0x22, 255}, Shade(Ink, 0), "Ink is #222222")
+	assert.Equal(t, color.NRGBA{0x91, 0x91, 0x91, 255}, Shade(Ink, 0.5), "half way to white: 34 + 221/2 = 144.5, rounded")
+	assert.Equal(t, color.NRGBA{0x11, 0x11, 0x11, 255}, Shade(Ink, -0.5), "half way to black: 34/2 = 17")
+	assert.Equal(t, color.NRGBA{0, 0, 0, 255}, Shade(Ink, -1))
 }
 
 func TestStencilShapes(t *testing.T) {

@@ -270,7 +270,7 @@ func Tiles() (*Diagram, error) {
 			fill, line, w := CellFill, CellLine, vg.Length(0.5)
 			switch {
 			case outTile(j, k):
-				fill, line, w = Vermillion, shade(Vermillion, -0.35), 0.5
+				fill, line, w = Vermillion, Shade(Vermillion, -0.35), 0.5
 			case j == 0 || k == 0 || j == tileGrid-1 || k == tileGrid-1:
 				fill = PaleGrey
 			}

@@ -67,7 +67,7 @@ func offsetLabel(idx string, off int) string {
 	return fmt.Sprintf("%s+%d", idx, off)
 }
 
-// Depth is the projection of the z axis in the 3D drawings: z recedes up
+// oblique is the projection of the z axis in the 3D drawings: z recedes up
 // and to the right at 45°, shortened to half (a cabinet projection), so the
 // front face of a cube is a true square and its top and right faces show.
 func oblique(x, y, z float64) Pt {
@@ -83,8 +83,10 @@ type cube3 struct {
 	label   string // drawn on the front face
 }
 
-// shade returns c mixed with white (f > 0) or black (f < 0) by |f|.
-func shade(c color.Color, f float64) color.NRGBA {
+// Shade returns c mixed with white (f > 0) or black (f < 0) by |f|: the
+// paler or darker partner of a colour, for the second bar of a pair, a
+// shaded face of a cube or a value that is only a little off.
+func Shade(c color.Color, f float64) color.NRGBA {
 	r, g, b, _ := c.RGBA()
 	mix := func(v uint32) uint8 {
 		x := float64(v >> 8)
@@ -123,8 +125,8 @@ func addCubes(d *Diagram, off Pt, cubes []cube3) {
 		top := Polygon(at(x0, y1, z0), at(x1, y1, z0), at(x1, y1, z1), at(x0, y1, z1))
 		right := Polygon(at(x1, y0, z0), at(x1, y0, z1), at(x1, y1, z1), at(x1, y1, z0))
 		front := Polygon(at(x0, y0, z0), at(x1, y0, z0), at(x1, y1, z0), at(x0, y1, z0))
-		d.Add(top.Filled(shade(c.fill, 0.4)).Stroked(Ink, 0.6),
-			right.Filled(shade(c.fill, -0.22)).Stroked(Ink, 0.6),
+		d.Add(top.Filled(Shade(c.fill, 0.4)).Stroked(Ink, 0.6),
+			right.Filled(Shade(c.fill, -0.22)).Stroked(Ink, 0.6),
 			front.Filled(c.fill).Stroked(Ink, 0.6))
 		if c.label != "" {
 			p := at(c.x, c.y, z0)

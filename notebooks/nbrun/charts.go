@@ -14,13 +14,6 @@ import (
 	"stencillab.dev/lab"
 )
 
-// pale mixes c with white, f of the way: the lighter bar of a pair.
-func pale(c color.Color, f float64) color.Color {
-	r, g, b, _ := c.RGBA()
-	mix := func(v uint32) uint8 { return uint8(math.Round(float64(v>>8) + f*(255-float64(v>>8)))) }
-	return color.NRGBA{R: mix(r), G: mix(g), B: mix(b), A: 255}
-}
-
 // label names a simulated run in a chart: its step and tile.
 func label(r Result) string {
 	if r.Step == lab.KernelBasic {
@@ -52,7 +45,7 @@ func TrafficPlot(rs ...Result) (*plot.Plot, error) {
 		store := float64(r.Stats.GlobalStoreBytes) / inner
 		c := fig.KernelColor(r.Step)
 		o.Add(fig.Rect(0, y-0.3, load, y+0.3).Filled(c))
-		o.Add(fig.Rect(load, y-0.3, load+store, y+0.3).Filled(pale(c, 0.6)))
+		o.Add(fig.Rect(load, y-0.3, load+store, y+0.3).Filled(fig.Shade(c, 0.6)))
 		o.Add(fig.Label(load+store+0.3, y, 8.5, fmt.Sprintf("%.1f B loaded + %.0f B stored", load, store)).Align(0, -0.5))
 		xmax = math.Max(xmax, load+store)
 	}
@@ -97,7 +90,7 @@ func ModelVsMeasured(runs []HopperRun, measured string) (*plot.Plot, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.Add(fig.Rect(0, y-0.36, m, y-0.02).Filled(pale(c, 0.65)).Stroked(c, 0.6))
+			o.Add(fig.Rect(0, y-0.36, m, y-0.02).Filled(fig.Shade(c, 0.65)).Stroked(c, 0.6))
 			o.Add(barLabel(m, y-0.19, fmt.Sprintf("model %.0f %%", m), fig.Muted))
 		} else {
 			o.Add(fig.Label(1, y-0.19, 8, "no model: outside the chapter").Align(0, -0.5).Colored(fig.Muted))

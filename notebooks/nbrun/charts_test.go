@@ -2,7 +2,6 @@ package nbrun
 
 import (
 	"bytes"
-	"image/color"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,12 +36,6 @@ func TestModelVsMeasured(t *testing.T) {
 	require.NoError(t, err)
 	_, err = ModelVsMeasured(nil, "nothing")
 	assert.Error(t, err)
-}
-
-func TestPale(t *testing.T) {
-	assert.Equal(t, color.NRGBA{255, 255, 255, 255}, pale(fig.Ink, 1))
-	assert.Equal(t, color.NRGBA{0x22, 0x22, 0x22, 255}, pale(fig.Ink, 0), "Ink is #222222")
-	assert.Equal(t, color.NRGBA{0x91, 0x91, 0x91, 255}, pale(fig.Ink, 0.5), "half way: 34 + 221/2 = 144.5, rounded")
 }
 
 func TestDefaultTile(t *testing.T) {

@@ -123,7 +123,7 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 			if c == Wrong && worst > 0 {
 				d := math.Abs(float64(r.Out.At(i, j, k)) - float64(r.Want.At(i, j, k)))
 				if !math.IsNaN(d) && !math.IsInf(d, 0) {
-					fill = pale(fig.Vermillion, 0.7*(1-d/worst))
+					fill = fig.Shade(fig.Vermillion, 0.7*(1-d/worst))
 				}
 			}
 			x, y := float64(j), float64(i)
