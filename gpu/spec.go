@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"stencillab.dev/lab"
 )
 
 // Steps3 lists the 3D seven-point steps the gpu backend runs, in teaching
@@ -89,8 +91,12 @@ type config3 struct {
 	fast    fastParams // fast only
 }
 
-// newConfig3 validates o for step and fills in the defaults.
+// newConfig3 validates o for step, a name or alias of the lab's
+// catalogue, and fills in the defaults.
 func newConfig3(step string, o Options) (config3, error) {
+	if s, err := lab.LookupStep(step); err == nil {
+		step = s.Name
+	}
 	if !slices.Contains(Steps3, step) {
 		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: basic, tiled, coarsened, register_tiled, fast)", step)
 	}

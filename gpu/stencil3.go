@@ -48,13 +48,11 @@ func (k *Stencil3) route(nx int) (*Stencil3, error) {
 // fast) for the device. The tile is checked against the device's limits on
 // threads and shared memory per block before anything is compiled.
 func (d *Device) Stencil3(step string, o Options) (*Stencil3, error) {
-	if step == "register" {
-		step = "register_tiled"
-	}
 	cfg, err := newConfig3(step, o)
 	if err != nil {
 		return nil, err
 	}
+	step = cfg.step
 	// The block and shared memory do not depend on the grid: check them on
 	// the smallest grid now.
 	if err := checkGeometry(cfg.geometry(3, 3, 4, 1), d.props, 0, 0); err != nil {

@@ -262,6 +262,9 @@ func TestDefinesAndOptions(t *testing.T) {
 	assert.Equal(t, []Define{{"IN_TILE_DIM", "6"}}, c.defines)
 	assert.Equal(t, "tiled", c.entry(512))
 
+	c, err = newConfig3("register", Options{})
+	require.NoError(t, err)
+	assert.Equal(t, "register_tiled", c.step, "the catalogue's alias")
 	c, err = newConfig3("register_tiled", Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 32, c.tile)
