@@ -7,23 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// boundaryChanged counts the boundary cells of got that differ from want.
-func boundaryChanged(got, want *Grid3[float32]) int {
-	n, changed := got.NX, 0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			for k := 0; k < n; k++ {
-				if i == 0 || j == 0 || k == 0 || i == n-1 || j == n-1 || k == n-1 {
-					if got.At(i, j, k) != want.At(i, j, k) {
-						changed++
-					}
-				}
-			}
-		}
-	}
-	return changed
-}
-
 func TestBrokenTiledNoInteriorCheck(t *testing.T) {
 	// N = 31, T = 8: the output tiles end at 29 = N−2, so the faults are the
 	// cells at the faces 0.
