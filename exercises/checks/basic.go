@@ -36,13 +36,16 @@ func Basic(k lab.StencilKernel) grading.Exercise {
 
 func basicTile(t *grading.T) int { return pick(t, 0, 3, 4, 5, 6, 7) }
 
-func basicSize(t *grading.T, tile, maxN int) int {
-	B := tile
-	if B == 0 {
-		B = lab.BasicBlockDim
+// basicBlock is the block edge of the basic kernel at a tile: the tile, or
+// lab.BasicBlockDim when it is 0.
+func basicBlock(tile int) int {
+	if tile == 0 {
+		return lab.BasicBlockDim
 	}
-	return sizeNot(t, 5, maxN, B)
+	return tile
 }
+
+func basicSize(t *grading.T, tile, maxN int) int { return sizeNot(t, 5, maxN, basicBlock(tile)) }
 
 func basicValues(t *grading.T, k lab.StencilKernel, trials, maxN int) {
 	for range trials {
@@ -57,10 +60,7 @@ func basicValues(t *grading.T, k lab.StencilKernel, trials, maxN int) {
 // basicFarFaces names the pattern of a grid of ⌊N/B⌋ blocks: the points
 // near the far faces get no thread.
 func basicFarFaces(sc *simCase) grading.Variant {
-	B := sc.Tile
-	if B == 0 {
-		B = lab.BasicBlockDim
-	}
+	B := basicBlock(sc.Tile)
 	covered := sc.N / B * B
 	N := sc.N
 	return grading.Variant{

@@ -46,3 +46,11 @@ func sizeNot(t *grading.T, lo, hi int, ms ...int) int {
 
 // pick returns one of vs at random.
 func pick[V any](t *grading.T, vs ...V) V { return vs[t.Rand().IntN(len(vs))] }
+
+// swapped returns c with the pairs of positions p swapped.
+func swapped[C ~[5]float64 | ~[7]float64](c C, p ...int) C {
+	for i := 0; i+1 < len(p); i += 2 {
+		c[p[i]], c[p[i+1]] = c[p[i+1]], c[p[i]]
+	}
+	return c
+}
