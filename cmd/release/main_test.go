@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,14 +47,12 @@ func TestReleaseOfThisRepository(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(out, p)
-		if strings.HasSuffix(p, ".go") {
+		switch filepath.Ext(p) {
+		case ".go":
 			assert.False(t, release.GoHasSolution(b), "%s keeps a solution", rel)
-		}
-		if strings.HasSuffix(p, ".ipynb") {
-			assert.False(t, release.NotebookHasSolution(b), "%s keeps a solution", rel)
-		}
-		if strings.HasSuffix(p, ".go") {
 			assert.False(t, release.IsHidden(b), "%s is instructor-only", rel)
+		case ".ipynb":
+			assert.False(t, release.NotebookHasSolution(b), "%s keeps a solution", rel)
 		}
 		return nil
 	})
