@@ -18,7 +18,7 @@ import (
 type IntensityPoint struct {
 	T       int
 	Counted float64 // Stats.OpPerByte of the simulated launch
-	Model   float64 // lab.IntensityN(step, N, T)
+	Model   float64 // lab.IntensityN(step, N, T), as Simulate sets it in Result.Model
 	Slide   float64 // 3.25·(1 − 2/T)³
 }
 
@@ -36,11 +36,10 @@ func IntensitySweep(step string, n int, tiles []int) ([]IntensityPoint, error) {
 		if !r.OK() {
 			return nil, fmt.Errorf("nbrun: intensity sweep: %s with T = %d differs from the reference by %g", step, t, r.Diff.MaxAbs)
 		}
-		model, err := lab.IntensityN(r.Step, n, t)
-		if err != nil {
-			return nil, fmt.Errorf("nbrun: intensity sweep: %w", err)
+		if r.Model == 0 {
+			return nil, fmt.Errorf("nbrun: intensity sweep: %s has no intensity model: %w", step, lab.ErrUnknown)
 		}
-		pts = append(pts, IntensityPoint{T: t, Counted: r.Stats.OpPerByte(), Model: model, Slide: lab.IntensityTiled(float64(t))})
+		pts = append(pts, IntensityPoint{T: t, Counted: r.Stats.OpPerByte(), Model: r.Model, Slide: lab.IntensityTiled(float64(t))})
 	}
 	return pts, nil
 }
