@@ -101,7 +101,7 @@ static void lab_dlclose(void* h) { dlclose(h); }
 
 #define BIND_OPTIONAL(api, field, name) do { *(void**)&(api).field = dlsym(h, name); } while (0)
 
-static const char* bind_cuda(void* h, int commit) {
+static const char* bind_cuda(void* h) {
 	cuAPI a;
 	memset(&a, 0, sizeof a);
 	BIND(a, cuInit, "cuInit");
@@ -134,11 +134,11 @@ static const char* bind_cuda(void* h, int commit) {
 	BIND(a, cuGetErrorName, "cuGetErrorName");
 	BIND_OPTIONAL(a, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	BIND_OPTIONAL(a, cuFuncSetAttribute, "cuFuncSetAttribute");
-	if (commit) cu = a;
+	cu = a;
 	return NULL;
 }
 
-static const char* bind_nvrtc(void* h, int commit) {
+static const char* bind_nvrtc(void* h) {
 	rtcAPI a;
 	memset(&a, 0, sizeof a);
 	BIND(a, nvrtcVersion, "nvrtcVersion");
@@ -153,7 +153,7 @@ static const char* bind_nvrtc(void* h, int commit) {
 	BIND_OPTIONAL(a, nvrtcGetCUBIN, "nvrtcGetCUBIN");
 	BIND_OPTIONAL(a, nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
 	BIND_OPTIONAL(a, nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs");
-	if (commit) rtc = a;
+	rtc = a;
 	return NULL;
 }
 
@@ -244,45 +244,31 @@ import (
 // haveCgo reports whether this build can load the CUDA libraries.
 const haveCgo = true
 
-// dlopenFirst opens the first library of names that dlopen accepts and
-// returns its handle and name, or the dlopen messages of all of them.
-func dlopenFirst(names []string) (unsafe.Pointer, string, error) {
-	var msgs []string
+// dlopen opens a library, or returns dlopen's message.
+func dlopen(name string) (unsafe.Pointer, error) {
 	buf := (*C.char)(C.malloc(512))
 	defer C.free(unsafe.Pointer(buf))
-	for _, n := range names {
-		cn := C.CString(n)
-		h := C.lab_dlopen(cn, buf, 512)
-		C.free(unsafe.Pointer(cn))
-		if h != nil {
-			return h, n, nil
-		}
-		msgs = append(msgs, C.GoString(buf))
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	if h := C.lab_dlopen(cn, buf, 512); h != nil {
+		return h, nil
 	}
-	return nil, "", fmt.Errorf("%s", strings.Join(msgs, "; "))
+	return nil, fmt.Errorf("%s", C.GoString(buf))
 }
 
-// bindDriver resolves the driver's symbols in an opened library. With
-// commit false it only checks them. It returns the name of the first
-// missing symbol, or "".
-func bindDriver(h unsafe.Pointer, commit bool) string {
-	c := C.int(0)
-	if commit {
-		c = 1
-	}
-	if s := C.bind_cuda(h, c); s != nil {
+// bindDriver resolves the driver's symbols in an opened library and, when
+// all are there, installs them. It returns the name of the first missing
+// symbol, or "".
+func bindDriver(h unsafe.Pointer) string {
+	if s := C.bind_cuda(h); s != nil {
 		return C.GoString(s)
 	}
 	return ""
 }
 
 // bindNVRTC resolves NVRTC's symbols, as bindDriver.
-func bindNVRTC(h unsafe.Pointer, commit bool) string {
-	c := C.int(0)
-	if commit {
-		c = 1
-	}
-	if s := C.bind_nvrtc(h, c); s != nil {
+func bindNVRTC(h unsafe.Pointer) string {
+	if s := C.bind_nvrtc(h); s != nil {
 		return C.GoString(s)
 	}
 	return ""

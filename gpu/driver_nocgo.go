@@ -14,11 +14,9 @@ const haveCgo = false
 
 const errNotAvailable = 999
 
-func dlopenFirst([]string) (unsafe.Pointer, string, error) {
-	return nil, "", errors.New("built without cgo")
-}
-func bindDriver(unsafe.Pointer, bool) string                { return "cuInit" }
-func bindNVRTC(unsafe.Pointer, bool) string                 { return "nvrtcVersion" }
+func dlopen(string) (unsafe.Pointer, error)                 { return nil, errors.New("built without cgo") }
+func bindDriver(unsafe.Pointer) string                      { return "cuInit" }
+func bindNVRTC(unsafe.Pointer) string                       { return "nvrtcVersion" }
 func dlclose(unsafe.Pointer)                                {}
 func driverErrorName(int) string                            { return "" }
 func cuInit() int                                           { return errNotAvailable }

@@ -18,22 +18,22 @@ var (
 	nvrtcLib    string
 )
 
-// openLibrary opens the first of cands that loads and binds. bind checks
-// (commit false) or installs (commit true) the library's symbols and
-// returns the first missing one. The error says which libraries were tried
-// and why each failed.
-func openLibrary(cands []string, bind func(unsafe.Pointer, bool) string, commit bool) (string, error) {
+// openLibrary opens the first of cands that loads and binds. bind
+// installs the library's symbols, or returns the first missing one and
+// installs nothing. The error says which libraries were tried and why each
+// failed.
+func openLibrary(cands []string, bind func(unsafe.Pointer) string) (string, error) {
 	if !haveCgo {
 		return "", fmt.Errorf("this program was built without cgo (CGO_ENABLED=0)")
 	}
 	var why []string
 	for _, name := range cands {
-		h, _, err := dlopenFirst([]string{name})
+		h, err := dlopen(name)
 		if err != nil {
 			why = append(why, err.Error())
 			continue
 		}
-		if missing := bind(h, commit); missing != "" {
+		if missing := bind(h); missing != "" {
 			dlclose(h)
 			why = append(why, fmt.Sprintf("%s has no symbol %s", name, missing))
 			continue
@@ -52,7 +52,7 @@ func loadDriver() error {
 		return nil
 	}
 	override := getenv(EnvLibCUDA)
-	name, err := openLibrary(driverCandidates(getenv), bindDriver, true)
+	name, err := openLibrary(driverCandidates(getenv), bindDriver)
 	if err != nil {
 		if override == "" && haveCgo {
 			return ErrNoGPU
@@ -76,7 +76,7 @@ func loadNVRTC() error {
 		return nil
 	}
 	cands := nvrtcCandidates(getenv)
-	name, err := openLibrary(cands, bindNVRTC, true)
+	name, err := openLibrary(cands, bindNVRTC)
 	if err != nil {
 		return fmt.Errorf("gpu: no NVRTC found (tried %s: %v): install CUDA's NVRTC or name it with %s",
 			strings.Join(cands, ", "), err, EnvLibNVRTC)

@@ -95,22 +95,22 @@ func TestOpenLibrary(t *testing.T) {
 	if !haveCgo {
 		t.Skip("needs cgo to call dlopen")
 	}
-	noBind := func(unsafe.Pointer, bool) string { return "" }
-	_, err := openLibrary([]string{"/nonexistent/a.so", "/nonexistent/b.so"}, noBind, false)
+	noBind := func(unsafe.Pointer) string { return "" }
+	_, err := openLibrary([]string{"/nonexistent/a.so", "/nonexistent/b.so"}, noBind)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "/nonexistent/a.so")
 	assert.Contains(t, err.Error(), "/nonexistent/b.so")
 
 	// The C library opens but is not the CUDA driver: the first missing
 	// symbol is named, and nothing is bound.
-	_, err = openLibrary([]string{"libc.so.6"}, bindDriver, false)
+	_, err = openLibrary([]string{"libc.so.6"}, bindDriver)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "libc.so.6 has no symbol cuInit")
-	_, err = openLibrary([]string{"libc.so.6"}, bindNVRTC, false)
+	_, err = openLibrary([]string{"libc.so.6"}, bindNVRTC)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "has no symbol nvrtcVersion")
 
-	name, err := openLibrary([]string{"/nonexistent/a.so", "libc.so.6"}, noBind, false)
+	name, err := openLibrary([]string{"/nonexistent/a.so", "libc.so.6"}, noBind)
 	require.NoError(t, err)
 	assert.Equal(t, "libc.so.6", name, "the search goes on to the next candidate")
 }
