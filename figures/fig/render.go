@@ -63,13 +63,22 @@ func drawSafe(d Drawer, c draw.Canvas) (err error) {
 	return nil
 }
 
-// Image renders d as a w×h image at dpi dots per inch.
-func Image(d Drawer, w, h vg.Length, dpi int) (image.Image, error) {
+// raster draws d on a w×h raster canvas at dpi dots per inch.
+func raster(d Drawer, w, h vg.Length, dpi int) (*vgimg.Canvas, error) {
 	if err := checkSize(d, w, h, dpi); err != nil {
 		return nil, err
 	}
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
 	if err := drawSafe(d, draw.New(c)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Image renders d as a w×h image at dpi dots per inch.
+func Image(d Drawer, w, h vg.Length, dpi int) (image.Image, error) {
+	c, err := raster(d, w, h, dpi)
+	if err != nil {
 		return nil, err
 	}
 	return c.Image(), nil
@@ -78,11 +87,8 @@ func Image(d Drawer, w, h vg.Length, dpi int) (image.Image, error) {
 // PNG renders d as a w×h PNG at dpi dots per inch. The bytes depend only
 // on d, w, h and dpi, so notebook animations can use them as frames.
 func PNG(d Drawer, w, h vg.Length, dpi int) ([]byte, error) {
-	if err := checkSize(d, w, h, dpi); err != nil {
-		return nil, err
-	}
-	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
-	if err := drawSafe(d, draw.New(c)); err != nil {
+	c, err := raster(d, w, h, dpi)
+	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
