@@ -64,6 +64,15 @@ func TestBrokenCoarsenedSwappedC3C4(t *testing.T) {
 	d, err = Compare3(sc.dst, want)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, d.MaxAbs, 1e-5)
+
+	equal := sc.c
+	equal[4] = equal[3]
+	want = sc.dst.Clone()
+	require.NoError(t, SevenPoint(want, sc.src, equal))
+	require.NoError(t, s.Run(BrokenCoarsenedSwappedC3C4, sc.dst, sc.src, equal))
+	d, err = Compare3(sc.dst, want)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, d.MaxAbs, 1e-5, "with c3 = c4 the swap does not show")
 }
 
 func TestBrokenCoarsenedLoopClosesEarly(t *testing.T) {
