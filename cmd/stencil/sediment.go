@@ -203,12 +203,7 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 	if res.Seconds > 0 {
 		res.GFLOPs = float64(sediment.FlopsH+sediment.FlopsS) * float64(*nx) * float64(*ny) * float64(*steps) / res.Seconds / 1e9
 	}
-	res.SMin, res.SMax = math.Inf(1), math.Inf(-1)
-	for j := 1; j <= b.Ny; j++ {
-		for _, v := range b.S.Data[b.Index(1, j):b.Index(b.Nx+1, j)] {
-			res.SMin, res.SMax = min(res.SMin, v), max(res.SMax, v)
-		}
-	}
+	res.SMin, res.SMax = b.SRange()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -146,6 +146,17 @@ func (b *Basin) Mass() float64 {
 	return sum + comp
 }
 
+// SRange returns the smallest and largest s over the interior.
+func (b *Basin) SRange() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for j := 1; j <= b.Ny; j++ {
+		for _, v := range b.S.Data[b.Index(1, j):b.Index(b.Nx+1, j)] {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return lo, hi
+}
+
 // InflowRate returns the rate at which the boundary inflow changes Mass:
 // Σ Rate/Δx over the west and east faces plus Σ Rate/Δy over the south and
 // north faces.

@@ -22,6 +22,19 @@ func sRange(b *Basin) (lo, hi float64) {
 	return lo, hi
 }
 
+func TestSRangeIsTheInterior(t *testing.T) {
+	b, err := Random(9, 7, 2)
+	require.NoError(t, err)
+	// Random draws s in [0.05, 0.95]; ghosts outside [0, 1] do not count.
+	b.S.Data[b.Index(3, 2)], b.S.Data[b.Index(9, 7)] = 0.01, 0.99
+	b.S.Data[b.Index(0, 3)], b.S.Data[b.Index(4, 8)] = -5, 7
+	lo, hi := b.SRange()
+	assert.Equal(t, 0.01, lo)
+	assert.Equal(t, 0.99, hi)
+	wlo, whi := sRange(b)
+	assert.Equal(t, [2]float64{wlo, whi}, [2]float64{lo, hi})
+}
+
 func TestMassConservedWithZeroFlux(t *testing.T) {
 	b, err := Random(61, 47, 1)
 	require.NoError(t, err)
