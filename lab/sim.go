@@ -88,6 +88,14 @@ type Kernel struct {
 	Body  func(t *Thread) // the code of one thread
 }
 
+// label returns the name that errors give k: its Name, or "kernel".
+func (k Kernel) label() string {
+	if k.Name == "" {
+		return "kernel"
+	}
+	return k.Name
+}
+
 // Global is an array in the simulated device's global memory. Threads read
 // and write it through Thread.Load and Thread.Store, which count the traffic
 // and check the index.
@@ -262,12 +270,8 @@ func (s *Simulator) limits() Limits {
 // e.g. "block 34×34 = 1156 threads exceeds 1024 threads per block".
 func (s *Simulator) Validate(k Kernel) error {
 	lim := s.limits()
-	name := k.Name
-	if name == "" {
-		name = "kernel"
-	}
 	wrap := func(format string, args ...any) error {
-		return fmt.Errorf("lab: launch %s: %s: %w", name, fmt.Sprintf(format, args...), ErrLimit)
+		return fmt.Errorf("lab: launch %s: %s: %w", k.label(), fmt.Sprintf(format, args...), ErrLimit)
 	}
 	if k.Body == nil {
 		return wrap("no Body to run")
@@ -602,10 +606,7 @@ func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
 		}
 		st.Hazards = append(st.Hazards, h.hazard(l.k))
 	}
-	name := l.k.Name
-	if name == "" {
-		name = "kernel"
-	}
+	name := l.k.label()
 	var errs []error
 	if len(faults) > 0 {
 		msg := faults[0].msg
