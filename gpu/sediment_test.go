@@ -248,6 +248,12 @@ func TestBoundaryRatesOrder(t *testing.T) {
 	v := []float64{1.5, -2}
 	f := float32View(v)
 	require.Len(t, f, 4)
+	// The same bytes: each double's low and high words (little-endian).
+	for k, x := range v {
+		bits := math.Float64bits(x)
+		assert.Equal(t, uint32(bits), math.Float32bits(f[2*k]), "low word of %g", x)
+		assert.Equal(t, uint32(bits>>32), math.Float32bits(f[2*k+1]), "high word of %g", x)
+	}
 	assert.Nil(t, float32View(nil))
 }
 

@@ -416,6 +416,18 @@ func TestPaperTables(t *testing.T) {
 
 func TestErrorsWrapSentinels(t *testing.T) {
 	assert.False(t, errors.Is(ErrInput, ErrUnstable))
+	// Each error wraps the sentinel of its cause and not the other.
+	b, err := Random(6, 5, 1)
+	require.NoError(t, err)
+	b.P.Dt *= 2
+	err = b.Prepare()
+	assert.ErrorIs(t, err, ErrUnstable)
+	assert.NotErrorIs(t, err, ErrInput)
+	b.P.Dt /= 2
+	b.S.Data[b.Index(2, 2)] = 2
+	err = b.Prepare()
+	assert.ErrorIs(t, err, ErrInput)
+	assert.NotErrorIs(t, err, ErrUnstable)
 }
 
 // BenchmarkStep measures one step of the CPU reference on a 1024×1024
