@@ -47,24 +47,34 @@ func (s *Simulator) Run(k StencilKernel, dst, src *Grid3[float32], c Coeffs) err
 		return fmt.Errorf("lab: sim: grid %d×%d×%d is not a cube; the chapter's kernels take one side N: %w",
 			src.NZ, src.NY, src.NX, ErrSize)
 	}
-	if k == nil {
-		return fmt.Errorf("lab: sim: nil kernel: %w", ErrLimit)
-	}
-	kern, err := k(StencilArgs{
-		In:   &Global{Name: "in", Data: src.Data},
-		Out:  &Global{Name: "out", Data: dst.Data},
-		N:    src.NX,
-		C:    c,
-		Tile: s.Tile,
-	})
+	kern, err := s.prepare(k, dst.Data, src.Data, src.NX, c)
 	if err != nil {
 		s.mu.Lock()
 		s.last = Stats{}
 		s.mu.Unlock()
-		return fmt.Errorf("lab: sim: %w", err)
+		return err
 	}
 	_, err = s.Launch(kern)
 	return err
+}
+
+// prepare binds the arguments of k, with the simulator's tile, into one
+// launch on an N×N×N cube.
+func (s *Simulator) prepare(k StencilKernel, out, in []float32, N int, c Coeffs) (Kernel, error) {
+	if k == nil {
+		return Kernel{}, fmt.Errorf("lab: sim: nil kernel: %w", ErrLimit)
+	}
+	kern, err := k(StencilArgs{
+		In:   &Global{Name: "in", Data: in},
+		Out:  &Global{Name: "out", Data: out},
+		N:    N,
+		C:    c,
+		Tile: s.Tile,
+	})
+	if err != nil {
+		return Kernel{}, fmt.Errorf("lab: sim: %w", err)
+	}
+	return kern, nil
 }
 
 // Sweep returns k as a SweepFunc that runs on s.
@@ -76,14 +86,11 @@ func (s *Simulator) Sweep(k StencilKernel) SweepFunc {
 // against the limits, so that an impossible tile is refused before any
 // grid is allocated.
 func (s *Simulator) Check(k StencilKernel) error {
-	if k == nil {
-		return fmt.Errorf("lab: sim: nil kernel: %w", ErrLimit)
-	}
 	const n = 3
 	buf := make([]float32, n*n*n)
-	kern, err := k(StencilArgs{In: &Global{Name: "in", Data: buf}, Out: &Global{Name: "out", Data: buf}, N: n, C: DistinctCoeffs(), Tile: s.Tile})
+	kern, err := s.prepare(k, buf, buf, n, DistinctCoeffs())
 	if err != nil {
-		return fmt.Errorf("lab: sim: %w", err)
+		return err
 	}
 	return s.Validate(kern)
 }
