@@ -509,3 +509,24 @@ func TestGPULarge(t *testing.T) {
 		require.NoError(t, dst.Free())
 	}
 }
+
+// TestGPUTimedSweeper checks that the timed sweeper computes what the
+// reference does and keeps one kernel time per sweep, including after the
+// grid changes size, and that release lets it allocate again.
+func TestGPUTimedSweeper(t *testing.T) {
+	d := device(t)
+	sweep, measured, release, err := d.TimedSweeper("register_tiled", Options{})
+	require.NoError(t, err)
+	defer release()
+	for i, n := range []int{67, 67, 40} {
+		check3(t, "timed register_tiled", sweep, n)
+		m := measured()
+		require.Len(t, m.Millis, i+1)
+		assert.Positive(t, m.Median)
+		assert.LessOrEqual(t, m.Min, m.Median)
+		assert.Equal(t, [3]int{32, 32, 1}, m.Geometry.Block)
+	}
+	release()
+	check3(t, "timed register_tiled after release", sweep, 35)
+	assert.Len(t, measured().Millis, 4)
+}

@@ -270,6 +270,10 @@ type sweeper struct {
 	k        *Stencil3
 	mu       sync.Mutex
 	src, dst *Buffer
+
+	record bool      // keep each launch's time (TimedSweeper)
+	times  []float64 // kernel times of the launches so far, ms
+	geo    Geometry  // geometry of the last launch
 }
 
 // Sweep copies src and dst to the device, sweeps, and copies dst back:
@@ -311,8 +315,13 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) error {
 	if err := s.dst.Upload(0, dst.Data); err != nil {
 		return fmt.Errorf("gpu: %s: %w", step, err)
 	}
-	if _, err := s.k.Launch(s.dst, s.src, src.NZ, src.NY, src.NX, c); err != nil {
+	l, err := s.k.Launch(s.dst, s.src, src.NZ, src.NY, src.NX, c)
+	if err != nil {
 		return err
+	}
+	if s.record {
+		s.times = append(s.times, l.Millis)
+		s.geo = l.Geometry
 	}
 	if err := s.dst.Download(0, dst.Data); err != nil {
 		return fmt.Errorf("gpu: %s: %w", step, err)
@@ -328,6 +337,31 @@ func (d *Device) Sweeper(step string, o Options) (lab.SweepFunc, error) {
 		return nil, err
 	}
 	return (&sweeper{k: k}).Sweep, nil
+}
+
+// TimedSweeper is Sweeper that also keeps the kernel time of every sweep,
+// measured with CUDA events and without the copies between host and
+// device. measured summarises the sweeps made so far; release frees the
+// device buffers the sweep keeps between calls.
+func (d *Device) TimedSweeper(step string, o Options) (sweep lab.SweepFunc, measured func() Measurement, release func(), err error) {
+	k, err := d.Stencil3(step, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	s := &sweeper{k: k, record: true}
+	measured = func() Measurement {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return summarize(s.geo, slices.Clone(s.times))
+	}
+	release = func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.src.Free()
+		s.dst.Free()
+		s.src, s.dst = nil, nil
+	}
+	return s.Sweep, measured, release, nil
 }
 
 // maker returns the lab.Maker of a step: it opens the default device on
