@@ -184,41 +184,39 @@ func (w *worker) declare(t *Thread, name string, rank int, dims [3]int) *sharedA
 			continue
 		}
 		if a.rank != rank || a.dims != dims {
-			b := &sharedArray{name: name, rank: rank, dims: dims}
-			t.fail(ErrFault, "declares __shared__ float %s, but the block declared it as %s", b.declaration(), a.declaration())
+			t.fail(ErrFault, "declares __shared__ float %s, but the block declared it as %s", indexString(name, dims[3-rank:]), a.declaration())
 		}
 		if a.declaredIn != w.blockStart {
-			w.addShared(t, a)
+			w.addShared(t, a, float64(a.bytes()))
 		}
 		return a
 	}
-	probe := &sharedArray{name: name, rank: rank, dims: dims}
+	a := &sharedArray{name: name, rank: rank, dims: dims}
 	size := float64(Float32Bytes)
 	for _, d := range dims {
 		if d < 1 {
-			t.fail(ErrLimit, "declares __shared__ float %s with a dimension below 1", probe.declaration())
+			t.fail(ErrLimit, "declares __shared__ float %s with a dimension below 1", a.declaration())
 		}
 		size *= float64(d)
 	}
-	if limit := w.l.lim.MaxSharedBytes; size+float64(w.sharedBytes) > float64(limit) {
-		// Refused before allocating: the size may be absurd.
-		t.fail(ErrLimit, "declares __shared__ float %s (%.0f B): the block's shared memory, %.0f B, exceeds the limit of %d bytes per block",
-			probe.declaration(), size, size+float64(w.sharedBytes), limit)
-	}
+	// Counted before allocating: the size may be absurd.
+	w.addShared(t, a, size)
 	elems := int(size) / Float32Bytes
-	a := &sharedArray{name: name, rank: rank, dims: dims, data: make([]float32, elems), meta: make([]shadow, elems)}
+	a.data, a.meta = make([]float32, elems), make([]shadow, elems)
 	w.arrays = append(w.arrays, a)
-	w.addShared(t, a)
 	return a
 }
 
-func (w *worker) addShared(t *Thread, a *sharedArray) {
-	a.declaredIn = w.blockStart
-	w.sharedBytes += a.bytes()
-	if limit := w.l.lim.MaxSharedBytes; w.sharedBytes > limit {
-		t.fail(ErrLimit, "declares __shared__ float %s (%d B): the block's shared memory, %d B, exceeds the limit of %d bytes per block",
-			a.declaration(), a.bytes(), w.sharedBytes, limit)
+// addShared counts the size bytes of a against the block's limit on shared
+// memory, once per block.
+func (w *worker) addShared(t *Thread, a *sharedArray, size float64) {
+	total := float64(w.sharedBytes) + size
+	if limit := w.l.lim.MaxSharedBytes; total > float64(limit) {
+		t.fail(ErrLimit, "declares __shared__ float %s (%.0f B): the block's shared memory, %.0f B, exceeds the limit of %d bytes per block",
+			a.declaration(), size, total, limit)
 	}
+	w.sharedBytes = int(total)
+	a.declaredIn = w.blockStart
 }
 
 var nan32 = float32(math.NaN())
