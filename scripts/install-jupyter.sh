@@ -15,11 +15,16 @@ for p in "${packages[@]}"; do
 		missing+=("$p")
 	fi
 done
-if [[ ${#missing[@]} -eq 0 && -x /usr/bin/jupyter ]]; then
-	exit 0
-fi
+reinstall=()
 if [[ ${#missing[@]} -eq 0 ]]; then
-	missing=("${packages[@]}")
+	if [[ -x /usr/bin/jupyter ]]; then
+		exit 0
+	fi
+	# Every package is installed but /usr/bin/jupyter is gone: installing
+	# them again would do nothing; jupyter-core, which ships it, must be
+	# reinstalled.
+	missing=(jupyter-core)
+	reinstall=(--reinstall)
 fi
 
 if ! command -v apt-get >/dev/null; then
@@ -38,5 +43,5 @@ fi
 echo "install-jupyter: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${reinstall[@]}" "${missing[@]}" >/dev/null
 test -x /usr/bin/jupyter
