@@ -30,7 +30,8 @@ func TestTrafficPlot(t *testing.T) {
 }
 
 func TestModelVsMeasured(t *testing.T) {
-	p, err := ModelVsMeasured(HopperRuns(), "the H200")
+	_, runs := recorded(t)
+	p, err := ModelVsMeasured(runs, "the H200")
 	require.NoError(t, err)
 	_, err = fig.Image(p, fig.Wide, fig.Tall, 60)
 	require.NoError(t, err)

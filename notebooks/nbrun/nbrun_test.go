@@ -2,6 +2,7 @@ package nbrun
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -414,14 +415,43 @@ func TestModelShare(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// recorded returns the runs of notebook 07 from the committed bench file.
+func recorded(t *testing.T) (*fig.Bench, []HopperRun) {
+	t.Helper()
+	b, err := MeasuredBench()
+	require.NoError(t, err)
+	return b, RecordedRuns(b)
+}
+
 func TestCompareModel(t *testing.T) {
-	s, err := CompareModel(HopperRuns())
+	b, runs := recorded(t)
+	s, err := CompareModel(runs)
 	require.NoError(t, err)
 	lines := strings.Split(s, "\n")
-	require.Len(t, lines, 7)
-	assert.Regexp(t, `^basic\s+8×8×8 blocks\s+0\.644\s+25 %\s+39 %$`, lines[1])
-	assert.Regexp(t, `^tiled\s+T = 8\s+1\.325\s+\d+ %\s+19 %$`, lines[2])
-	assert.Regexp(t, `^fast\s+.*–\s+82 %$`, lines[6])
+	require.Len(t, lines, len(gpu.Steps3)+2, "a header, the five steps and basic in 32×8×1 blocks")
+	at512 := map[string]fig.BenchResult{}
+	for _, r := range b.Results {
+		if r.N == 512 {
+			at512[r.Kernel] = r
+		}
+	}
+	basic, tiled, fast := at512[lab.KernelBasic], at512[lab.KernelTiled], at512["fast"]
+	assert.Regexp(t, fmt.Sprintf(`^basic\s+8×8×8 blocks\s+%.3f\s+25 %%\s+%.0f %%$`, basic.MedianMs, basic.PctCopy), lines[1])
+	assert.Regexp(t, `^basic\s+32×8×1 blocks\s+–\s+25 %\s+53 %$`, lines[2])
+	assert.Regexp(t, fmt.Sprintf(`^tiled\s+T = 8\s+%.3f\s+\d+ %%\s+%.0f %%$`, tiled.MedianMs, tiled.PctCopy), lines[3])
+	assert.Regexp(t, fmt.Sprintf(`^fast\s+.*%.3f\s+–\s+%.0f %%$`, fast.MedianMs, fast.PctCopy), lines[len(lines)-1])
+}
+
+func TestRecordedRuns(t *testing.T) {
+	b := &fig.Bench{Results: []fig.BenchResult{
+		{Kernel: "basic", N: 512, Tile: 8, MedianMs: 0.6, GBps: 1600, CopyGBps: 4000, PctCopy: 40},
+		{Kernel: "tiled", N: 512, Tile: 8, MedianMs: 1.3, GBps: 800, CopyGBps: 4000, PctCopy: 20},
+	}}
+	assert.Equal(t, []HopperRun{
+		{Kernel: "basic", Config: "8×8×8 blocks", Ms: 0.6, PctCopy: 40},
+		{Kernel: "basic", Config: "32×8×1 blocks", PctCopy: 53},
+		{Kernel: "tiled", Config: "T = 8", Ms: 1.3, PctCopy: 20},
+	}, RecordedRuns(b))
 }
 
 func TestFromBench(t *testing.T) {
@@ -430,7 +460,10 @@ func TestFromBench(t *testing.T) {
 		{Kernel: "tiled", N: 512, Tile: 8, MedianMs: 1.3, GBps: 800, CopyGBps: 4000},
 		{Kernel: "basic", N: 512, MedianMs: 0.6, GBps: 1600, CopyGBps: 4000, PctCopy: 40},
 		{Kernel: "fast", N: 512, Tile: 16, MedianMs: 0.3, GBps: 3200, CopyGBps: 4000},
+		{Kernel: "fast", N: 1024, MedianMs: 2.3, GBps: 3600, CopyGBps: 4000},
 	}}
+	assert.Equal(t, []HopperRun{{Kernel: "fast", Config: "2.5D, z-marching", Ms: 2.3, PctCopy: 90}}, FromBench(b, 1024),
+		"fast at its default tile 0 has its planes per block chosen per grid")
 	runs := FromBench(b, 512)
 	assert.Equal(t, []HopperRun{
 		{Kernel: "basic", Config: "8×8×8 blocks", Ms: 0.6, PctCopy: 40},
