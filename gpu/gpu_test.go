@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -427,6 +428,71 @@ func TestGPUFillAndCopy(t *testing.T) {
 	assert.Positive(t, l.Millis)
 	require.NoError(t, b.Download(0, y))
 	assert.Equal(t, x, y, "the copy kernel copies every float, the tail too")
+}
+
+// TestGPUCopyInterior checks the interior copy on fresh random inputs,
+// twice each: every interior point equals the input bit for bit, and every
+// boundary point keeps the NaN it was poisoned with.
+func TestGPUCopyInterior(t *testing.T) {
+	d := device(t)
+	var shapes [][3]int
+	for _, n := range testSizes(t) {
+		shapes = append(shapes, [3]int{n, n, n}, [3]int{n, n, n + 1})
+	}
+	shapes = append(shapes, [3]int{5, 7, 516}, [3]int{4, 3, 8}, [3]int{3, 3, 4})
+	for _, s := range shapes {
+		nz, ny, nx := s[0], s[1], s[2]
+		t.Run(fmt.Sprintf("%dx%dx%d", nz, ny, nx), func(t *testing.T) {
+			n := nz * ny * nx
+			src, err := d.Alloc(n)
+			require.NoError(t, err)
+			defer src.Free()
+			dst, err := d.Alloc(n)
+			require.NoError(t, err)
+			defer dst.Free()
+			in, out := make([]float32, n), make([]float32, n)
+			for run := range 2 {
+				seed := freshSeed()
+				require.NoError(t, src.FillRandom(seed))
+				require.NoError(t, dst.Poison())
+				_, err := d.CopyInterior(dst, src, nz, ny, nx)
+				require.NoError(t, err)
+				require.NoError(t, src.Download(0, in))
+				require.NoError(t, dst.Download(0, out))
+				bad, first := 0, ""
+				for i := range nz {
+					for j := range ny {
+						for k := range nx {
+							at := (i*ny+j)*nx + k
+							inside := i > 0 && i < nz-1 && j > 0 && j < ny-1 && k > 0 && k < nx-1
+							ok := math.IsNaN(float64(out[at]))
+							if inside {
+								ok = math.Float32bits(in[at]) == math.Float32bits(out[at])
+							}
+							if !ok {
+								if bad == 0 {
+									first = fmt.Sprintf("(%d,%d,%d), interior %v: got %g, input %g", i, j, k, inside, out[at], in[at])
+								}
+								bad++
+							}
+						}
+					}
+				}
+				require.Zero(t, bad, "run %d seed %d: %d points wrong (interior points must equal the input, boundary points stay NaN), first %s",
+					run, seed, bad, first)
+			}
+		})
+	}
+	a, err := d.Alloc(27)
+	require.NoError(t, err)
+	defer a.Free()
+	_, err = d.CopyInterior(a, a, 3, 3, 3)
+	assert.ErrorContains(t, err, "same buffer")
+	b, err := d.Alloc(26)
+	require.NoError(t, err)
+	defer b.Free()
+	_, err = d.CopyInterior(b, a, 3, 3, 3)
+	assert.ErrorContains(t, err, "smaller than the 3×3×3 grid")
 }
 
 func TestGPUConcurrentSweeps(t *testing.T) {

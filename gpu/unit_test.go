@@ -546,3 +546,62 @@ func TestCopyGeometry(t *testing.T) {
 	}
 	assert.True(t, strings.HasPrefix(copyGeometry(4096).String(), "grid 4×1×1, block 256×1×1"))
 }
+
+// TestInteriorGeometry walks every thread of the interior copy's launch
+// the way copy_interior4 and copy_interior1 index, and checks that the
+// points they store are exactly the interior, each once.
+func TestInteriorGeometry(t *testing.T) {
+	for _, s := range [][3]int{{3, 3, 3}, {3, 3, 4}, {5, 7, 8}, {4, 5, 130}, {3, 4, 517}, {3, 6, 516}, {4, 3, 6}} {
+		nz, ny, nx := s[0], s[1], s[2]
+		g, entry, err := interiorGeometry(nz, ny, nx, h200)
+		require.NoError(t, err, "%v", s)
+		written := make([]int, nz*ny*nx)
+		for bz := range g.Grid[2] {
+			for by := range g.Grid[1] {
+				for bx := range g.Grid[0] {
+					for ty := range g.Block[1] {
+						for tx := range g.Block[0] {
+							x := bx*g.Block[0] + tx
+							j, i := 1+by*g.Block[1]+ty, 1+bz
+							if j > ny-2 || i > nz-2 {
+								continue
+							}
+							row := (i*ny + j) * nx
+							if entry == "copy_interior1" {
+								if k := 1 + x; k <= nx-2 {
+									written[row+k]++
+								}
+								continue
+							}
+							if x >= nx/4 {
+								continue
+							}
+							for k := 4 * x; k < 4*x+4; k++ {
+								if k != 0 && k != nx-1 {
+									written[row+k]++
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		assert.Equal(t, nx%4 == 0, entry == "copy_interior4", "%v: float4 rows when nx is a multiple of 4", s)
+		for i := range nz {
+			for j := range ny {
+				for k := range nx {
+					inside := i > 0 && i < nz-1 && j > 0 && j < ny-1 && k > 0 && k < nx-1
+					want := 0
+					if inside {
+						want = 1
+					}
+					require.Equal(t, want, written[(i*ny+j)*nx+k], "%v: point (%d,%d,%d)", s, i, j, k)
+				}
+			}
+		}
+	}
+	_, _, err := interiorGeometry(2, 5, 5, h200)
+	assert.ErrorContains(t, err, "at least 3")
+	_, _, err = interiorGeometry(70000, 3, 8, h200)
+	assert.ErrorContains(t, err, "z = 69998 blocks exceeds the device's 65535")
+}

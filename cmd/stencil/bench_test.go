@@ -140,3 +140,22 @@ func TestBenchWithoutGPU(t *testing.T) {
 	assert.NotEqual(t, 0, code)
 	assert.Contains(t, errOut, "gpu: no NVIDIA driver found (libcuda.so.1): run on the CPU simulator")
 }
+
+// TestBenchTableShowsBothCopies checks the closing table's shares against
+// the two copies' bandwidths.
+func TestBenchTableShowsBothCopies(t *testing.T) {
+	rep := benchReport{
+		Copies:   []benchCopy{{N: 512, MedianMs: 0.255, GBps: 4200}},
+		Interior: []benchCopy{{N: 512, MedianMs: 0.26, GBps: 4032}},
+		Runs: []benchRun{{Kernel: "fast", Label: "fast", N: 512, TileShape: "512x4x128", MedianMs: 0.276, GBps: 3849.6,
+			GFlops: 6255, CopyGBps: 4200, PctCopy: 100 * 3849.6 / 4200, InteriorGBps: 4032, PctInterior: 100 * 3849.6 / 4032}},
+	}
+	var buf bytes.Buffer
+	printTable(&buf, rep)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 4)
+	assert.Contains(t, lines[0], "% int")
+	assert.Regexp(t, `^copy \(float4\)\s+512 .* 100\.0\s+-$`, lines[1])
+	assert.Regexp(t, `^copy \(interior\)\s+512 .* 96\.0\s+100\.0$`, lines[2], "4032 / 4200")
+	assert.Regexp(t, `^fast\s+512 .* 91\.7\s+95\.5$`, lines[3], "3849.6 / 4200 and 3849.6 / 4032")
+}
