@@ -1,7 +1,7 @@
 // Package cuda holds the lab's device code: one CUDA C file per step
 // (basic.cu, tiled.cu, coarsened.cu, register_tiled.cu, fast.cu,
 // derivative.cu, five_point.cu) and the memory kernels the measurements
-// need (copy.cu, fill.cu). The files are device-only: no host code and no
+// need (copy.cu, copy_interior.cu, fill.cu). The files are device-only: no host code and no
 // #include, so that NVRTC compiles them at run time with nothing but the
 // driver installed. Tile sizes are preprocessor defines with #ifndef
 // defaults, so a notebook can recompile a step with another tile.
