@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"unsafe"
+
+	"stencillab.dev/lab"
 )
 
 // Buffer is an array of float32 in device memory. Free releases it; a
@@ -221,6 +223,32 @@ func (b *Buffer) FillRandom(seed uint64) error {
 	runtime.KeepAlive(b)
 	if err != nil {
 		return fmt.Errorf("gpu: fill random: %w", err)
+	}
+	return nil
+}
+
+// checkGridBuffers checks the two buffers of an nz×ny×nx grid operation
+// called what on d: both live, both on d, both large enough for the grid,
+// and not the same buffer. Size and aliasing errors wrap lab.ErrMismatch.
+func (d *Device) checkGridBuffers(what string, dst, src *Buffer, nz, ny, nx int) error {
+	n := nz * ny * nx
+	for _, b := range []struct {
+		name string
+		b    *Buffer
+	}{{"destination", dst}, {"source", src}} {
+		if err := b.b.live(); err != nil {
+			return fmt.Errorf("gpu: %s: %s: %w", what, b.name, err)
+		}
+		if b.b.d != d {
+			return fmt.Errorf("gpu: %s: the %s buffer belongs to another device", what, b.name)
+		}
+		if b.b.n < n {
+			return fmt.Errorf("gpu: %s: %s buffer of %d floats is smaller than the %d×%d×%d grid: %w",
+				what, b.name, b.b.n, nz, ny, nx, lab.ErrMismatch)
+		}
+	}
+	if dst.ptr == src.ptr {
+		return fmt.Errorf("gpu: %s: dst and src are the same buffer; it needs two: %w", what, lab.ErrMismatch)
 	}
 	return nil
 }

@@ -31,24 +31,8 @@ func (d *Device) interiorLaunch(dst, src *Buffer, nz, ny, nx int) (*Function, Ge
 	if err != nil {
 		return nil, Geometry{}, nil, err
 	}
-	n := nz * ny * nx
-	for _, b := range []struct {
-		name string
-		b    *Buffer
-	}{{"destination", dst}, {"source", src}} {
-		if err := b.b.live(); err != nil {
-			return nil, Geometry{}, nil, fmt.Errorf("gpu: interior copy: %s: %w", b.name, err)
-		}
-		if b.b.d != d {
-			return nil, Geometry{}, nil, fmt.Errorf("gpu: interior copy: the %s buffer belongs to another device", b.name)
-		}
-		if b.b.n < n {
-			return nil, Geometry{}, nil, fmt.Errorf("gpu: interior copy: %s buffer of %d floats is smaller than the %d×%d×%d grid",
-				b.name, b.b.n, nz, ny, nx)
-		}
-	}
-	if dst.ptr == src.ptr {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: interior copy: source and destination are the same buffer")
+	if err := d.checkGridBuffers("interior copy", dst, src, nz, ny, nx); err != nil {
+		return nil, Geometry{}, nil, err
 	}
 	f, err := d.memFunction("copy_interior", entry)
 	if err != nil {

@@ -141,24 +141,8 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 	if err != nil {
 		return nil, Geometry{}, nil, err
 	}
-	n := nz * ny * nx
-	for _, b := range []struct {
-		name string
-		b    *Buffer
-	}{{"destination", dst}, {"source", src}} {
-		if err := b.b.live(); err != nil {
-			return nil, Geometry{}, nil, fmt.Errorf("gpu: %s: %s: %w", k.cfg.step, b.name, err)
-		}
-		if b.b.d != k.d {
-			return nil, Geometry{}, nil, fmt.Errorf("gpu: %s: the %s buffer belongs to another device", k.cfg.step, b.name)
-		}
-		if b.b.n < n {
-			return nil, Geometry{}, nil, fmt.Errorf("gpu: %s: %s buffer of %d floats is smaller than the %d×%d×%d grid: %w",
-				k.cfg.step, b.name, b.b.n, nz, ny, nx, lab.ErrMismatch)
-		}
-	}
-	if dst.ptr == src.ptr {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: %s: dst and src are the same buffer; a sweep needs two: %w", k.cfg.step, lab.ErrMismatch)
+	if err := k.d.checkGridBuffers(k.cfg.step, dst, src, nz, ny, nx); err != nil {
+		return nil, Geometry{}, nil, err
 	}
 	f, _ := k.Function(nx)
 	a := new(args).ptr(src.ptr).ptr(dst.ptr).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
