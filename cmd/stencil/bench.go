@@ -215,6 +215,20 @@ type benchRun struct {
 	TimesMs       []float64 `json:"times_ms"`
 }
 
+// copyRecord is the record of a copy of an N³ grid that moved bytes in
+// measurement m.
+func copyRecord(n int, bytes float64, m gpu.Measurement) benchCopy {
+	return benchCopy{N: n, Bytes: bytes, MedianMs: m.Median, MinMs: m.Min, GBps: bytes / (m.Median * 1e6),
+		Grid: m.Geometry.Grid, Block: m.Geometry.Block, TimesMs: m.Millis}
+}
+
+// against sets the run's shares of the float4 copy and of the interior
+// copy measured for the same N.
+func (r *benchRun) against(full, inner benchCopy) {
+	r.CopyGBps, r.PctCopy = full.GBps, 100*r.GBps/full.GBps
+	r.InteriorGBps, r.PctInterior = inner.GBps, 100*r.GBps/inner.GBps
+}
+
 type benchReport struct {
 	Device     string      `json:"device"` // the device's name, e.g. NVIDIA H200
 	DeviceInfo benchDevice `json:"device_info"`
@@ -324,10 +338,8 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return 1, err
 		}
-		copyBytes := 8 * float64(total)
-		copyGBps := copyBytes / (cp.Median * 1e6)
-		report.Copies = append(report.Copies, benchCopy{N: n, Bytes: copyBytes, MedianMs: cp.Median, MinMs: cp.Min,
-			GBps: copyGBps, Grid: cp.Geometry.Grid, Block: cp.Geometry.Block, TimesMs: cp.Millis})
+		full := copyRecord(n, 8*float64(total), cp)
+		report.Copies = append(report.Copies, full)
 		interior := float64((n - 2) * (n - 2) * (n - 2))
 		fmt.Fprintf(stderr, "bench: N=%d: interior copy\n", n)
 		if err := dst.Poison(); err != nil {
@@ -337,9 +349,8 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return 1, err
 		}
-		icGBps := 8 * interior / (ic.Median * 1e6)
-		report.Interior = append(report.Interior, benchCopy{N: n, Bytes: 8 * interior, MedianMs: ic.Median, MinMs: ic.Min,
-			GBps: icGBps, Grid: ic.Geometry.Grid, Block: ic.Geometry.Block, TimesMs: ic.Millis})
+		inner := copyRecord(n, 8*interior, ic)
+		report.Interior = append(report.Interior, inner)
 		for i, c := range configs {
 			k := plans[i]
 			fmt.Fprintf(stderr, "bench: N=%d: %s\n", n, c.label)
@@ -358,9 +369,8 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 				CompileMs: float64(k.Module().CompileTime.Microseconds()) / 1e3,
 				MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,
 				GBps: 8 * interior / (m.Median * 1e6), GFlops: lab.Flops7 * interior / (m.Median * 1e6),
-				CopyGBps: copyGBps, InteriorGBps: icGBps, TimesMs: m.Millis}
-			r.PctCopy = 100 * r.GBps / copyGBps
-			r.PctInterior = 100 * r.GBps / icGBps
+				TimesMs: m.Millis}
+			r.against(full, inner)
 			for _, def := range k.Defines() {
 				r.Defines = append(r.Defines, def.String())
 			}

@@ -141,21 +141,26 @@ func TestBenchWithoutGPU(t *testing.T) {
 	assert.Contains(t, errOut, "gpu: no NVIDIA driver found (libcuda.so.1): run on the CPU simulator")
 }
 
-// TestBenchTableShowsBothCopies checks the closing table's shares against
-// the two copies' bandwidths.
+// TestBenchTableShowsBothCopies checks the copies' bandwidths, a run's
+// shares of them and the closing table against figures worked out by hand.
 func TestBenchTableShowsBothCopies(t *testing.T) {
-	rep := benchReport{
-		Copies:   []benchCopy{{N: 512, MedianMs: 0.255, GBps: 4200}},
-		Interior: []benchCopy{{N: 512, MedianMs: 0.26, GBps: 4032}},
-		Runs: []benchRun{{Kernel: "fast", Label: "fast", N: 512, TileShape: "512x4x128", MedianMs: 0.276, GBps: 3849.6,
-			GFlops: 6255, CopyGBps: 4200, PctCopy: 100 * 3849.6 / 4200, InteriorGBps: 4032, PctInterior: 100 * 3849.6 / 4032}},
-	}
+	ms := []float64{0.27, 0.25, 0.26}
+	full := copyRecord(512, 8*512*512*512, gpu.Measurement{Median: 0.256, Millis: ms})
+	inner := copyRecord(512, 8*510*510*510, gpu.Measurement{Median: 0.26, Millis: ms})
+	assert.InDelta(t, 4194.304, full.GBps, 1e-6, "8·512³ B in 0.256 ms")
+	assert.InDelta(t, 4081.569, inner.GBps, 1e-3, "8·510³ B in 0.26 ms")
+	assert.Equal(t, ms, inner.TimesMs)
+	r := benchRun{Kernel: "fast", Label: "fast", N: 512, TileShape: "512x4x128", MedianMs: 0.276, GBps: 3849.6, GFlops: 6255}
+	r.against(full, inner)
+	assert.Equal(t, full.GBps, r.CopyGBps)
+	assert.Equal(t, inner.GBps, r.InteriorGBps)
+	rep := benchReport{Copies: []benchCopy{full}, Interior: []benchCopy{inner}, Runs: []benchRun{r}}
 	var buf bytes.Buffer
 	printTable(&buf, rep)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 4)
 	assert.Contains(t, lines[0], "% int")
 	assert.Regexp(t, `^copy \(float4\)\s+512 .* 100\.0\s+-$`, lines[1])
-	assert.Regexp(t, `^copy \(interior\)\s+512 .* 96\.0\s+100\.0$`, lines[2], "4032 / 4200")
-	assert.Regexp(t, `^fast\s+512 .* 91\.7\s+95\.5$`, lines[3], "3849.6 / 4200 and 3849.6 / 4032")
+	assert.Regexp(t, `^copy \(interior\)\s+512 .* 97\.3\s+100\.0$`, lines[2], "4081.6 / 4194.3")
+	assert.Regexp(t, `^fast\s+512 .* 91\.8\s+94\.3$`, lines[3], "3849.6 / 4194.3 and 3849.6 / 4081.6")
 }
