@@ -153,7 +153,7 @@ func TestGPUSevenPoint(t *testing.T) {
 	d := device(t)
 	t.Logf("device: %s (%s), %d SMs, driver %d, %s", d.props.Name, d.props.Arch(), d.props.SMs, d.props.DriverVersion, driverLib)
 	for _, n := range testSizes(t) {
-		for _, step := range Steps3 {
+		for _, step := range Steps3() {
 			// Through the lab's registry, as `stencil run -backend gpu` runs it.
 			sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 			require.NoError(t, err, step)
@@ -181,7 +181,7 @@ func TestGPUSevenPoint(t *testing.T) {
 
 func TestGPUNonCubic(t *testing.T) {
 	device(t)
-	for _, step := range Steps3 {
+	for _, step := range Steps3() {
 		sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 		require.NoError(t, err)
 		// The last shape's rows are too long for the fast kernel's ring of
@@ -503,7 +503,7 @@ func TestGPUConcurrentSweeps(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			step := Steps3[g%len(Steps3)]
+			step := Steps3()[g%len(Steps3())]
 			sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 			if err != nil {
 				errs[g] = err
@@ -547,7 +547,7 @@ func TestGPULarge(t *testing.T) {
 		require.NoError(t, err)
 		seed := freshSeed()
 		require.NoError(t, src.FillRandom(seed))
-		for _, step := range Steps3 {
+		for _, step := range Steps3() {
 			k, err := d.Stencil3(step, Options{})
 			require.NoError(t, err)
 			c := randomCoeffs(seed)
@@ -576,23 +576,37 @@ func TestGPULarge(t *testing.T) {
 	}
 }
 
-// TestGPUTimedSweeper checks that the timed sweeper computes what the
-// reference does and keeps one kernel time per sweep, including after the
-// grid changes size, and that release lets it allocate again.
-func TestGPUTimedSweeper(t *testing.T) {
-	d := device(t)
-	sweep, measured, release, err := d.TimedSweeper("register_tiled", Options{})
-	require.NoError(t, err)
-	defer release()
-	for i, n := range []int{67, 67, 40} {
-		check3(t, "timed register_tiled", sweep, n)
-		m := measured()
-		require.Len(t, m.Millis, i+1)
-		assert.Positive(t, m.Median)
-		assert.LessOrEqual(t, m.Min, m.Median)
-		assert.Equal(t, [3]int{32, 32, 1}, m.Geometry.Block)
+// TestGPUExecute runs steps through the lab's one way of running a step,
+// lab.Execute, on the gpu backend: the output equals the reference on a
+// grid whose sides differ, every sweep has a kernel time from CUDA events,
+// and the launch is the step's geometry.
+func TestGPUExecute(t *testing.T) {
+	device(t)
+	for _, shape := range [][3]int{{67, 40, 35}, {40, 67, 68}} {
+		seed := freshSeed()
+		src, err := lab.NewGrid3[float32](shape[0], shape[1], shape[2])
+		require.NoError(t, err)
+		src.FillRandom(seed)
+		dst := src.Clone()
+		poisonInterior(dst)
+		want := dst.Clone()
+		c := randomCoeffs(seed)
+		require.NoError(t, lab.SevenPoint(want, src, c))
+		res, err := lab.Execute(lab.Run{Step: "register", Backend: lab.GPU, Src: src, Dst: dst, C: c, Reps: 3})
+		require.NoError(t, err)
+		d, err := lab.Compare3(res.Out, want)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, d.MaxAbs, tol3, "shape %v seed %d", shape, seed)
+		require.Len(t, res.Millis, 3)
+		for _, ms := range res.Millis {
+			assert.Positive(t, ms)
+		}
+		st, err := lab.LookupStep3("register_tiled")
+		require.NoError(t, err)
+		g, err := st.Launch(shape[0], shape[1], shape[2], lab.Config{})
+		require.NoError(t, err)
+		assert.Equal(t, g.Grid, res.Launch.Geometry.Grid)
+		assert.Equal(t, g.Block, res.Launch.Geometry.Block)
+		assert.Equal(t, 32, res.Config.Tile)
 	}
-	release()
-	check3(t, "timed register_tiled after release", sweep, 35)
-	assert.Len(t, measured().Millis, 4)
 }

@@ -146,8 +146,17 @@ func (d *Device) moduleOf(sources []string, defines []Define) (*Module, error) {
 		}
 		parts[i] = text
 	}
-	source := sources[len(sources)-1]
-	src := strings.Join(parts, "\n")
+	m, err := d.compile(sources[len(sources)-1], strings.Join(parts, "\n"), defines)
+	if err != nil && len(sources) > 1 {
+		return nil, fmt.Errorf("gpu: compile %s.cu: %w", strings.Join(sources, ".cu + "), err)
+	}
+	return m, err
+}
+
+// compile compiles the CUDA C text src, named source, with defines for this
+// device, or returns it from the device's cache: one compilation per
+// source text, defines and architecture.
+func (d *Device) compile(source, src string, defines []Define) (*Module, error) {
 	sum := sha256.Sum256([]byte(src))
 	key := source + "|" + hex.EncodeToString(sum[:8]) + "|" + d.props.Arch() + "|" + strings.Join(defineFlags(defines), " ")
 	d.state.Lock()
@@ -170,7 +179,7 @@ func (d *Device) moduleOf(sources []string, defines []Define) (*Module, error) {
 	elapsed := time.Since(start)
 	if code != 0 {
 		e := &NVRTCError{Call: call, Code: code, Name: nvrtcErrorName(code), Log: log}
-		return nil, fmt.Errorf("gpu: compile %s.cu (%s): %w", strings.Join(sources, ".cu + "), strings.Join(opts, " "), e)
+		return nil, fmt.Errorf("gpu: compile %s.cu (%s): %w", source, strings.Join(opts, " "), e)
 	}
 	m = &Module{Source: source, Defines: slices.Clone(defines), Target: target, CUBIN: cubin,
 		CompileTime: elapsed, Log: log, d: d, funcs: map[string]*Function{}}

@@ -2,219 +2,112 @@ package gpu
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
+	"strings"
 
+	"stencillab.dev/cuda"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
-// Steps3 lists the 3D seven-point steps the gpu backend runs, in teaching
-// order. Each is cuda/NAME.cu.
-var Steps3 = []string{"basic", "tiled", "coarsened", "register_tiled", "fast"}
+// Steps3 returns the 3D seven-point steps the gpu backend runs, in
+// teaching order: the lab's steps that have device code (lab.OnGPU).
+func Steps3() []string { return lab.Names3(lab.OnGPU) }
 
 // DefaultTile returns the tile a 3D step uses when Options.Tile is 0: the
-// block edge of basic (8), IN_TILE_DIM of tiled (8), coarsened and
-// register_tiled (32); for fast, 0: the planes each block marches through
-// are then chosen per grid so that the blocks fill the GPU in whole waves.
+// lab's default for the step (lab.Step3.DefaultTile); 0 for a step whose
+// tile the backend chooses per grid (fast: the planes each block marches
+// through, chosen so that the blocks fill the GPU in whole waves).
 func DefaultTile(step string) int {
-	switch step {
-	case "basic", "tiled":
-		return 8
-	case "coarsened", "register_tiled":
-		return 32
+	s, err := lab.LookupStep3(step)
+	if err != nil {
+		return 0
 	}
-	return 0
+	return s.DefaultTile
 }
 
 // Options configures the compilation and launch of a 3D step.
 type Options struct {
-	// Tile is the step's tile: the block edge T of basic (T×T×T blocks),
-	// IN_TILE_DIM of tiled, coarsened and register_tiled, and for fast the
-	// z planes each block marches through. 0 means the default (for fast:
-	// chosen per grid to fill the GPU in whole waves).
+	// Tile is the step's tile (lab.Step3.TileName): the block edge T of
+	// basic (T×T×T blocks), IN_TILE_DIM of the tiled kernels, and for fast
+	// the z planes each block marches through. 0 means the default (for
+	// fast: chosen per grid to fill the GPU in whole waves).
 	Tile int
-	// Block, for basic only, sets the block shape instead of T×T×T.
+	// Block, for a step whose block is free (lab.Step3.BlockShape), sets
+	// the block shape instead of T×T×T.
 	Block [3]int
 	// Defines are further preprocessor defines. The fast kernel reads
 	// FAST_MODE, FAST_BY, FAST_RY, FAST_WX, FAST_DEPTH, FAST_PREFETCH,
 	// FAST_STREAM, FAST_L2PF, FAST_MINB, FAST_EDGE and FAST_PFD (see
-	// cuda/fast.cu); IN_TILE_DIM is set through Tile.
+	// cuda/fast.cu); the tile's own define is set through Tile.
 	Defines []Define
-}
-
-// Modes of the fast kernel (FAST_MODE in cuda/fast.cu).
-const (
-	fastRegisters = 0 // y neighbours in registers, overlap through L1
-	fastSharedY   = 1 // y neighbours through a double-buffered shared plane
-	fastAsync     = 2 // a cp.async ring of shared-memory plane tiles
-	fastBulk      = 3 // a ring of whole-row plane tiles moved by bulk copies
-)
-
-// fastParams are the fast kernel's compile-time parameters.
-type fastParams struct {
-	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Edge int
-	PFD                                            int // planes between FAST_EDGE 5 or 6's touch of a sector and its stores
-	CZ                                             int // planes per block; 0: chosen per grid
-	Prefetch, Stream                               bool
-}
-
-// fastDefaults returns the fast kernel's default parameters for a mode;
-// mode 3's, the default mode, were chosen by measurement on an H200
-// (docs/gpu.md).
-func fastDefaults(mode int) fastParams {
-	switch mode {
-	case fastRegisters, fastSharedY:
-		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 1, MinBlocks: 1, Prefetch: true}
-	case fastAsync:
-		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 3, MinBlocks: 1, Prefetch: true}
-	}
-	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Edge: 5, Prefetch: true}
-}
-
-// defaultFast is the configuration of the registered fast step.
-var defaultFast = fastDefaults(fastBulk)
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // config3 is a resolved configuration of a 3D step: everything needed to
 // compile it and to compute its launch for any grid.
 type config3 struct {
 	step    string
+	desc    lab.Step3
 	tile    int
-	block   [3]int     // basic's block
-	defines []Define   // passed to NVRTC, in order
-	fast    fastParams // fast only
+	block   [3]int      // the block of a step whose block is free; zero otherwise
+	defines []Define    // passed to NVRTC, in order
+	fast    *fastParams // the fast step's tuning; nil for the others
 }
 
-// newConfig3 validates o for step, a name or alias of the lab's
-// catalogue, and fills in the defaults.
+// newConfig3 validates o for a 3D step of the lab with device code, by
+// name or alias, and fills in the defaults.
 func newConfig3(step string, o Options) (config3, error) {
-	if s, err := lab.LookupStep(step); err == nil {
-		step = s.Name
+	s, err := lab.LookupStep3(step)
+	if err != nil || !lab.OnGPU(s) {
+		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: %s)", step, strings.Join(Steps3(), ", "))
 	}
-	if !slices.Contains(Steps3, step) {
-		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: basic, tiled, coarsened, register_tiled, fast)", step)
+	if s.Geometry == nil && s.Name != tunedStep {
+		return config3{}, fmt.Errorf("gpu: %s: no launch geometry: give the step one in lab (Step3.Geometry), or a tuning in the gpu package", s.Name)
 	}
-	c := config3{step: step, tile: o.Tile}
-	if c.tile == 0 {
-		c.tile = DefaultTile(step)
+	b := sim.Dim3{X: o.Block[0], Y: o.Block[1], Z: o.Block[2]}
+	if o.Block != [3]int{} && !s.BlockShape {
+		return config3{}, fmt.Errorf("gpu: %s: a block shape applies only to a step whose block is free; %s's block follows from its %s", s.Name, s.Name, s.TileName)
 	}
-	if c.tile < 0 {
-		return config3{}, fmt.Errorf("gpu: %s: tile %d must be positive", step, c.tile)
-	}
-	if c.tile == 0 && step != "fast" {
-		return config3{}, fmt.Errorf("gpu: %s: no default tile", step)
-	}
-	if o.Block != [3]int{} && step != "basic" {
-		return config3{}, fmt.Errorf("gpu: %s: a block shape applies to basic only; %s's block follows from its tile", step, step)
-	}
-	user := map[string]string{}
-	for _, d := range o.Defines {
-		if !validIdent(d.Name) {
-			return config3{}, fmt.Errorf("gpu: %s: define %q is not a C identifier", step, d.Name)
+	if o.Block != [3]int{} {
+		for i, v := range o.Block {
+			if v < 1 {
+				return config3{}, fmt.Errorf("gpu: %s: block %s: %c = %d must be at least 1", s.Name, dims(o.Block), "xyz"[i], v)
+			}
 		}
-		if d.Name == "IN_TILE_DIM" || d.Name == "FAST_CZ" {
-			return config3{}, fmt.Errorf("gpu: %s: set %s through the tile, not a define", step, d.Name)
-		}
-		if _, dup := user[d.Name]; dup {
-			return config3{}, fmt.Errorf("gpu: %s: define %s given twice", step, d.Name)
-		}
-		user[d.Name] = d.Value
 	}
-	switch step {
-	case "basic":
+	if o.Tile < 0 {
+		return config3{}, fmt.Errorf("gpu: %s: tile %d must be positive", s.Name, o.Tile)
+	}
+	cfg, err := s.Resolve(lab.Config{Tile: o.Tile, Block: b})
+	if err != nil {
+		return config3{}, fmt.Errorf("gpu: %w", err)
+	}
+	c := config3{step: s.Name, desc: s, tile: cfg.Tile}
+	if s.BlockShape {
 		c.block = o.Block
 		if c.block == [3]int{} {
 			c.block = [3]int{c.tile, c.tile, c.tile}
 		}
-		for i, b := range c.block {
-			if b < 1 {
-				return config3{}, fmt.Errorf("gpu: basic: block %s: %c = %d must be at least 1", dims(c.block), "xyz"[i], b)
-			}
+	}
+	user := map[string]string{}
+	for _, d := range o.Defines {
+		if !validIdent(d.Name) {
+			return config3{}, fmt.Errorf("gpu: %s: define %q is not a C identifier", s.Name, d.Name)
 		}
-	case "tiled", "coarsened", "register_tiled":
-		if c.tile < 3 {
-			return config3{}, fmt.Errorf("gpu: %s: IN_TILE_DIM = %d leaves no output tile: it must be at least 3", step, c.tile)
+		if (s.CUDA.TileDefine != "" && d.Name == s.CUDA.TileDefine) || d.Name == "FAST_CZ" {
+			return config3{}, fmt.Errorf("gpu: %s: set %s through the tile, not a define", s.Name, d.Name)
 		}
-		c.defines = append(c.defines, Define{"IN_TILE_DIM", strconv.Itoa(c.tile)})
-	case "fast":
-		f := defaultFast
-		if m, ok := user["FAST_MODE"]; ok {
-			v, err := strconv.Atoi(m)
-			if err != nil || v < 0 || v > 3 {
-				return config3{}, fmt.Errorf("gpu: fast: FAST_MODE = %s must be an integer from 0 to 3", m)
-			}
-			f = fastDefaults(v)
+		if _, dup := user[d.Name]; dup {
+			return config3{}, fmt.Errorf("gpu: %s: define %s given twice", s.Name, d.Name)
 		}
-		f.CZ = c.tile
-		ints := []struct {
-			name     string
-			dst      *int
-			lo, hi   int
-			isFlag   bool
-			flagDest *bool
-		}{
-			{"FAST_MODE", &f.Mode, 0, 3, false, nil},
-			{"FAST_BY", &f.BY, 1, 32, false, nil},
-			{"FAST_RY", &f.RY, 1, 8, false, nil},
-			{"FAST_WX", &f.WX, 1, 32, false, nil},
-			{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
-			{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
-			{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
-			{"FAST_EDGE", &f.Edge, 0, 6, false, nil},
-			{"FAST_PFD", &f.PFD, -4, 16, false, nil},
-			{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
-			{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
-		}
-		for _, p := range ints {
-			s, ok := user[p.name]
-			if !ok {
-				continue
-			}
-			v, err := strconv.Atoi(s)
-			if err != nil || v < p.lo || v > p.hi {
-				return config3{}, fmt.Errorf("gpu: fast: %s = %s must be an integer from %d to %d", p.name, s, p.lo, p.hi)
-			}
-			if p.isFlag {
-				*p.flagDest = v == 1
-			} else {
-				*p.dst = v
-			}
-			delete(user, p.name)
-		}
-		if f.Mode != fastRegisters && f.RY != 1 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (the other modes hold one row per thread)", f.RY)
-		}
-		if f.Mode != fastBulk && f.Edge != 0 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_EDGE = %d applies to FAST_MODE=3 only", f.Edge)
-		}
-		touch := f.Edge == 5 || f.Edge == 6
-		if !touch && f.PFD != 0 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_PFD = %d applies to FAST_EDGE 5 and 6 only", f.PFD)
-		}
-		if f.Mode == fastSharedY && f.WX != 1 {
-			return config3{}, fmt.Errorf("gpu: fast: FAST_WX = %d does not apply to FAST_MODE=1 (a warp spans the block in x there)", f.WX)
-		}
-		c.fast = f
-		c.defines = append(c.defines,
-			Define{"FAST_MODE", strconv.Itoa(f.Mode)},
-			Define{"FAST_BY", strconv.Itoa(f.BY)},
-			Define{"FAST_RY", strconv.Itoa(f.RY)},
-			Define{"FAST_WX", strconv.Itoa(f.WX)},
-			Define{"FAST_DEPTH", strconv.Itoa(f.Depth)},
-			Define{"FAST_L2PF", strconv.Itoa(f.L2PF)},
-			Define{"FAST_MINB", strconv.Itoa(f.MinBlocks)},
-			Define{"FAST_EDGE", strconv.Itoa(f.Edge)},
-			Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
-			Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
-		)
-		if touch {
-			c.defines = append(c.defines, Define{"FAST_PFD", strconv.Itoa(f.PFD)})
+		user[d.Name] = d.Value
+	}
+	if s.CUDA.TileDefine != "" {
+		c.defines = append(c.defines, Define{s.CUDA.TileDefine, strconv.Itoa(c.tile)})
+	}
+	if s.Name == tunedStep {
+		if err := configureFast(&c, user); err != nil {
+			return config3{}, err
 		}
 	}
 	// Other defines pass through, sorted, for a notebook's experiments.
@@ -226,138 +119,68 @@ func newConfig3(step string, o Options) (config3, error) {
 	return c, nil
 }
 
-// vec returns the points per thread of the fast kernel for rows of nx
-// points: 4 (float4) when nx is a multiple of 4, else 1.
-func vec(nx int) int {
-	if nx%4 == 0 {
-		return 4
+// labConfig is the lab's form of the configuration.
+func (c config3) labConfig() lab.Config {
+	return lab.Config{Tile: c.tile, Block: sim.Dim3{X: c.block[0], Y: c.block[1], Z: c.block[2]}}
+}
+
+// source returns the CUDA C text of the step: its own source, or its file
+// in package cuda.
+func (c config3) source() (name, text string, err error) {
+	name = strings.TrimSuffix(c.desc.CUDA.File, ".cu")
+	if name == "" {
+		name = c.step
 	}
-	return 1
+	if c.desc.CUDA.Source != "" {
+		return name, c.desc.CUDA.Source, nil
+	}
+	text, err = cuda.Source(c.desc.CUDA.File)
+	if err != nil {
+		return "", "", fmt.Errorf("gpu: %s: %w", c.step, err)
+	}
+	return name, text, nil
 }
 
 // entry returns the kernel's function name for rows of nx points.
 func (c config3) entry(nx int) string {
-	if c.step == "fast" {
-		return fmt.Sprintf("fast%d", vec(nx))
+	if c.fast != nil {
+		return fastEntry(nx)
 	}
-	return c.step
+	return c.desc.CUDA.Entry
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // geometry returns the launch for an nz×ny×nx grid (each side ≥ 3), with
-// the shared memory the kernel declares. cz is the planes per block of
-// fast when its configuration leaves them open.
+// the shared memory the kernel declares: the lab's geometry of the step
+// (lab.Step3.Geometry), or the fast step's tuning. cz is the planes per
+// block of fast when its configuration leaves them open.
 func (c config3) geometry(nz, ny, nx, cz int) Geometry {
-	T := c.tile
-	switch c.step {
-	case "basic":
-		b := c.block
-		return Geometry{Block: b, Grid: [3]int{ceilDiv(nx, b[0]), ceilDiv(ny, b[1]), ceilDiv(nz, b[2])}, Planes: b[2]}
-	case "tiled":
-		o := T - 2
-		return Geometry{Block: [3]int{T, T, T}, Grid: [3]int{ceilDiv(nx-1, o), ceilDiv(ny-1, o), ceilDiv(nz-1, o)},
-			SharedBytes: 4 * T * T * T, Planes: T}
-	case "coarsened", "register_tiled":
-		o := T - 2
-		planes := 3
-		if c.step == "register_tiled" {
-			planes = 1
-		}
-		return Geometry{Block: [3]int{T, T, 1}, Grid: [3]int{ceilDiv(nx-1, o), ceilDiv(ny-1, o), ceilDiv(nz-1, o)},
-			SharedBytes: 4 * planes * T * T, Planes: o}
-	case "fast":
-		f := c.fast
-		if f.CZ > 0 {
-			cz = f.CZ
-		}
-		cz = max(cz, 1)
-		v := vec(nx)
-		wx, rows, shared := 1, f.BY*f.RY, 0
-		switch {
-		case f.Mode == fastSharedY:
-			rows = f.BY
-			shared = 4 * 2 * (f.BY + 2) * 32 * v
-		case f.Mode == fastAsync && v == 4:
-			wx, rows = f.WX, f.BY
-			shared = 4 * (f.Depth + 3) * (f.BY + 2) * (128*f.WX + 8)
-		case f.Mode == fastRegisters:
-			wx = f.WX
-		case f.Mode == fastBulk && v == 4:
-			slot := (f.BY + 2) * nx
-			switch f.Edge {
-			case 3:
-				slot += 8 * (f.BY + 1)
-			case 4:
-				slot += (2*f.BY + 3) / 4 * 4
-			}
-			dyn := 4 * (f.Depth + 3) * slot
-			return Geometry{Block: [3]int{32 * f.WX, 1, 1},
-				Grid:        [3]int{1, ceilDiv(ny-2, f.BY), ceilDiv(nz-2, cz)},
-				SharedBytes: dyn + 8*(f.Depth+3), DynamicShared: dyn, Planes: cz}
-		}
-		return Geometry{Block: [3]int{32 * wx, f.BY, 1},
-			Grid:        [3]int{ceilDiv(nx-1, 32*wx*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, cz)},
-			SharedBytes: shared, Planes: cz}
+	if c.fast != nil {
+		return fastGeometry(c, nz, ny, nx, cz)
 	}
-	return Geometry{}
+	return fromLab(c.desc.Geometry(nz, ny, nx, c.labConfig()))
 }
 
-// describeTile writes the tile as the study notes do: "32x32" for the
-// coarsened kernels, "8x8x8" for the others, points x rows x planes per
-// block for fast on rows of nx points with cz planes per block.
+// fromLab converts the lab's geometry.
+func fromLab(g lab.Geometry) Geometry {
+	return Geometry{Grid: [3]int{g.Grid.X, g.Grid.Y, g.Grid.Z}, Block: [3]int{g.Block.X, g.Block.Y, g.Block.Z},
+		SharedBytes: g.SharedBytes, Planes: g.Planes}
+}
+
+// toLab converts a geometry to the lab's.
+func (g Geometry) toLab() lab.Geometry {
+	return lab.Geometry{Grid: sim.Dim3{X: g.Grid[0], Y: g.Grid[1], Z: g.Grid[2]},
+		Block: sim.Dim3{X: g.Block[0], Y: g.Block[1], Z: g.Block[2]}, SharedBytes: g.SharedBytes, Planes: g.Planes}
+}
+
+// describeTile writes the tile as the study notes do: the block's extents,
+// "32x32" for the coarsened kernels, "8x8x8" for the others; points x rows
+// x planes per block for fast on rows of nx points with cz planes per
+// block.
 func (c config3) describeTile(nx, cz int) string {
-	switch c.step {
-	case "basic":
-		return fmt.Sprintf("%dx%dx%d", c.block[0], c.block[1], c.block[2])
-	case "tiled":
-		return fmt.Sprintf("%dx%dx%d", c.tile, c.tile, c.tile)
-	case "coarsened", "register_tiled":
-		return fmt.Sprintf("%dx%d", c.tile, c.tile)
-	case "fast":
-		g := c.geometry(3, 3, nx, cz)
-		rows := c.fast.BY * c.fast.RY
-		points := g.Block[0] * vec(nx)
-		if c.fast.Mode == fastBulk && vec(nx) == 4 {
-			points = nx
-		}
-		return fmt.Sprintf("%dx%dx%d", points, rows, g.Planes)
+	if c.fast != nil {
+		return fastTile(c, nx, cz)
 	}
-	return strconv.Itoa(c.tile)
-}
-
-// minChunk is the fewest planes a fast block marches through when the
-// planes are chosen per grid: below it the two halo planes of each chunk
-// cost too much.
-const minChunk = 8
-
-// chunkHalo is what a chunk costs beyond its own planes, in planes: the
-// two halo planes it loads before its first output.
-const chunkHalo = 2
-
-// chooseChunk returns the planes per block for fast on P interior planes
-// when each chunk of planes needs B blocks and capacity blocks fit on the
-// GPU at once. It maximises the useful share of the block slots: blocks
-// run in waves, each as long as a chunk plus its halo, so B·K blocks in
-// ceil(B·K/capacity) waves of cz+2 planes do B·P plane-steps of work.
-// Among equals the longest chunk wins.
-func chooseChunk(B, P, capacity int) int {
-	if P < 1 || B < 1 {
-		return 1
-	}
-	capacity = max(capacity, 1)
-	best, bestEff := P, -1.0
-	for K := 1; K <= P; K++ {
-		cz := ceilDiv(P, K)
-		if cz < minChunk && K > 1 {
-			break
-		}
-		k := ceilDiv(P, cz)
-		waves := ceilDiv(B*k, capacity)
-		eff := float64(B*P) / float64(waves*capacity*(cz+chunkHalo))
-		if eff > bestEff+1e-9 {
-			best, bestEff = cz, eff
-		}
-	}
-	return best
+	return c.desc.TileShape(c.geometry(3, 3, nx, cz).toLab())
 }

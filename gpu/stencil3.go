@@ -25,7 +25,7 @@ type Stencil3 struct {
 // ringTooLarge reports whether the fast kernel's bulk mode cannot hold its
 // ring of whole rows of nx points in the shared memory a block may have.
 func ringTooLarge(c config3, nx int, p Props) bool {
-	if c.step != "fast" || c.fast.Mode != fastBulk || vec(nx) != 4 {
+	if c.fast == nil || c.fast.Mode != fastBulk || vec(nx) != 4 {
 		return false
 	}
 	limit := max(p.SharedPerBlock, p.SharedPerBlockOptin)
@@ -39,13 +39,13 @@ func (k *Stencil3) route(nx int) (*Stencil3, error) {
 		return k, nil
 	}
 	k.fallbackOnce.Do(func() {
-		k.fallback, k.fallbackErr = k.d.Stencil3("fast", Options{Tile: k.cfg.fast.CZ, Defines: []Define{{"FAST_MODE", "0"}}})
+		k.fallback, k.fallbackErr = k.d.Stencil3(tunedStep, Options{Tile: k.cfg.fast.CZ, Defines: []Define{{"FAST_MODE", "0"}}})
 	})
 	return k.fallback, k.fallbackErr
 }
 
-// Stencil3 compiles a 3D step (basic, tiled, coarsened, register_tiled or
-// fast) for the device. The tile is checked against the device's limits on
+// Stencil3 compiles a 3D step of the lab that has device code
+// (lab.Step3.CUDA) for the device. The tile is checked against the device's limits on
 // threads and shared memory per block before anything is compiled.
 func (d *Device) Stencil3(step string, o Options) (*Stencil3, error) {
 	cfg, err := newConfig3(step, o)
@@ -58,7 +58,11 @@ func (d *Device) Stencil3(step string, o Options) (*Stencil3, error) {
 	if err := checkGeometry(cfg.geometry(3, 3, 4, 1), d.props, 0, 0); err != nil {
 		return nil, fmt.Errorf("gpu: %s with tile %d: %w", step, cfg.tile, err)
 	}
-	m, err := d.Module(step, cfg.defines)
+	name, text, err := cfg.source()
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.compile(name, text, cfg.defines)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +114,7 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 		return Geometry{}, err
 	}
 	cz := 0
-	if k.cfg.step == "fast" && k.cfg.fast.CZ == 0 {
+	if k.cfg.fast != nil && k.cfg.fast.CZ == 0 {
 		// Fill the GPU in whole waves: the blocks of one chunk of planes
 		// (any chunk length gives the same count), and how many fit at once.
 		one := k.cfg.geometry(nz, ny, nx, nz)
@@ -149,7 +153,7 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 	for _, v := range c {
 		a.f32(float32(v))
 	}
-	if k.cfg.step == "fast" {
+	if k.cfg.fast != nil {
 		a.i32(int32(g.Planes))
 	}
 	return f, g, a, nil
@@ -248,69 +252,73 @@ func (d *Device) CheckPlanes(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs, pla
 	return res, nil
 }
 
-// sweeper is a registered GPU step: it keeps device buffers between calls
-// on grids of the same size.
+// sweeper runs a compiled step on host grids, the lab's Runner: it keeps
+// device buffers between sweeps of grids of the same size.
 type sweeper struct {
 	k        *Stencil3
 	mu       sync.Mutex
 	src, dst *Buffer
-
-	record bool      // keep each launch's time (TimedSweeper)
-	times  []float64 // kernel times of the launches so far, ms
-	geo    Geometry  // geometry of the last launch
 }
 
-// Sweep copies src and dst to the device, sweeps, and copies dst back:
-// the signature of lab.SevenPoint. Boundary points of dst keep their
-// values.
-func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) error {
+// Sweep copies src and dst to the device, sweeps once, timed with CUDA
+// events, and copies dst back: the signature of lab.SevenPoint, with the
+// launch. Boundary points of dst keep their values.
+func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch, error) {
 	step := s.k.cfg.step
 	if err := lab.CheckSweep(dst, src); err != nil {
-		return fmt.Errorf("gpu: %s: %w", step, err)
+		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
 	if _, err := s.k.Geometry(src.NZ, src.NY, src.NX); err != nil {
-		return err
+		return lab.Launch{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(src.Data)
 	if s.src == nil || s.src.n != n {
-		s.src.Free()
-		s.dst.Free()
-		s.src, s.dst = nil, nil
+		s.free()
 		what := fmt.Sprintf("%s on a %d×%d×%d grid (source and destination)", step, src.NZ, src.NY, src.NX)
 		if err := s.k.d.CheckFree(what, 2*uint64(n)*4); err != nil {
-			return err
+			return lab.Launch{}, err
 		}
 		a, err := s.k.d.Alloc(n)
 		if err != nil {
-			return err
+			return lab.Launch{}, err
 		}
 		b, err := s.k.d.Alloc(n)
 		if err != nil {
 			a.Free()
-			return err
+			return lab.Launch{}, err
 		}
 		s.src, s.dst = a, b
 	}
 	if err := s.src.Upload(0, src.Data); err != nil {
-		return fmt.Errorf("gpu: %s: %w", step, err)
+		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
 	if err := s.dst.Upload(0, dst.Data); err != nil {
-		return fmt.Errorf("gpu: %s: %w", step, err)
+		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
 	l, err := s.k.Launch(s.dst, s.src, src.NZ, src.NY, src.NX, c)
 	if err != nil {
-		return err
-	}
-	if s.record {
-		s.times = append(s.times, l.Millis)
-		s.geo = l.Geometry
+		return lab.Launch{}, err
 	}
 	if err := s.dst.Download(0, dst.Data); err != nil {
-		return fmt.Errorf("gpu: %s: %w", step, err)
+		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
+	return lab.Launch{Geometry: l.Geometry.toLab(), Millis: l.Millis}, nil
+}
+
+// Close frees the device buffers.
+func (s *sweeper) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free()
 	return nil
+}
+
+func (s *sweeper) free() {
+	s.src.Free()
+	s.dst.Free()
+	s.src, s.dst = nil, nil
 }
 
 // Sweeper returns the sweep of a 3D step on the device, with the signature
@@ -320,48 +328,37 @@ func (d *Device) Sweeper(step string, o Options) (lab.SweepFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (&sweeper{k: k}).Sweep, nil
+	s := &sweeper{k: k}
+	return func(dst, src *lab.Grid3[float32], c lab.Coeffs) error {
+		_, err := s.Sweep(dst, src, c)
+		return err
+	}, nil
 }
 
-// TimedSweeper is Sweeper that also keeps the kernel time of every sweep,
-// measured with CUDA events and without the copies between host and
-// device. measured summarises the sweeps made so far; release frees the
-// device buffers the sweep keeps between calls.
-func (d *Device) TimedSweeper(step string, o Options) (sweep lab.SweepFunc, measured func() Measurement, release func(), err error) {
-	k, err := d.Stencil3(step, o)
+// backend is the gpu backend of the lab: it runs every step that has
+// device code, on the default device, opened at the first use so that a
+// machine without a GPU gets ErrNoGPU then.
+type backend struct{}
+
+func (backend) Supports(s lab.Step3) bool { return lab.OnGPU(s) }
+
+func (backend) Device() string {
+	if d, err := Default(); err == nil {
+		return d.Props().Name
+	}
+	return "GPU"
+}
+
+func (backend) Runner(s lab.Step3, cfg lab.Config) (lab.Runner, error) {
+	d, err := Default()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	s := &sweeper{k: k, record: true}
-	measured = func() Measurement {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return summarize(s.geo, slices.Clone(s.times))
+	k, err := d.Stencil3(s.Name, Options{Tile: cfg.Tile, Block: [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}})
+	if err != nil {
+		return nil, err
 	}
-	release = func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.src.Free()
-		s.dst.Free()
-		s.src, s.dst = nil, nil
-	}
-	return s.Sweep, measured, release, nil
+	return &sweeper{k: k}, nil
 }
 
-// maker returns the lab.Maker of a step: it opens the default device on
-// first use, so that on a machine without a GPU it returns ErrNoGPU.
-func maker(step string) lab.Maker {
-	return func(cfg lab.Config) (lab.SweepFunc, error) {
-		d, err := Default()
-		if err != nil {
-			return nil, err
-		}
-		return d.Sweeper(step, Options{Tile: cfg.Tile})
-	}
-}
-
-func init() {
-	for _, s := range Steps3 {
-		lab.Register(s, lab.GPU, maker(s))
-	}
-}
+func init() { lab.RegisterBackend(lab.GPU, backend{}) }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // h200 is a device as an H200 reports itself, for tests of the launch
@@ -37,7 +38,7 @@ func TestNoDriverMessage(t *testing.T) {
 		assert.Contains(t, err.Error(), "built without cgo")
 	}
 	// The registered steps report the same error instead of panicking.
-	for _, s := range Steps3 {
+	for _, s := range Steps3() {
 		_, err := lab.Sweeper(s, lab.GPU, lab.Config{})
 		assert.ErrorIs(t, err, ErrNoGPU, s)
 	}
@@ -326,7 +327,7 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"tiled", Options{Tile: 2}, "at least 3"},
 		{"coarsened", Options{Tile: -1}, "must be positive"},
 		{"tiled", Options{Defines: []Define{{"IN_TILE_DIM", "8"}}}, "through the tile"},
-		{"tiled", Options{Block: [3]int{8, 8, 8}}, "basic only"},
+		{"tiled", Options{Block: [3]int{8, 8, 8}}, "only to a step whose block is free"},
 		{"basic", Options{Block: [3]int{8, 0, 8}}, "at least 1"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "33"}}}, "FAST_BY = 33 must be an integer from 1 to 32"},
 		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "FAST_MODE=0 only"},
@@ -449,7 +450,7 @@ func TestCheckGeometry(t *testing.T) {
 
 	// lab's intensity model and the launch agree on the largest tiles.
 	for _, step := range []string{"tiled", "coarsened", "register_tiled"} {
-		T, _, err := lab.MaxTile(step, lab.Limits{MaxThreads: h200.MaxThreadsPerBlock, MaxSharedBytes: h200.SharedPerBlock})
+		T, _, err := lab.MaxTile(step, sim.Limits{MaxThreads: h200.MaxThreadsPerBlock, MaxSharedBytes: h200.SharedPerBlock})
 		require.NoError(t, err)
 		c, _ := newConfig3(step, Options{Tile: T})
 		assert.NoError(t, checkGeometry(c.geometry(64, 64, 64, 0), h200, 0, 0), "%s T=%d", step, T)

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"stencillab.dev/lab/sim"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,9 +12,9 @@ func TestBrokenTiledNoInteriorCheck(t *testing.T) {
 	// N = 31, T = 8: the output tiles end at 29 = N−2, so the faults are the
 	// cells at the faces 0.
 	sc := newSweepCase(t, 31)
-	s := &Simulator{Tile: 8}
+	s := &simT{tile: 8}
 	err := s.Run(BrokenTiledNoInteriorCheck, sc.dst, sc.src, sc.c)
-	require.ErrorIs(t, err, ErrHazard)
+	require.ErrorIs(t, err, sim.ErrHazard)
 	assert.Contains(t, err.Error(),
 		"uninitialised read: thread (1,1,1) of block (0,0,0) reads in_s[1][1][0], which no thread of the block wrote")
 	assert.Positive(t, s.Last().HazardCounts.Uninitialised)
@@ -25,16 +26,16 @@ func TestBrokenTiledNoInteriorCheck(t *testing.T) {
 	// fall outside the output array.
 	sc = newSweepCase(t, 20)
 	err = s.Run(BrokenTiledNoInteriorCheck, sc.dst, sc.src, sc.c)
-	require.ErrorIs(t, err, ErrFault)
-	assert.ErrorIs(t, err, ErrHazard)
+	require.ErrorIs(t, err, sim.ErrFault)
+	assert.ErrorIs(t, err, sim.ErrHazard)
 	assert.Contains(t, err.Error(), "outside its 8000 elements")
 }
 
 func TestBrokenTiledNoBarrierRaces(t *testing.T) {
 	sc := newSweepCase(t, 17)
-	s := &Simulator{Tile: 8}
+	s := &simT{tile: 8}
 	err := s.Run(BrokenTiledNoBarrier, sc.dst, sc.src, sc.c)
-	require.ErrorIs(t, err, ErrHazard)
+	require.ErrorIs(t, err, sim.ErrHazard)
 	// The first thread to compute is (2,2,2), whose x−1 neighbour (1,2,2)
 	// loaded in_s[2][2][1] just before it, with no barrier.
 	assert.Contains(t, err.Error(),
@@ -48,7 +49,7 @@ func TestBrokenTiledNoBarrierRaces(t *testing.T) {
 
 func TestBrokenCoarsenedSwappedC3C4(t *testing.T) {
 	sc := newSweepCase(t, 31)
-	s := &Simulator{Tile: 16}
+	s := &simT{tile: 16}
 	require.NoError(t, s.Run(BrokenCoarsenedSwappedC3C4, sc.dst, sc.src, sc.c))
 	d, err := Compare3(sc.dst, sc.want)
 	require.NoError(t, err)
@@ -78,7 +79,7 @@ func TestBrokenCoarsenedSwappedC3C4(t *testing.T) {
 func TestBrokenCoarsenedLoopClosesEarly(t *testing.T) {
 	const n, T = 31, 8
 	sc := newSweepCase(t, n)
-	s := &Simulator{Tile: T}
+	s := &simT{tile: T}
 	require.NoError(t, s.Run(BrokenCoarsenedLoopClosesEarly, sc.dst, sc.src, sc.c))
 	d, err := Compare3(sc.dst, sc.want)
 	require.NoError(t, err)
@@ -98,9 +99,9 @@ func TestBrokenCoarsenedLoopClosesEarly(t *testing.T) {
 
 func TestBrokenRegisterTiledNoSecondBarrier(t *testing.T) {
 	sc := newSweepCase(t, 21)
-	s := &Simulator{Tile: 8}
+	s := &simT{tile: 8}
 	err := s.Run(BrokenRegisterTiledNoSecondBarrier, sc.dst, sc.src, sc.c)
-	require.ErrorIs(t, err, ErrHazard)
+	require.ErrorIs(t, err, sim.ErrHazard)
 	// Thread (1,2,0) computes nothing and goes straight on to overwrite
 	// its element of inCurr_s, which thread (2,2,0) then reads as its x−1
 	// neighbour.
@@ -112,9 +113,9 @@ func TestBrokenRegisterTiledNoSecondBarrier(t *testing.T) {
 
 func TestBrokenCoarsenedBlock34(t *testing.T) {
 	sc := newSweepCase(t, 70)
-	s := &Simulator{}
+	s := &simT{}
 	err := s.Run(BrokenCoarsenedBlock34, sc.dst, sc.src, sc.c)
-	require.ErrorIs(t, err, ErrLimit)
+	require.ErrorIs(t, err, sim.ErrLimit)
 	assert.Contains(t, err.Error(), "block 34×34 = 1156 threads exceeds 1024")
 	assert.Zero(t, s.Last().Threads)
 }
@@ -129,7 +130,7 @@ func TestEveryBrokenKernelIsCaught(t *testing.T) {
 		assert.NotEmpty(t, b.Bug)
 		assert.NotEmpty(t, b.Caught)
 		sc := newSweepCase(t, 31)
-		s := &Simulator{Tile: 8}
+		s := &simT{tile: 8}
 		err := s.Run(b.Kernel, sc.dst, sc.src, sc.c)
 		d, cerr := Compare3(sc.dst, sc.want)
 		require.NoError(t, cerr)

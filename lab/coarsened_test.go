@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"stencillab.dev/lab/sim"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,23 +13,23 @@ func TestCoarsenedKernelMatchesReference(t *testing.T) {
 	for _, n := range []int{3, 4, 7, 31, 67} {
 		for _, T := range []int{8, 16, 32} {
 			t.Run(fmt.Sprintf("N=%d/T=%d", n, T), func(t *testing.T) {
-				checkKernel(t, KernelCoarsened, CoarsenedKernel, n, T)
+				checkKernel(t, "coarsened", CoarsenedKernel, n, T)
 			})
 		}
 	}
 }
 
 func TestCoarsenedKernelLaunch(t *testing.T) {
-	k, err := CoarsenedKernel(StencilArgs{N: 64})
+	k, err := CoarsenedKernel(StencilArgs{NZ: 64, NY: 64, NX: 64})
 	require.NoError(t, err)
 	// Default T = 32: 32×32 blocks, (64−2)/30 + 1 = 3 along each axis.
-	assert.Equal(t, Dim3{32, 32, 1}, k.Block)
-	assert.Equal(t, Dim3{3, 3, 3}, k.Grid)
+	assert.Equal(t, sim.Dim3{X: 32, Y: 32, Z: 1}, k.Block)
+	assert.Equal(t, sim.Dim3{X: 3, Y: 3, Z: 3}, k.Grid)
 
 	sc := newSweepCase(t, 20)
-	s := &Simulator{Tile: 12}
+	s := &simT{tile: 12}
 	require.NoError(t, s.Run(CoarsenedKernel, sc.dst, sc.src, sc.c))
-	c, err := Cost(KernelCoarsened, 12)
+	c, err := Cost("coarsened", 12)
 	require.NoError(t, err)
 	assert.Equal(t, c.SharedBytes, s.Last().SharedBytesPerBlock) // three planes
 	assert.Equal(t, c.Threads, s.Last().Block.Size())
@@ -36,8 +37,8 @@ func TestCoarsenedKernelLaunch(t *testing.T) {
 
 func TestCoarsenedKernelRejectsTheNotesBlock(t *testing.T) {
 	sc := newSweepCase(t, 40)
-	s := &Simulator{Tile: 34}
+	s := &simT{tile: 34}
 	err := s.Run(CoarsenedKernel, sc.dst, sc.src, sc.c)
-	require.ErrorIs(t, err, ErrLimit)
+	require.ErrorIs(t, err, sim.ErrLimit)
 	assert.Contains(t, err.Error(), "block 34×34 = 1156 threads exceeds 1024")
 }

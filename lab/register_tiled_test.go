@@ -12,7 +12,7 @@ func TestRegisterTiledKernelMatchesReference(t *testing.T) {
 	for _, n := range []int{3, 4, 7, 31, 67} {
 		for _, T := range []int{8, 16, 32} {
 			t.Run(fmt.Sprintf("N=%d/T=%d", n, T), func(t *testing.T) {
-				checkKernel(t, KernelRegisterTiled, RegisterTiledKernel, n, T)
+				checkKernel(t, "register_tiled", RegisterTiledKernel, n, T)
 			})
 		}
 	}
@@ -21,10 +21,10 @@ func TestRegisterTiledKernelMatchesReference(t *testing.T) {
 func TestRegisterTiledKernelSharesOnePlane(t *testing.T) {
 	const n, T = 26, 10
 	sc := newSweepCase(t, n)
-	s := &Simulator{Tile: T}
+	s := &simT{tile: T}
 	require.NoError(t, s.Run(RegisterTiledKernel, sc.dst, sc.src, sc.c))
 	st := s.Last()
-	c, err := Cost(KernelRegisterTiled, T)
+	c, err := Cost("register_tiled", T)
 	require.NoError(t, err)
 	assert.Equal(t, c.SharedBytes, st.SharedBytesPerBlock)
 	// The centre and the z neighbours come from registers: four shared

@@ -26,6 +26,14 @@ func DistinctCoeffs() Coeffs {
 	return Coeffs{0.5, 0.11, 0.13, 0.17, 0.19, 0.23, 0.29}
 }
 
+// The CPU reference sweep of Figs. 8.3C and 8.5.
+var _ = mustRegister3(Step3{
+	Step: Step{Name: "reference", Title: "3D seven-point reference sweep", Figure: "8.3C, 8.5",
+		Runs:     "the seven-point stencil over the interior of a 3D grid, in parallel on the CPU",
+		Notebook: "02_stencils_and_grids"},
+	Sweep: SevenPoint[float32],
+})
+
 // SweepFunc is the signature shared by every 3D seven-point step: the CPU
 // reference, the simulated kernels and the GPU launchers. It writes the
 // interior points of dst from src and leaves the boundary points of dst as

@@ -9,7 +9,7 @@ func benchSim(b *testing.B, k StencilKernel, n, tile int) {
 	}
 	src.FillRandom(1)
 	dst := src.Clone()
-	s := &Simulator{Tile: tile}
+	s := &simT{tile: tile}
 	for b.Loop() {
 		if err := s.Run(k, dst, src, DistinctCoeffs()); err != nil {
 			b.Fatal(err)

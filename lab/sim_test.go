@@ -4,9 +4,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
+	"stencillab.dev/lab/sim"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -36,20 +35,24 @@ type sweepCase struct {
 	seed           uint64
 }
 
-func newSweepCase(t testing.TB, n int) sweepCase {
+func newSweepCase(t testing.TB, n int) sweepCase { return newSweepCaseShape(t, n, n, n) }
+
+// newSweepCaseShape is newSweepCase on an nz×ny×nx grid.
+func newSweepCaseShape(t testing.TB, nz, ny, nx int) sweepCase {
 	t.Helper()
 	seed := rand.Uint64()
 	r := rand.New(rand.NewPCG(seed, 1))
-	src, err := NewCube[float32](n)
+	src, err := NewGrid3[float32](nz, ny, nx)
 	require.NoError(t, err)
 	src.FillRandom(seed)
-	dst, err := NewCube[float32](n)
+	dst, err := NewGrid3[float32](nz, ny, nx)
 	require.NoError(t, err)
 	dst.FillRandom(seed + 1)
-	for i := 1; i < n-1; i++ {
-		for j := 1; j < n-1; j++ {
-			for k := 1; k < n-1; k++ {
-				dst.Set(i, j, k, nan32)
+	nan := float32(math.NaN())
+	for i := 1; i < nz-1; i++ {
+		for j := 1; j < ny-1; j++ {
+			for k := 1; k < nx-1; k++ {
+				dst.Set(i, j, k, nan)
 			}
 		}
 	}
@@ -61,11 +64,11 @@ func newSweepCase(t testing.TB, n int) sweepCase {
 
 // boundaryChanged counts the boundary cells of got that differ from want.
 func boundaryChanged(got, want *Grid3[float32]) int {
-	n, changed := got.NX, 0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			for k := 0; k < n; k++ {
-				if i == 0 || j == 0 || k == 0 || i == n-1 || j == n-1 || k == n-1 {
+	changed := 0
+	for i := 0; i < got.NZ; i++ {
+		for j := 0; j < got.NY; j++ {
+			for k := 0; k < got.NX; k++ {
+				if i == 0 || j == 0 || k == 0 || i == got.NZ-1 || j == got.NY-1 || k == got.NX-1 {
 					if got.At(i, j, k) != want.At(i, j, k) {
 						changed++
 					}
@@ -82,7 +85,7 @@ func boundaryChanged(got, want *Grid3[float32]) int {
 func checkKernel(t *testing.T, step string, k StencilKernel, n, tile int) {
 	t.Helper()
 	sc := newSweepCase(t, n)
-	s := &Simulator{Tile: tile}
+	s := &simT{tile: tile}
 	err := s.Run(k, sc.dst, sc.src, sc.c)
 	require.NoError(t, err, "%s N=%d T=%d seed=%d", step, n, tile, sc.seed)
 	d, err := Compare3(sc.dst, sc.want)
@@ -105,342 +108,11 @@ func checkKernel(t *testing.T, step string, k StencilKernel, n, tile int) {
 	assert.Zero(t, st.FaultCount)
 }
 
-func TestDim3ShapeAndIndex(t *testing.T) {
-	assert.Equal(t, "34×34", Dim3{34, 34, 1}.Shape())
-	assert.Equal(t, "11×11×11", Dim3{11, 11, 11}.Shape())
-	assert.Equal(t, "256", Dim3{256, 1, 1}.Shape())
-	assert.Equal(t, "1×1×4", Dim3{1, 1, 4}.Shape())
-	assert.Equal(t, "(3,1,0)", Dim3{3, 1, 0}.String())
-	d := Dim3{3, 4, 5}
-	assert.Equal(t, 60, d.Size())
-	lin := 0
-	for z := 0; z < 5; z++ {
-		for y := 0; y < 4; y++ {
-			for x := 0; x < 3; x++ {
-				assert.Equal(t, Dim3{x, y, z}, d.at(lin))
-				lin++
-			}
-		}
-	}
-}
-
-func TestLaunchRejectsTooManyThreads(t *testing.T) {
-	var ran atomic.Int64
-	body := func(*Thread) { ran.Add(1) }
-	s := &Simulator{}
-	st, err := s.Launch(Kernel{Name: "notes", Grid: Dim3{8, 8, 8}, Block: Dim3{34, 34, 1}, Body: body})
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrLimit)
-	assert.Contains(t, err.Error(), "block 34×34 = 1156 threads exceeds 1024")
-	assert.Zero(t, ran.Load())
-	assert.Zero(t, st.BlocksRun)
-	_, err = s.Launch(Kernel{Grid: Dim3{1, 1, 1}, Block: Dim3{11, 11, 11}, Body: body})
-	assert.ErrorContains(t, err, "block 11×11×11 = 1331 threads exceeds 1024")
-	// The limit is configurable.
-	small := &Simulator{Limits: Limits{MaxThreads: 64}}
-	_, err = small.Launch(Kernel{Grid: Dim3{1, 1, 1}, Block: Dim3{8, 8, 2}, Body: body})
-	assert.ErrorContains(t, err, "block 8×8×2 = 128 threads exceeds 64")
-	_, err = small.Launch(Kernel{Grid: Dim3{2, 1, 1}, Block: Dim3{8, 8, 1}, Body: body})
-	require.NoError(t, err)
-	assert.Equal(t, int64(128), ran.Load())
-}
-
-func TestLaunchRejectsBadDimensions(t *testing.T) {
-	body := func(*Thread) {}
-	s := &Simulator{}
-	for _, k := range []Kernel{
-		{Grid: Dim3{0, 1, 1}, Block: Dim3{1, 1, 1}, Body: body},
-		{Grid: Dim3{1, 1, 1}, Block: Dim3{4, -1, 1}, Body: body},
-		{Grid: Dim3{1, 1, 1}, Block: Dim3{1, 1, 65}, Body: body},
-		{Grid: Dim3{1, 70000, 1}, Block: Dim3{1, 1, 1}, Body: body},
-		{Grid: Dim3{1, 1, 1}, Block: Dim3{1, 1, 1}},
-		{Grid: Dim3{1 << 30, 65535, 65535}, Block: Dim3{1024, 1, 1}, Body: body},
-	} {
-		_, err := s.Launch(k)
-		assert.ErrorIs(t, err, ErrLimit, "%+v", k)
-	}
-}
-
-func TestSharedMemoryLimit(t *testing.T) {
-	declare := func(arrays int, edge int) Kernel {
-		return Kernel{Name: "decl", Grid: Dim3{2, 1, 1}, Block: Dim3{4, 1, 1}, Body: func(t *Thread) {
-			for a := range arrays {
-				t.Shared2([]string{"a_s", "b_s", "c_s"}[a], edge, edge)
-			}
-		}}
-	}
-	s := &Simulator{Limits: Limits{MaxSharedBytes: 1024}}
-	st, err := s.Launch(declare(1, 16)) // 16·16·4 = 1024 B: at the limit
-	require.NoError(t, err)
-	assert.Equal(t, 1024, st.SharedBytesPerBlock)
-	_, err = s.Launch(declare(2, 16))
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrLimit)
-	assert.Contains(t, err.Error(), "2048 B, exceeds the limit of 1024 bytes per block")
-	// Default: 48 KiB. A 110×110 array is 48400 B; 111×111 is 49284 B.
-	def := &Simulator{}
-	_, err = def.Launch(declare(1, 110))
-	require.NoError(t, err)
-	_, err = def.Launch(declare(1, 111))
-	assert.ErrorContains(t, err, "exceeds the limit of 49152 bytes per block")
-	// An absurd declaration is refused before anything is allocated.
-	_, err = def.Launch(declare(1, 1<<30))
-	assert.ErrorIs(t, err, ErrLimit)
-}
-
-func TestSharedDeclarationsMustAgree(t *testing.T) {
-	s := &Simulator{}
-	_, err := s.Launch(Kernel{Name: "mixed", Grid: Dim3{1, 1, 1}, Block: Dim3{2, 1, 1}, Body: func(t *Thread) {
-		t.Shared1("x_s", 4+t.ThreadIdx.X)
-	}})
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrFault)
-	assert.Contains(t, err.Error(), "declares __shared__ float x_s[5], but the block declared it as x_s[4]")
-}
-
-// TestPartialBarrierIsAnError checks that a barrier that some threads never
-// reach, because they returned, fails with their names, and does not hang.
-func TestPartialBarrierIsAnError(t *testing.T) {
-	s := &Simulator{}
-	done := make(chan error, 1)
-	go func() {
-		_, err := s.Launch(Kernel{Name: "early_return", Grid: Dim3{3, 1, 1}, Block: Dim3{4, 2, 1}, Body: func(t *Thread) {
-			if t.ThreadIdx.X == 0 {
-				return
-			}
-			t.Sync()
-		}})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		require.Error(t, err)
-		assert.ErrorIs(t, err, ErrBarrier)
-		assert.Contains(t, err.Error(),
-			"barrier 1 of block (0,0,0) reached by 6 of 8 threads: threads (0,0,0), (0,1,0) returned without reaching it")
-		assert.Contains(t, err.Error(), "(and 2 more failures)") // blocks 1 and 2
-	case <-time.After(20 * time.Second):
-		t.Fatal("a barrier reached by part of the block hangs")
-	}
-	st := s.Last()
-	assert.Equal(t, int64(3), st.FaultCount)
-	assert.Equal(t, int64(3), st.BlocksRun)
-}
-
-// TestBarrierInLoop runs a tree reduction with a barrier in a loop and
-// checks the sums of every block against a plain loop, and the counters
-// against the reduction's closed form.
-func TestBarrierInLoop(t *testing.T) {
-	const threads, blocks = 64, 5
-	r := rand.New(rand.NewPCG(rand.Uint64(), 2))
-	data := make([]float32, threads*blocks)
-	for i := range data {
-		data[i] = float32(r.IntN(100)) // small integers: sums are exact
-	}
-	in := &Global{Name: "in", Data: data}
-	out := &Global{Name: "out", Data: make([]float32, blocks)}
-	s := &Simulator{}
-	st, err := s.Launch(Kernel{Name: "reduce", Grid: Dim3{blocks, 1, 1}, Block: Dim3{threads, 1, 1}, Body: func(t *Thread) {
-		tid := t.ThreadIdx.X
-		part := t.Shared1("part_s", threads)
-		part.Store(tid, t.Load(in, t.BlockIdx.X*threads+tid))
-		for stride := threads / 2; stride > 0; stride /= 2 {
-			t.Sync()
-			if tid < stride {
-				part.Store(tid, part.Load(tid)+part.Load(tid+stride))
-				t.Flops(1)
-			}
-		}
-		if tid == 0 {
-			t.Store(out, t.BlockIdx.X, part.Load(0))
-		}
-	}})
-	require.NoError(t, err)
-	for b := range blocks {
-		var sum float32
-		for _, v := range data[b*threads : (b+1)*threads] {
-			sum += v
-		}
-		assert.Equal(t, sum, out.Data[b], "block %d", b)
-	}
-	// threads−1 additions per block, each with two shared loads and a
-	// store, plus the first store of every thread and the final load.
-	assert.Equal(t, int64(blocks*(threads-1)), st.Flops)
-	assert.Equal(t, int64(blocks*threads), st.GlobalLoads)
-	assert.Equal(t, int64(blocks), st.GlobalStores)
-	assert.Equal(t, int64(blocks*(2*(threads-1)+1)), st.SharedLoads)
-	assert.Equal(t, int64(blocks*(threads+threads-1)), st.SharedStores)
-	assert.Equal(t, Float32Bytes*st.SharedLoads, st.SharedLoadBytes)
-	assert.Equal(t, int64(blocks*7), st.Intervals) // log2(64) = 6 barriers, 7 intervals
-	assert.Equal(t, threads*Float32Bytes, st.SharedBytesPerBlock)
-	assert.Zero(t, st.HazardCounts.Total())
-}
-
-// reverse is a block that reverses an array through shared memory, with or
-// without the barrier between the writes and the reads.
-func reverse(n int, in, out *Global, sync bool) Kernel {
-	return Kernel{Name: "reverse", Grid: Dim3{1, 1, 1}, Block: Dim3{n, 1, 1}, Body: func(t *Thread) {
-		tid := t.ThreadIdx.X
-		s := t.Shared1("s", n)
-		s.Store(tid, t.Load(in, tid))
-		if sync {
-			t.Sync()
-		}
-		t.Store(out, tid, s.Load(n-1-tid))
-	}}
-}
-
-func TestRemovingABarrierIsARace(t *testing.T) {
-	const n = 8
-	data := make([]float32, n)
-	for i := range data {
-		data[i] = float32(i + 1)
-	}
-	in := &Global{Name: "in", Data: data}
-	out := &Global{Name: "out", Data: make([]float32, n)}
-	s := &Simulator{}
-	_, err := s.Launch(reverse(n, in, out, true))
-	require.NoError(t, err)
-	for i := range n {
-		assert.Equal(t, data[n-1-i], out.Data[i])
-	}
-
-	st, err := s.Launch(reverse(n, in, out, false))
-	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrHazard)
-	// Every thread reads an element another thread writes in the same
-	// interval: n reads after write, whichever thread runs first.
-	assert.Equal(t, HazardCounts{ReadAfterWrite: n}, st.HazardCounts)
-	// Threads run in order: the first race seen is thread 4 writing s[4],
-	// which thread 3 had already read, unwritten.
-	assert.Contains(t, err.Error(),
-		"race: thread (3,0,0) of block (0,0,0) reads s[4] written by thread (4,0,0) with no barrier between (and 7 more hazards)")
-	require.NotEmpty(t, st.Hazards)
-	h := st.Hazards[0]
-	assert.Equal(t, ReadAfterWrite, h.Kind)
-	assert.Equal(t, []int{4}, h.Index)
-	assert.Equal(t, 0, h.Interval)
-}
-
-// TestRaceReportFormat reproduces the report of a missing barrier in a
-// block other than the first, with a 3D shared array.
-func TestRaceReportFormat(t *testing.T) {
-	s := &Simulator{}
-	st, err := s.Launch(Kernel{Name: "race", Grid: Dim3{1, 3, 2}, Block: Dim3{5, 2, 1}, Body: func(t *Thread) {
-		in_s := t.Shared3("in_s", 1, 2, 5)
-		if t.BlockIdx != (Dim3{0, 2, 1}) {
-			return
-		}
-		if t.ThreadIdx == (Dim3{4, 1, 0}) {
-			in_s.Store(0, 1, 4, 1)
-		}
-		if t.ThreadIdx == (Dim3{3, 1, 0}) {
-			_ = in_s.Load(0, 1, 4)
-		}
-	}})
-	require.ErrorIs(t, err, ErrHazard)
-	assert.Contains(t, err.Error(),
-		"race: thread (3,1,0) of block (0,2,1) reads in_s[0][1][4] written by thread (4,1,0) with no barrier between")
-	assert.Equal(t, int64(1), st.HazardCounts.Total())
-}
-
-func TestWriteAfterReadAndWriteAfterWrite(t *testing.T) {
-	s := &Simulator{}
-	// Thread 0 reads x_s[0], which thread 1 wrote before the barrier;
-	// after the barrier, thread 1 overwrites it with no barrier in between.
-	st, err := s.Launch(Kernel{Name: "war", Grid: Dim3{1, 1, 1}, Block: Dim3{2, 1, 1}, Body: func(t *Thread) {
-		x := t.Shared1("x_s", 1)
-		if t.ThreadIdx.X == 1 {
-			x.Store(0, 1)
-		}
-		t.Sync()
-		if t.ThreadIdx.X == 0 {
-			_ = x.Load(0)
-		} else {
-			x.Store(0, 2)
-		}
-	}})
-	require.ErrorIs(t, err, ErrHazard)
-	assert.Equal(t, HazardCounts{WriteAfterRead: 1}, st.HazardCounts)
-	assert.Contains(t, err.Error(), "race: thread (1,0,0) of block (0,0,0) writes x_s[0] read by thread (0,0,0) with no barrier between")
-	assert.Equal(t, 1, st.Hazards[0].Interval)
-
-	// Two threads writing different values; the same value is no race.
-	st, err = s.Launch(Kernel{Name: "waw", Grid: Dim3{1, 1, 1}, Block: Dim3{3, 1, 1}, Body: func(t *Thread) {
-		flag := t.Shared1("flag_s", 2)
-		flag.Store(0, 1)
-		flag.Store(1, float32(t.ThreadIdx.X))
-	}})
-	require.ErrorIs(t, err, ErrHazard)
-	assert.Equal(t, HazardCounts{WriteAfterWrite: 2}, st.HazardCounts)
-	assert.Contains(t, err.Error(), "race: thread (1,0,0) of block (0,0,0) writes flag_s[1], also written by thread (0,0,0) with no barrier between")
-}
-
-func TestUninitialisedRead(t *testing.T) {
-	out := &Global{Name: "out", Data: make([]float32, 4)}
-	s := &Simulator{}
-	// Only even threads load; every thread reads its right neighbour's slot
-	// after the barrier.
-	st, err := s.Launch(Kernel{Name: "uninit", Grid: Dim3{2, 1, 1}, Block: Dim3{4, 1, 1}, Body: func(t *Thread) {
-		tid := t.ThreadIdx.X
-		x := t.Shared1("x_s", 5)
-		if tid%2 == 0 {
-			x.Store(tid, float32(tid))
-		}
-		t.Sync()
-		if t.BlockIdx.X == 1 {
-			t.Store(out, tid, x.Load(tid+1))
-		}
-	}})
-	require.ErrorIs(t, err, ErrHazard)
-	// Block 1: thread 1 reads x_s[2], which thread 2 wrote; threads 0, 2
-	// and 3 read x_s[1], x_s[3] and x_s[4], which no thread wrote.
-	assert.Equal(t, HazardCounts{Uninitialised: 3}, st.HazardCounts)
-	assert.Contains(t, err.Error(), "uninitialised read: thread (0,0,0) of block (1,0,0) reads x_s[1], which no thread of the block wrote")
-	// An uninitialised read gives NaN, never a value left by another block.
-	assert.True(t, out.Data[0] != out.Data[0])
-	assert.Equal(t, float32(2), out.Data[1])
-}
-
-func TestFaultsAreErrorsNotPanics(t *testing.T) {
-	in := &Global{Name: "in", Data: make([]float32, 10)}
-	s := &Simulator{}
-	_, err := s.Launch(Kernel{Name: "oob", Grid: Dim3{1, 1, 1}, Block: Dim3{4, 1, 1}, Body: func(t *Thread) {
-		_ = t.Load(in, 10+t.ThreadIdx.X)
-	}})
-	require.ErrorIs(t, err, ErrFault)
-	assert.Contains(t, err.Error(), "thread (0,0,0) of block (0,0,0) loads in[10] outside its 10 elements (and 3 more failures)")
-
-	_, err = s.Launch(Kernel{Name: "shared_oob", Grid: Dim3{1, 1, 1}, Block: Dim3{2, 1, 1}, Body: func(t *Thread) {
-		x := t.Shared3("x_s", 2, 2, 2)
-		x.Store(t.ThreadIdx.X, 2, 0, 1)
-	}})
-	require.ErrorIs(t, err, ErrFault)
-	assert.Contains(t, err.Error(), "writes x_s[0][2][0] outside x_s[2][2][2]")
-
-	// A panic in the kernel's own code, with other threads waiting at a
-	// barrier: the launch fails and does not hang.
-	_, err = s.Launch(Kernel{Name: "panics", Grid: Dim3{2, 1, 1}, Block: Dim3{4, 1, 1}, Body: func(t *Thread) {
-		var table []int
-		if t.ThreadIdx.X == 2 {
-			_ = table[t.ThreadIdx.X]
-		}
-		t.Sync()
-	}})
-	require.ErrorIs(t, err, ErrFault)
-	assert.Contains(t, err.Error(), "thread (2,0,0) of block (0,0,0) panicked")
-
-	// The simulator is still usable afterwards.
-	out := &Global{Name: "out", Data: make([]float32, 8)}
-	_, err = s.Launch(reverse(8, &Global{Data: make([]float32, 8)}, out, true))
-	assert.NoError(t, err)
-}
-
 func TestLaunchIsDeterministic(t *testing.T) {
 	sc := newSweepCase(t, 23)
-	run := func(workers int) ([]float32, Stats, error) {
+	run := func(workers int) ([]float32, sim.Stats, error) {
 		dst := sc.dst.Clone()
-		s := &Simulator{Tile: 6, Workers: workers}
+		s := &simT{tile: 6, workers: workers}
 		err := s.Run(BrokenTiledNoBarrier, dst, sc.src, sc.c)
 		return dst.Data, s.Last(), err
 	}
@@ -456,21 +128,45 @@ func TestLaunchIsDeterministic(t *testing.T) {
 }
 
 func TestRunChecksItsGrids(t *testing.T) {
-	s := &Simulator{}
-	a, _ := NewGrid3[float32](5, 6, 7)
-	b, _ := NewGrid3[float32](5, 6, 7)
-	assert.ErrorIs(t, s.Run(TiledKernel, a, b, DistinctCoeffs()), ErrSize)
+	s := &simT{}
 	c, _ := NewCube[float32](5)
 	assert.ErrorIs(t, s.Run(TiledKernel, c, c, DistinctCoeffs()), ErrMismatch)
 	assert.ErrorIs(t, s.Run(TiledKernel, nil, c, DistinctCoeffs()), ErrMismatch)
+	a, _ := NewGrid3[float32](5, 6, 7)
+	assert.ErrorIs(t, s.Run(TiledKernel, a, c, DistinctCoeffs()), ErrMismatch)
+	flat, _ := NewGrid3[float32](2, 6, 7)
+	flat2, _ := NewGrid3[float32](2, 6, 7)
+	assert.ErrorIs(t, s.Run(TiledKernel, flat, flat2, DistinctCoeffs()), ErrSize)
 	d, _ := NewCube[float32](5)
-	s.Tile = 2
+	s.tile = 2
 	assert.ErrorContains(t, s.Run(TiledKernel, d, c, DistinctCoeffs()), "IN_TILE_DIM = 2 leaves no output tile")
 	assert.Error(t, s.Run(nil, d, c, DistinctCoeffs()))
 }
 
+// TestKernelsRunOnAnyShape runs every simulated step on grids whose three
+// sides differ and fit no tile evenly, against the reference.
+func TestKernelsRunOnAnyShape(t *testing.T) {
+	for _, step := range Names3(Simulated) {
+		for _, shape := range [][3]int{{5, 9, 13}, {14, 3, 7}, {3, 3, 3}, {11, 17, 4}} {
+			sc := newSweepCaseShape(t, shape[0], shape[1], shape[2])
+			res, err := Execute(Run{Step: step, Backend: Sim, Config: Config{Tile: 5}, Src: sc.src, Dst: sc.dst, C: sc.c})
+			require.NoError(t, err, "%s on %v", step, shape)
+			d, err := Compare3(res.Out, sc.want)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, d.MaxAbs, 1e-5, "%s on %v, seed %d", step, shape, sc.seed)
+			assert.Zero(t, boundaryChanged(res.Out, sc.want), "%s on %v: boundary written", step, shape)
+			in := int64(shape[0]-2) * int64(shape[1]-2) * int64(shape[2]-2)
+			assert.Equal(t, Flops7*in, res.Stats.Flops, "%s on %v", step, shape)
+			cost, err := CostGrid(step, shape[0], shape[1], shape[2], 5)
+			require.NoError(t, err)
+			assert.Equal(t, cost.Loads, res.Stats.GlobalLoads, "%s on %v: loads against the model", step, shape)
+		}
+	}
+}
+
 func TestSimStepsAreRegistered(t *testing.T) {
-	for _, step := range []string{"basic", "tiled", "coarsened", "register_tiled"} {
+	assert.Equal(t, []string{"basic", "tiled", "coarsened", "register_tiled"}, Names3(Simulated))
+	for _, step := range Names3(Simulated) {
 		assert.Contains(t, Backends(step), Sim)
 		sweep, err := Sweeper(step, Sim, Config{})
 		require.NoError(t, err)
@@ -480,12 +176,14 @@ func TestSimStepsAreRegistered(t *testing.T) {
 		require.NoError(t, err)
 		assert.LessOrEqual(t, d.MaxAbs, 1e-5, step)
 	}
-	k, err := SimKernel("register")
+	st, err := LookupStep3("register")
 	require.NoError(t, err)
-	kern, err := k(StencilArgs{N: 10})
+	kern, err := st.Kernel(StencilArgs{NZ: 10, NY: 10, NX: 10})
 	require.NoError(t, err)
-	assert.Equal(t, KernelRegisterTiled, kern.Name)
-	_, err = SimKernel("reference")
+	assert.Equal(t, "register_tiled", kern.Name)
+	_, _, err = LookupKernel("reference")
+	assert.ErrorIs(t, err, ErrUnknown)
+	_, err = Sweeper("reference", Sim, Config{})
 	assert.ErrorIs(t, err, ErrUnknown)
 
 	// Impossible tiles are refused when the sweep is built.
@@ -497,21 +195,45 @@ func TestSimStepsAreRegistered(t *testing.T) {
 	assert.ErrorContains(t, err, "1331 threads exceeds 1024")
 	_, err = Sweeper("register_tiled", Sim, Config{Tile: 33})
 	assert.ErrorContains(t, err, "block 33×33 = 1089 threads exceeds 1024")
-	assert.True(t, errors.Is(err, ErrLimit))
+	assert.True(t, errors.Is(err, sim.ErrLimit))
 }
 
-func TestSimulatorMethodsAreSweeps(t *testing.T) {
-	s := &Simulator{Tile: 6}
-	for name, sweep := range map[string]SweepFunc{
-		"basic": s.Basic, "tiled": s.Tiled, "coarsened": s.Coarsened, "register_tiled": s.RegisterTiled,
-	} {
+func TestExecuteOnTheSimulator(t *testing.T) {
+	for _, name := range Names3(Simulated) {
 		sc := newSweepCase(t, 13)
-		require.NoError(t, sweep(sc.dst, sc.src, sc.c), name)
-		d, err := Compare3(sc.dst, sc.want)
+		res, err := Execute(Run{Step: name, Backend: Sim, Config: Config{Tile: 6}, Src: sc.src, Dst: sc.dst, C: sc.c, Reps: 2})
+		require.NoError(t, err, name)
+		d, err := Compare3(res.Out, sc.want)
 		require.NoError(t, err)
 		assert.LessOrEqual(t, d.MaxAbs, 1e-5, name)
-		st := s.Last()
+		st := res.Stats
 		assert.Equal(t, name, st.Kernel)
 		assert.Equal(t, Flops7*int64(11*11*11), st.Flops, name)
+		assert.Len(t, res.Millis, 2)
+		assert.Equal(t, "CPU simulator", res.Device)
+		assert.Equal(t, 6, res.Config.Tile)
 	}
+	// A broken kernel runs under its own name, with its step's defaults.
+	res, err := Execute(Run{Step: "tiled_no_barrier", Backend: Sim, NZ: 9, NY: 10, NX: 11, Seed: 3, C: DistinctCoeffs()})
+	require.ErrorIs(t, err, sim.ErrHazard)
+	assert.Equal(t, err, res.Err)
+	assert.Equal(t, TiledDefaultTile, res.Config.Tile)
+	assert.Positive(t, res.Stats.HazardCounts.ReadAfterWrite)
+	_, err = Execute(Run{Step: "tiled_no_barrier", Backend: CPU, NZ: 9, NY: 9, NX: 9})
+	assert.ErrorContains(t, err, "runs on the simulator only")
 }
+
+// simT runs stencil kernels on a fresh simulator with a tile and keeps the
+// counters of the last launch, as the tests read them.
+type simT struct {
+	tile, workers int
+	last          sim.Stats
+}
+
+func (s *simT) Run(k StencilKernel, dst, src *Grid3[float32], c Coeffs) error {
+	st, err := Simulate(&sim.Simulator{Workers: s.workers}, k, Config{Tile: s.tile}, dst, src, c)
+	s.last = st
+	return err
+}
+
+func (s *simT) Last() sim.Stats { return s.last }

@@ -39,8 +39,8 @@ func parseVariant(s string) (benchConfig, error) {
 	if err != nil {
 		return benchConfig{}, err
 	}
-	if !slices.Contains(gpu.Steps3, step.Name) {
-		return benchConfig{}, fmt.Errorf("-variant %q: %s does not run on the GPU (the 3D steps are %s)", s, step.Name, strings.Join(gpu.Steps3, ", "))
+	if !slices.Contains(gpu.Steps3(), step.Name) {
+		return benchConfig{}, fmt.Errorf("-variant %q: %s does not run on the GPU (the 3D steps are %s)", s, step.Name, strings.Join(gpu.Steps3(), ", "))
 	}
 	c := benchConfig{label: step.Name, step: step.Name}
 	if rest == "" {
@@ -254,7 +254,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("stencil bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	kernels := fs.String("kernels", strings.Join(gpu.Steps3, ","), "3D steps to time, comma-separated (may be empty with -variant)")
+	kernels := fs.String("kernels", strings.Join(gpu.Steps3(), ","), "3D steps to time, comma-separated (may be empty with -variant)")
 	sizes := fs.String("n", "256,512,1024", "grid sides N, comma-separated (N×N×N grids)")
 	reps := fs.Int("reps", 100, "timed launches per kernel; the table gives the median")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")

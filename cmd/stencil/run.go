@@ -8,9 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"stencillab.dev/lab"
 )
@@ -29,15 +27,6 @@ type field struct {
 	Value any    // JSON value
 	Text  string // summary text
 }
-
-// runHook lets a backend build its own sweep for `stencil run` and report
-// extra fields after it ran (the simulator's counted traffic, say). report
-// is called once, after the last timed run.
-type runHook func(step string, cfg lab.Config) (sweep lab.SweepFunc, report func() []field, err error)
-
-// runHooks maps a backend name to its hook; backends without one are built
-// with lab.Sweeper.
-var runHooks = map[string]runHook{}
 
 // runResult is the JSON form of a run.
 type runResult struct {
@@ -67,7 +56,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("stencil run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	kernel := fs.String("kernel", "reference", "step to run: reference, basic, tiled, coarsened, register_tiled, fast")
+	kernel := fs.String("kernel", "reference", "step to run: "+strings.Join(lab.Names3(nil), ", "))
 	backend := fs.String("backend", lab.CPU, "where to run it: cpu, sim or gpu")
 	n := fs.Int("n", 256, "grid side N (the grid is N×N×N, N ≥ 3)")
 	tile := fs.Int("tile", 0, "input tile dimension IN_TILE_DIM (0: the step's default)")
@@ -104,31 +93,18 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if !slices.Contains([]string{lab.CPU, lab.Sim, lab.GPU}, *backend) {
 		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
 	}
-	cfg := lab.Config{Tile: *tile}
-
-	sweep, report, err := buildSweep(step.Name, *backend, cfg)
+	res, err := lab.Execute(lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile},
+		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps})
 	if err != nil {
-		return 1, err
-	}
-	src, err := lab.NewCube[float32](*n)
-	if err != nil {
-		return 2, err
-	}
-	src.FillRandom(*seed)
-	dst := src.Clone() // boundary cells carry over unchanged
-
-	times := make([]float64, 0, *reps)
-	for range *reps {
-		start := time.Now()
-		if err := sweep(dst, src, lab.DistinctCoeffs()); err != nil {
-			return 1, fmt.Errorf("%s on %s: %w", step.Name, *backend, err)
+		if res.Out == nil {
+			return 1, err
 		}
-		times = append(times, float64(time.Since(start).Nanoseconds())/1e6)
+		return 1, fmt.Errorf("%s on %s: %w", step.Name, *backend, err)
 	}
-	sort.Float64s(times)
-	ms := times[len(times)/2]
+	src, dst := res.Src, res.Out
+	ms := res.MedianWall()
 	interior := float64(src.Interior())
-	res := runResult{
+	out := runResult{
 		Kernel: step.Name, Backend: *backend, N: *n, Tile: *tile, Reps: *reps, Ms: ms,
 		GBps:   8 * interior / (ms * 1e6),
 		GFlops: lab.Flops7 * interior / (ms * 1e6),
@@ -142,25 +118,27 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return 1, err
 		}
-		res.MaxAbsErr, res.RelL2Err = &d.MaxAbs, &d.RelL2
+		out.MaxAbsErr, out.RelL2Err = &d.MaxAbs, &d.RelL2
 	}
-	var extra []field
-	if report != nil {
-		extra = report()
-	}
+	extra := launchFields(res)
 	if *asJSON {
-		return 0, writeJSON(stdout, res, extra)
+		return 0, writeJSON(stdout, out, extra)
 	}
-	printSummary(stdout, res, step, extra)
+	printSummary(stdout, out, step, extra)
 	return 0, nil
 }
 
-func buildSweep(step, backend string, cfg lab.Config) (lab.SweepFunc, func() []field, error) {
-	if hook, ok := runHooks[backend]; ok {
-		return hook(step, cfg)
+// launchFields are the summary lines and JSON fields a backend adds about
+// the launch: the simulator's counted traffic, or the GPU's launch and
+// kernel time.
+func launchFields(res lab.Result) []field {
+	switch {
+	case res.Backend == lab.Sim:
+		return simFields(res)
+	case res.TimedByBackend():
+		return gpuFields(res)
 	}
-	s, err := lab.Sweeper(step, backend, cfg)
-	return s, nil, err
+	return nil
 }
 
 // writeJSON prints res and the extra fields as one JSON object.

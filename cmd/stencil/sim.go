@@ -6,37 +6,14 @@ import (
 	"stencillab.dev/lab"
 )
 
-// The simulator backend of `stencil run`: the sweep runs one of the
-// chapter's kernels on lab's simulated CUDA device, and the summary adds
-// the traffic the simulator counted and the measured arithmetic intensity
-// next to the model's.
-
-func init() {
-	runHooks[lab.Sim] = simHook
-}
-
-// simHook builds the simulated kernel of step. An impossible tile is
-// refused here, with the limit it breaks, before any grid is allocated.
-func simHook(step string, cfg lab.Config) (lab.SweepFunc, func() []field, error) {
-	k, err := lab.SimKernel(step)
-	if err != nil {
-		return nil, nil, err
-	}
-	sim := lab.NewSimulator(cfg)
-	if err := sim.Check(k); err != nil {
-		return nil, nil, err
-	}
-	n := 0
-	sweep := func(dst, src *lab.Grid3[float32], c lab.Coeffs) error {
-		n = src.NX
-		return sim.Run(k, dst, src, c)
-	}
-	return sweep, func() []field { return simFields(step, n, sim.Last()) }, nil
-}
+// The simulator's part of `stencil run`'s summary: the traffic the
+// simulator counted and the measured arithmetic intensity next to the
+// model's.
 
 // simFields turns the Stats of the last launch into summary lines and JSON
 // fields.
-func simFields(step string, n int, st lab.Stats) []field {
+func simFields(res lab.Result) []field {
+	st, step, n := res.Stats, res.Step, res.NX
 	bytes := func(key, label string, b, elems int64) field {
 		return field{Key: key, Label: label, Value: b, Text: fmt.Sprintf("%d B (%d elements)", b, elems)}
 	}
@@ -54,13 +31,10 @@ func simFields(step string, n int, st lab.Stats) []field {
 	measured := st.OpPerByte()
 	fs = append(fs, field{Key: "op_per_byte", Label: "Intensity", Value: measured,
 		Text: fmt.Sprintf("%.4f OP/B measured (flops over global load bytes)", measured)})
-	// The block edge is the tile T of all four kernels.
-	T := st.Block.X
+	T := res.Config.Tile
 	if model, err := lab.IntensityN(step, n, T); err == nil {
-		slides := lab.IntensityBasic()
-		if step != lab.KernelBasic {
-			slides = lab.IntensityTiled(float64(T))
-		}
+		far, _ := lab.Cost(step, max(T, 3))
+		slides := far.OpPerByte()
 		fs = append(fs, field{Key: "model_op_per_byte", Label: "Model intensity", Value: model,
 			Text: fmt.Sprintf("%.4f OP/B on %d³ with edge blocks; %.2f for a block far from the edges", model, n, slides)})
 	}

@@ -56,5 +56,6 @@ func TestRunSimRejectsLargeBlocks(t *testing.T) {
 	}
 	code, _, errOut := stencil("run", "-backend", "sim", "-kernel", "reference", "-n", "9")
 	assert.NotEqual(t, 0, code)
-	assert.Contains(t, errOut, "no simulated kernel")
+	assert.Contains(t, errOut, `step "reference" on backend "sim"`)
+	assert.Contains(t, errOut, "it runs on: cpu")
 }

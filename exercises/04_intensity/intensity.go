@@ -28,7 +28,7 @@
 //     one at T = 8 and T = 32.
 //  3. MaxTile(kernel, lim) is the largest T whose block fits both
 //     lim.MaxThreads threads and lim.MaxSharedBytes bytes of shared memory
-//     (CUDA: 1024 and 48 KiB, lab.DefaultLimits), and the limit that stops
+//     (CUDA: 1024 and 48 KiB, sim.DefaultLimits), and the limit that stops
 //     T+1: "threads" when the block of T+1 has too many threads (checked
 //     first), else "shared memory".
 //
@@ -46,6 +46,7 @@ import (
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // errNotImplemented is what a function returns until you write it.
@@ -99,7 +100,7 @@ func Intensity(kernel string, T int) (float64, error) {
 // MaxTile returns the largest input tile T for which a block of kernel
 // fits lim, and the limit that a tile of T+1 breaks: "threads" or
 // "shared memory".
-func MaxTile(kernel string, lim lab.Limits) (int, string, error) {
+func MaxTile(kernel string, lim sim.Limits) (int, string, error) {
 	// BEGIN SOLUTION
 	if lim.MaxThreads <= 0 || lim.MaxSharedBytes <= 0 {
 		return 0, "", fmt.Errorf("intensity: limits %+v must be positive", lim)

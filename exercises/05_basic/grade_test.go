@@ -8,4 +8,4 @@ import (
 )
 
 // TestGrade runs the graded checks of this exercise on Basic.
-func TestGrade(t *testing.T) { grading.Test(t, checks.Basic(Basic)) }
+func TestGrade(t *testing.T) { grading.Test(t, checks.KernelExercise("basic", Basic)) }

@@ -8,4 +8,4 @@ import (
 )
 
 // TestGrade runs the graded checks of this exercise on Tiled.
-func TestGrade(t *testing.T) { grading.Test(t, checks.Tiled(Tiled)) }
+func TestGrade(t *testing.T) { grading.Test(t, checks.KernelExercise("tiled", Tiled)) }

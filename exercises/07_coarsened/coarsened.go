@@ -16,8 +16,8 @@
 //	inNext_s := t.Shared2("inNext_s", IN_TILE_DIM, IN_TILE_DIM)   // plane i+1
 //
 // Thread (tx, ty) stands for the column j = blockIdx.y*OUT_TILE_DIM + ty −
-// 1, k = blockIdx.x*OUT_TILE_DIM + tx − 1. The grid has (N−2)/OUT_TILE_DIM
-// + 1 blocks along each axis, z included.
+// 1, k = blockIdx.x*OUT_TILE_DIM + tx − 1. The grid has (n−2)/OUT_TILE_DIM
+// + 1 blocks along each axis of n points, z included.
 //
 //  1. Load planes iStart−1 and iStart into inPrev_s and inCurr_s, each
 //     element only where the point is in the grid.
@@ -43,6 +43,7 @@ import (
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // errNotImplemented is what a function returns until you write it.
@@ -50,26 +51,25 @@ var errNotImplemented = grading.ErrNotImplemented
 
 // Coarsened prepares the seven-point kernel coarsened in z of Fig. 8.10 for
 // the arguments a.
-func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
+func Coarsened(a lab.StencilArgs) (sim.Kernel, error) {
 	// BEGIN SOLUTION
 	IN_TILE_DIM := a.Tile
 	if IN_TILE_DIM == 0 {
 		IN_TILE_DIM = lab.CoarsenedDefaultTile
 	}
 	if IN_TILE_DIM < 3 {
-		return lab.Kernel{}, fmt.Errorf("coarsened: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
+		return sim.Kernel{}, fmt.Errorf("coarsened: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
 	}
 	OUT_TILE_DIM := IN_TILE_DIM - 2
-	N := a.N
+	nz, ny, nx := a.NZ, a.NY, a.NX
 	in, out := a.In, a.Out
 	c0, c1, c2, c3 := float32(a.C[0]), float32(a.C[1]), float32(a.C[2]), float32(a.C[3])
 	c4, c5, c6 := float32(a.C[4]), float32(a.C[5]), float32(a.C[6])
-	blocks := (N-2)/OUT_TILE_DIM + 1
-	return lab.Kernel{
+	return sim.Kernel{
 		Name:  "coarsened",
-		Grid:  lab.Dim3{X: blocks, Y: blocks, Z: blocks},
-		Block: lab.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
-		Body: func(t *lab.Thread) {
+		Grid:  sim.Dim3{X: (nx-2)/OUT_TILE_DIM + 1, Y: (ny-2)/OUT_TILE_DIM + 1, Z: (nz-2)/OUT_TILE_DIM + 1},
+		Block: sim.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
+		Body: func(t *sim.Thread) {
 			ty, tx := t.ThreadIdx.Y, t.ThreadIdx.X
 			iStart := t.BlockIdx.Z * OUT_TILE_DIM
 			j := t.BlockIdx.Y*OUT_TILE_DIM + ty - 1
@@ -77,21 +77,21 @@ func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
 			inPrev_s := t.Shared2("inPrev_s", IN_TILE_DIM, IN_TILE_DIM)
 			inCurr_s := t.Shared2("inCurr_s", IN_TILE_DIM, IN_TILE_DIM)
 			inNext_s := t.Shared2("inNext_s", IN_TILE_DIM, IN_TILE_DIM)
-			column := j >= 0 && j < N && k >= 0 && k < N
-			if column && iStart-1 >= 0 && iStart-1 < N {
-				inPrev_s.Store(ty, tx, t.Load(in, (iStart-1)*N*N+j*N+k))
+			column := j >= 0 && j < ny && k >= 0 && k < nx
+			if column && iStart-1 >= 0 && iStart-1 < nz {
+				inPrev_s.Store(ty, tx, t.Load(in, ((iStart-1)*ny+j)*nx+k))
 			}
-			if column && iStart < N {
-				inCurr_s.Store(ty, tx, t.Load(in, iStart*N*N+j*N+k))
+			if column && iStart < nz {
+				inCurr_s.Store(ty, tx, t.Load(in, (iStart*ny+j)*nx+k))
 			}
 			inner := ty >= 1 && ty < IN_TILE_DIM-1 && tx >= 1 && tx < IN_TILE_DIM-1
 			for i := iStart; i < iStart+OUT_TILE_DIM; i++ {
-				if column && i+1 < N {
-					inNext_s.Store(ty, tx, t.Load(in, (i+1)*N*N+j*N+k))
+				if column && i+1 < nz {
+					inNext_s.Store(ty, tx, t.Load(in, ((i+1)*ny+j)*nx+k))
 				}
 				t.Sync()
-				if inner && i >= 1 && i < N-1 && j >= 1 && j < N-1 && k >= 1 && k < N-1 {
-					t.Store(out, i*N*N+j*N+k, c0*inCurr_s.Load(ty, tx)+
+				if inner && i >= 1 && i < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1 {
+					t.Store(out, (i*ny+j)*nx+k, c0*inCurr_s.Load(ty, tx)+
 						c1*inCurr_s.Load(ty, tx-1)+
 						c2*inCurr_s.Load(ty, tx+1)+
 						c3*inCurr_s.Load(ty-1, tx)+
@@ -110,6 +110,6 @@ func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
 	}, nil
 	// END SOLUTION
 	// BEGIN STUB
-	// return lab.Kernel{}, errNotImplemented
+	// return sim.Kernel{}, errNotImplemented
 	// END STUB
 }

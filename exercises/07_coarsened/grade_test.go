@@ -8,4 +8,4 @@ import (
 )
 
 // TestGrade runs the graded checks of this exercise on Coarsened.
-func TestGrade(t *testing.T) { grading.Test(t, checks.Coarsened(Coarsened)) }
+func TestGrade(t *testing.T) { grading.Test(t, checks.KernelExercise("coarsened", Coarsened)) }

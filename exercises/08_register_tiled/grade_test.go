@@ -8,4 +8,4 @@ import (
 )
 
 // TestGrade runs the graded checks of this exercise on RegisterTiled.
-func TestGrade(t *testing.T) { grading.Test(t, checks.RegisterTiled(RegisterTiled)) }
+func TestGrade(t *testing.T) { grading.Test(t, checks.KernelExercise("register_tiled", RegisterTiled)) }

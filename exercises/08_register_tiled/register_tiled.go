@@ -41,6 +41,7 @@ import (
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // errNotImplemented is what a function returns until you write it.
@@ -48,48 +49,47 @@ var errNotImplemented = grading.ErrNotImplemented
 
 // RegisterTiled prepares the register-tiled seven-point kernel of Fig.
 // 8.12 for the arguments a.
-func RegisterTiled(a lab.StencilArgs) (lab.Kernel, error) {
+func RegisterTiled(a lab.StencilArgs) (sim.Kernel, error) {
 	// BEGIN SOLUTION
 	IN_TILE_DIM := a.Tile
 	if IN_TILE_DIM == 0 {
 		IN_TILE_DIM = lab.CoarsenedDefaultTile
 	}
 	if IN_TILE_DIM < 3 {
-		return lab.Kernel{}, fmt.Errorf("register_tiled: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
+		return sim.Kernel{}, fmt.Errorf("register_tiled: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
 	}
 	OUT_TILE_DIM := IN_TILE_DIM - 2
-	N := a.N
+	nz, ny, nx := a.NZ, a.NY, a.NX
 	in, out := a.In, a.Out
 	c0, c1, c2, c3 := float32(a.C[0]), float32(a.C[1]), float32(a.C[2]), float32(a.C[3])
 	c4, c5, c6 := float32(a.C[4]), float32(a.C[5]), float32(a.C[6])
-	blocks := (N-2)/OUT_TILE_DIM + 1
-	return lab.Kernel{
+	return sim.Kernel{
 		Name:  "register_tiled",
-		Grid:  lab.Dim3{X: blocks, Y: blocks, Z: blocks},
-		Block: lab.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
-		Body: func(t *lab.Thread) {
+		Grid:  sim.Dim3{X: (nx-2)/OUT_TILE_DIM + 1, Y: (ny-2)/OUT_TILE_DIM + 1, Z: (nz-2)/OUT_TILE_DIM + 1},
+		Block: sim.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
+		Body: func(t *sim.Thread) {
 			ty, tx := t.ThreadIdx.Y, t.ThreadIdx.X
 			iStart := t.BlockIdx.Z * OUT_TILE_DIM
 			j := t.BlockIdx.Y*OUT_TILE_DIM + ty - 1
 			k := t.BlockIdx.X*OUT_TILE_DIM + tx - 1
 			var inPrev, inCurr, inNext float32
 			inCurr_s := t.Shared2("inCurr_s", IN_TILE_DIM, IN_TILE_DIM)
-			column := j >= 0 && j < N && k >= 0 && k < N
-			if column && iStart-1 >= 0 && iStart-1 < N {
-				inPrev = t.Load(in, (iStart-1)*N*N+j*N+k)
+			column := j >= 0 && j < ny && k >= 0 && k < nx
+			if column && iStart-1 >= 0 && iStart-1 < nz {
+				inPrev = t.Load(in, ((iStart-1)*ny+j)*nx+k)
 			}
-			if column && iStart < N {
-				inCurr = t.Load(in, iStart*N*N+j*N+k)
+			if column && iStart < nz {
+				inCurr = t.Load(in, (iStart*ny+j)*nx+k)
 				inCurr_s.Store(ty, tx, inCurr)
 			}
 			inner := ty >= 1 && ty < IN_TILE_DIM-1 && tx >= 1 && tx < IN_TILE_DIM-1
 			for i := iStart; i < iStart+OUT_TILE_DIM; i++ {
-				if column && i+1 < N {
-					inNext = t.Load(in, (i+1)*N*N+j*N+k)
+				if column && i+1 < nz {
+					inNext = t.Load(in, ((i+1)*ny+j)*nx+k)
 				}
 				t.Sync()
-				if inner && i >= 1 && i < N-1 && j >= 1 && j < N-1 && k >= 1 && k < N-1 {
-					t.Store(out, i*N*N+j*N+k, c0*inCurr+
+				if inner && i >= 1 && i < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1 {
+					t.Store(out, (i*ny+j)*nx+k, c0*inCurr+
 						c1*inCurr_s.Load(ty, tx-1)+
 						c2*inCurr_s.Load(ty, tx+1)+
 						c3*inCurr_s.Load(ty-1, tx)+
@@ -109,6 +109,6 @@ func RegisterTiled(a lab.StencilArgs) (lab.Kernel, error) {
 	}, nil
 	// END SOLUTION
 	// BEGIN STUB
-	// return lab.Kernel{}, errNotImplemented
+	// return sim.Kernel{}, errNotImplemented
 	// END STUB
 }

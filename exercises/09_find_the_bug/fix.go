@@ -29,31 +29,31 @@ import (
 	"fmt"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // Coarsened prepares the seven-point kernel coarsened in z of Fig. 8.10 for
 // the arguments a: blocks of IN_TILE_DIM×IN_TILE_DIM threads (a.Tile, or
 // 32 when it is 0) marching in z through OUT_TILE_DIM = IN_TILE_DIM − 2
 // output planes.
-func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
+func Coarsened(a lab.StencilArgs) (sim.Kernel, error) {
 	IN_TILE_DIM := a.Tile
 	if IN_TILE_DIM == 0 {
 		IN_TILE_DIM = lab.CoarsenedDefaultTile
 	}
 	if IN_TILE_DIM < 3 {
-		return lab.Kernel{}, fmt.Errorf("coarsened: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
+		return sim.Kernel{}, fmt.Errorf("coarsened: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
 	}
 	OUT_TILE_DIM := IN_TILE_DIM - 2
-	N := a.N
+	nz, ny, nx := a.NZ, a.NY, a.NX
 	in, out := a.In, a.Out
 	c0, c1, c2, c3 := float32(a.C[0]), float32(a.C[1]), float32(a.C[2]), float32(a.C[3])
 	c4, c5, c6 := float32(a.C[4]), float32(a.C[5]), float32(a.C[6])
-	blocks := (N-2)/OUT_TILE_DIM + 1
-	return lab.Kernel{
+	return sim.Kernel{
 		Name:  "coarsened",
-		Grid:  lab.Dim3{X: blocks, Y: blocks, Z: blocks},
-		Block: lab.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
-		Body: func(t *lab.Thread) {
+		Grid:  sim.Dim3{X: (nx-2)/OUT_TILE_DIM + 1, Y: (ny-2)/OUT_TILE_DIM + 1, Z: (nz-2)/OUT_TILE_DIM + 1},
+		Block: sim.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
+		Body: func(t *sim.Thread) {
 			iStart := t.BlockIdx.Z * OUT_TILE_DIM
 			j := t.BlockIdx.Y*OUT_TILE_DIM + t.ThreadIdx.Y - 1
 			k := t.BlockIdx.X*OUT_TILE_DIM + t.ThreadIdx.X - 1
@@ -61,21 +61,21 @@ func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
 			inPrev_s := t.Shared2("inPrev_s", IN_TILE_DIM, IN_TILE_DIM)
 			inCurr_s := t.Shared2("inCurr_s", IN_TILE_DIM, IN_TILE_DIM)
 			inNext_s := t.Shared2("inNext_s", IN_TILE_DIM, IN_TILE_DIM)
-			if iStart-1 >= 0 && iStart-1 < N && j >= 0 && j < N && k >= 0 && k < N {
-				inPrev_s.Store(ty, tx, t.Load(in, (iStart-1)*N*N+j*N+k))
+			if iStart-1 >= 0 && iStart-1 < nz && j >= 0 && j < ny && k >= 0 && k < nx {
+				inPrev_s.Store(ty, tx, t.Load(in, ((iStart-1)*ny+j)*nx+k))
 			}
-			if iStart >= 0 && iStart < N && j >= 0 && j < N && k >= 0 && k < N {
-				inCurr_s.Store(ty, tx, t.Load(in, iStart*N*N+j*N+k))
+			if iStart >= 0 && iStart < nz && j >= 0 && j < ny && k >= 0 && k < nx {
+				inCurr_s.Store(ty, tx, t.Load(in, (iStart*ny+j)*nx+k))
 			}
 			// BEGIN SOLUTION
 			for i := iStart; i < iStart+OUT_TILE_DIM; i++ {
-				if i+1 >= 0 && i+1 < N && j >= 0 && j < N && k >= 0 && k < N {
-					inNext_s.Store(ty, tx, t.Load(in, (i+1)*N*N+j*N+k))
+				if i+1 >= 0 && i+1 < nz && j >= 0 && j < ny && k >= 0 && k < nx {
+					inNext_s.Store(ty, tx, t.Load(in, ((i+1)*ny+j)*nx+k))
 				}
 				t.Sync()
-				if i >= 1 && i < N-1 && j >= 1 && j < N-1 && k >= 1 && k < N-1 {
+				if i >= 1 && i < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1 {
 					if ty >= 1 && ty < IN_TILE_DIM-1 && tx >= 1 && tx < IN_TILE_DIM-1 {
-						t.Store(out, i*N*N+j*N+k, c0*inCurr_s.Load(ty, tx)+
+						t.Store(out, (i*ny+j)*nx+k, c0*inCurr_s.Load(ty, tx)+
 							c1*inCurr_s.Load(ty, tx-1)+
 							c2*inCurr_s.Load(ty, tx+1)+
 							c3*inCurr_s.Load(ty-1, tx)+
@@ -86,7 +86,7 @@ func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
 					}
 				}
 				t.Sync()
-				if j >= 0 && j < N && k >= 0 && k < N {
+				if j >= 0 && j < ny && k >= 0 && k < nx {
 					inPrev_s.Store(ty, tx, inCurr_s.Load(ty, tx))
 					inCurr_s.Store(ty, tx, inNext_s.Load(ty, tx))
 				}
@@ -94,14 +94,14 @@ func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
 			// END SOLUTION
 			// BEGIN STUB: this kernel has two mistakes; find them and fix them.
 			// for i := iStart; i < iStart+OUT_TILE_DIM; i++ {
-			// 	if i+1 >= 0 && i+1 < N && j >= 0 && j < N && k >= 0 && k < N {
-			// 		inNext_s.Store(ty, tx, t.Load(in, (i+1)*N*N+j*N+k))
+			// 	if i+1 >= 0 && i+1 < nz && j >= 0 && j < ny && k >= 0 && k < nx {
+			// 		inNext_s.Store(ty, tx, t.Load(in, ((i+1)*ny+j)*nx+k))
 			// 	}
 			// }
 			// t.Sync()
-			// if iStart >= 1 && iStart < N-1 && j >= 1 && j < N-1 && k >= 1 && k < N-1 {
+			// if iStart >= 1 && iStart < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1 {
 			// 	if ty >= 1 && ty < IN_TILE_DIM-1 && tx >= 1 && tx < IN_TILE_DIM-1 {
-			// 		t.Store(out, iStart*N*N+j*N+k, c0*inCurr_s.Load(ty, tx)+
+			// 		t.Store(out, (iStart*ny+j)*nx+k, c0*inCurr_s.Load(ty, tx)+
 			// 			c1*inCurr_s.Load(ty, tx-1)+
 			// 			c2*inCurr_s.Load(ty, tx+1)+
 			// 			c3*inCurr_s.Load(ty+1, tx)+
@@ -112,7 +112,7 @@ func Coarsened(a lab.StencilArgs) (lab.Kernel, error) {
 			// 	}
 			// }
 			// t.Sync()
-			// if j >= 0 && j < N && k >= 0 && k < N {
+			// if j >= 0 && j < ny && k >= 0 && k < nx {
 			// 	inPrev_s.Store(ty, tx, inCurr_s.Load(ty, tx))
 			// 	inCurr_s.Store(ty, tx, inNext_s.Load(ty, tx))
 			// }

@@ -3,6 +3,7 @@ package checks
 import (
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // All returns every exercise in teaching order, with their checks but
@@ -10,7 +11,7 @@ import (
 // yet". The grader uses it to list the exercises and their points.
 func All() []grading.Exercise {
 	nyi := grading.ErrNotImplemented
-	return []grading.Exercise{
+	all := []grading.Exercise{
 		Sine(func(func(float64) float64, float64, float64, int) ([]float64, []float64, error) {
 			return nil, nil, nyi
 		}),
@@ -26,15 +27,14 @@ func All() []grading.Exercise {
 		Intensity(IntensityFuncs{
 			Cost:      func(string, int) (lab.BlockCost, error) { return lab.BlockCost{}, nyi },
 			Intensity: func(string, int) (float64, error) { return 0, nyi },
-			MaxTile:   func(string, lab.Limits) (int, string, error) { return 0, "", nyi },
+			MaxTile:   func(string, sim.Limits) (int, string, error) { return 0, "", nyi },
 		}),
-		Basic(stubKernel),
-		Tiled(stubKernel),
-		Coarsened(stubKernel),
-		RegisterTiled(stubKernel),
-		FindTheBug(stubKernel),
 	}
+	for _, s := range kernelSteps() {
+		all = append(all, s.exercise(stubKernel))
+	}
+	return append(all, FindTheBug(stubKernel))
 }
 
 // stubKernel is a kernel that is not written yet.
-func stubKernel(lab.StencilArgs) (lab.Kernel, error) { return lab.Kernel{}, grading.ErrNotImplemented }
+func stubKernel(lab.StencilArgs) (sim.Kernel, error) { return sim.Kernel{}, grading.ErrNotImplemented }

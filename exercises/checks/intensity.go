@@ -8,6 +8,7 @@ import (
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // IntensityFuncs are the functions of exercises/04_intensity.
@@ -19,13 +20,25 @@ type IntensityFuncs struct {
 	Intensity func(kernel string, T int) (float64, error)
 	// MaxTile returns the largest T for which a kernel fits lim, and the
 	// limit that stops it: "threads" or "shared memory".
-	MaxTile func(kernel string, lim lab.Limits) (int, string, error)
+	MaxTile func(kernel string, lim sim.Limits) (int, string, error)
 }
 
 // hiddenIntensity adds the instructor-only checks of exercise 4.
 var hiddenIntensity func(IntensityFuncs) []grading.Check
 
-var allKernels = []string{lab.KernelBasic, lab.KernelTiled, lab.KernelCoarsened, lab.KernelRegisterTiled}
+// modelKernels returns the steps of the chapter's cost model, whose costs
+// the exercise asks for.
+func modelKernels() []string { return lab.Names3(lab.InModel) }
+
+// figureStep returns the name of the step of a chapter figure: the slides
+// give intensities for the kernels of Figs. 8.6 and 8.8.
+func figureStep(fig string) string {
+	s, err := lab.StepOfFigure(fig)
+	if err != nil {
+		panic(err) // the lab lost a step of the chapter
+	}
+	return s.Name
+}
 
 // Intensity returns exercise 4, arithmetic intensity, checking fn.
 func Intensity(fn IntensityFuncs) grading.Exercise {
@@ -39,12 +52,13 @@ func Intensity(fn IntensityFuncs) grading.Exercise {
 			{ID: "slides", Title: "the tiled kernel at T = 8 and T = 32: 1.37 and 2.68 OP/B, as the slides print", Points: 2,
 				Run: func(t *grading.T) { intensitySlides(t, fn) }},
 			{ID: "tiled", Title: "the tiled kernel at random T: 13(T−2)³ / 4T³", Points: 2,
-				Run: func(t *grading.T) { intensityTiled(t, fn, lab.KernelTiled, 20, 100) }},
+				Run: func(t *grading.T) { intensityTiled(t, fn, figureStep("8.8"), 20, 100) }},
 			{ID: "coarsened", Title: "the coarsened and register-tiled kernels at random T", Points: 2,
 				Run: func(t *grading.T) {
-					intensityTiled(t, fn, lab.KernelCoarsened, 10, 100)
-					if !t.Failed() {
-						intensityTiled(t, fn, lab.KernelRegisterTiled, 10, 100)
+					for _, k := range marchingKernels() {
+						if intensityTiled(t, fn, k, 10, 100); t.Failed() {
+							return
+						}
 					}
 				}},
 			{ID: "cost", Title: "outputs, operations, loads, threads and shared memory of one block of each kernel", Points: 2,
@@ -61,10 +75,32 @@ func Intensity(fn IntensityFuncs) grading.Exercise {
 	return e
 }
 
+// marchingKernels returns the steps of the model whose blocks march in z:
+// one plane of threads.
+func marchingKernels() []string {
+	var ks []string
+	for _, k := range modelKernels() {
+		if st, _ := lab.LookupStep3(k); blockDepth(st) == 1 {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// blockDepth returns the z extent of the step's block at tile 8.
+func blockDepth(s lab.Step3) int {
+	g, err := s.Launch(9, 9, 9, lab.Config{Tile: 8})
+	if err != nil {
+		return 0
+	}
+	return g.Block.Z
+}
+
 func intensityBasic(t *grading.T, fn IntensityFuncs) {
+	basic := figureStep("8.6")
 	for _, T := range []int{3, 4 + t.Rand().IntN(8), 8, 16} {
-		what := fmt.Sprintf("Intensity(%q, %d)", lab.KernelBasic, T)
-		got, err := fn.Intensity(lab.KernelBasic, T)
+		what := fmt.Sprintf("Intensity(%q, %d)", basic, T)
+		got, err := fn.Intensity(basic, T)
 		t.Must(err, what)
 		if !grading.Number(t, what, got, lab.IntensityBasic(), grading.Float64,
 			grading.Scalar{Hint: "that is operations per element; each float is 4 bytes", Value: 13.0 / 7},
@@ -81,8 +117,8 @@ func intensitySlides(t *grading.T, fn IntensityFuncs) {
 		T         int
 		published float64
 	}{{8, 1.37}, {32, 2.68}} {
-		what := fmt.Sprintf("Intensity(%q, %d)", lab.KernelTiled, c.T)
-		got, err := fn.Intensity(lab.KernelTiled, c.T)
+		what := fmt.Sprintf("Intensity(%q, %d)", figureStep("8.8"), c.T)
+		got, err := fn.Intensity(figureStep("8.8"), c.T)
 		t.Must(err, what)
 		if !grading.Number(t, what, got, lab.IntensityTiled(float64(c.T)), grading.Float64, tiledVariants(c.T)...) {
 			return
@@ -122,26 +158,8 @@ func intensityTiled(t *grading.T, fn IntensityFuncs, kernel string, trials, maxT
 }
 
 func intensityCost(t *grading.T, fn IntensityFuncs, trials int) {
-	hints := map[string]map[string]string{
-		lab.KernelBasic: {
-			"Loads": "each of the T³ threads loads its 7 inputs", "Outputs": "every thread of a T×T×T block computes one output",
-			"SharedBytes": "the basic kernel uses no shared memory",
-		},
-		lab.KernelTiled: {
-			"Loads": "the block loads the T³ input tile once", "Outputs": "the output tile is (T−2)³",
-			"Threads": "one thread per input element: T³", "SharedBytes": "the T³ input tile, 4 bytes per float",
-		},
-		lab.KernelCoarsened: {
-			"Loads": "T planes of T² inputs: the T−2 output planes and one halo plane on each side", "Outputs": "T−2 output planes of (T−2)²",
-			"Threads": "a coarsened block is one T×T plane of threads marching in z", "SharedBytes": "three T×T planes (previous, current, next), 4 bytes per float",
-		},
-		lab.KernelRegisterTiled: {
-			"Loads": "T planes of T² inputs, as the coarsened kernel", "Outputs": "T−2 output planes of (T−2)²",
-			"Threads": "one T×T plane of threads", "SharedBytes": "only the current T×T plane is shared; the previous and next live in registers",
-		},
-	}
 	for range trials {
-		kernel := pick(t, allKernels...)
+		kernel := pick(t, modelKernels()...)
 		T := 3 + t.Rand().IntN(40)
 		what := fmt.Sprintf("Cost(%q, %d)", kernel, T)
 		got, err := fn.Cost(kernel, T)
@@ -156,10 +174,7 @@ func intensityCost(t *grading.T, fn IntensityFuncs, trials int) {
 			{"Threads", got.Threads, want.Threads}, {"SharedBytes", got.SharedBytes, want.SharedBytes},
 		} {
 			if f.got != f.want {
-				hint := hints[kernel][f.name]
-				if f.name == "Ops" {
-					hint = "13 operations per output"
-				}
+				hint := costHint(kernel, f.name)
 				assert.Fail(t, "wrong cost", fmt.Sprintf("%s.%s: got %d, want %d — %s", what, f.name, f.got, f.want, hint))
 				return
 			}
@@ -167,13 +182,33 @@ func intensityCost(t *grading.T, fn IntensityFuncs, trials int) {
 	}
 }
 
+// costHint says in words what a quantity of the cost of a kernel is, from
+// the lab's description of the step.
+func costHint(kernel, field string) string {
+	st, err := lab.LookupStep3(kernel)
+	if err != nil {
+		return ""
+	}
+	switch field {
+	case "Loads":
+		return st.Explain.Loads
+	case "Outputs":
+		return st.Explain.Outputs
+	case "Threads":
+		return st.Explain.Threads
+	case "SharedBytes":
+		return st.Explain.Shared
+	}
+	return "13 operations per output"
+}
+
 func intensityMaxTile(t *grading.T, fn IntensityFuncs, trials int) {
-	limits := []lab.Limits{lab.DefaultLimits()}
+	limits := []sim.Limits{sim.DefaultLimits()}
 	for range trials {
-		limits = append(limits, lab.Limits{MaxThreads: 64 + t.Rand().IntN(2048), MaxSharedBytes: 4096 + t.Rand().IntN(228*1024)})
+		limits = append(limits, sim.Limits{MaxThreads: 64 + t.Rand().IntN(2048), MaxSharedBytes: 4096 + t.Rand().IntN(228*1024)})
 	}
 	for _, lim := range limits {
-		for _, kernel := range allKernels {
+		for _, kernel := range modelKernels() {
 			what := fmt.Sprintf("MaxTile(%q, {MaxThreads: %d, MaxSharedBytes: %d})", kernel, lim.MaxThreads, lim.MaxSharedBytes)
 			gotT, gotBound, err := fn.MaxTile(kernel, lim)
 			t.Must(err, what)
@@ -184,7 +219,7 @@ func intensityMaxTile(t *grading.T, fn IntensityFuncs, trials int) {
 				switch {
 				case gotT == wantT+1:
 					hint = " — that tile no longer fits; return the largest T that does"
-				case kernel == lab.KernelTiled || kernel == lab.KernelBasic:
+				case blockDepth(mustStep(kernel)) > 1:
 					hint = fmt.Sprintf(" — a T×T×T block has T³ threads; %d³ = %d", wantT+1, (wantT+1)*(wantT+1)*(wantT+1))
 				default:
 					hint = " — a coarsened block has T² threads; check the shared memory too"
@@ -199,11 +234,27 @@ func intensityMaxTile(t *grading.T, fn IntensityFuncs, trials int) {
 	}
 }
 
+// mustStep returns a registered step the checks know exists.
+func mustStep(name string) lab.Step3 {
+	s, err := lab.LookupStep3(name)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// outsideModel returns a step of the lab that the cost model leaves out.
+func outsideModel() string {
+	ns := lab.Names3(func(s lab.Step3) bool { return !lab.InModel(s) })
+	return ns[len(ns)-1]
+}
+
 func intensityBadInput(t *grading.T, fn IntensityFuncs) {
+	marching := marchingKernels()[0]
 	for _, c := range []struct {
 		kernel string
 		T      int
-	}{{"fast", 8}, {"", 8}, {lab.KernelTiled, 2}, {lab.KernelCoarsened, 0}, {lab.KernelBasic, -4}} {
+	}{{outsideModel(), 8}, {"", 8}, {figureStep("8.8"), 2}, {marching, 0}, {figureStep("8.6"), -4}} {
 		_, err := fn.Intensity(c.kernel, c.T)
 		if !t.WantError(err, fmt.Sprintf("Intensity(%q, %d)", c.kernel, c.T)) {
 			return
@@ -215,9 +266,9 @@ func intensityBadInput(t *grading.T, fn IntensityFuncs) {
 	}
 	for _, c := range []struct {
 		kernel string
-		lim    lab.Limits
-	}{{"tiles", lab.DefaultLimits()}, {lab.KernelTiled, lab.Limits{MaxThreads: 0, MaxSharedBytes: 1 << 14}},
-		{lab.KernelCoarsened, lab.Limits{MaxThreads: 1024, MaxSharedBytes: -1}}} {
+		lim    sim.Limits
+	}{{"tiles", sim.DefaultLimits()}, {figureStep("8.8"), sim.Limits{MaxThreads: 0, MaxSharedBytes: 1 << 14}},
+		{marching, sim.Limits{MaxThreads: 1024, MaxSharedBytes: -1}}} {
 		_, _, err := fn.MaxTile(c.kernel, c.lim)
 		if !t.WantError(err, fmt.Sprintf("MaxTile(%q, %+v)", c.kernel, c.lim)) {
 			return

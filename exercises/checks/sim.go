@@ -9,6 +9,7 @@ import (
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // The exercises on the simulator (05 to 09) share the code below: a student
@@ -16,34 +17,39 @@ import (
 // compare with the lab's reference sweep, SevenPoint, and with the counters
 // of the lab's own kernel for the same step.
 
-// simCase is one run of a kernel: a random N³ cube, a tile and seven
-// distinct coefficients.
+// simCase is one run of a kernel: a random nz×ny×nx grid, a tile and
+// seven distinct coefficients.
 type simCase struct {
-	N, Tile int
-	C       lab.Coeffs
-	src     *lab.Grid3[float32]
-	dst     *lab.Grid3[float32] // the boundary conditions, interior NaN
-	want    *lab.Grid3[float32] // dst with the reference sweep's interior
+	NZ, NY, NX int
+	Tile       int
+	C          lab.Coeffs
+	src        *lab.Grid3[float32]
+	dst        *lab.Grid3[float32] // the boundary conditions, interior NaN
+	want       *lab.Grid3[float32] // dst with the reference sweep's interior
 }
 
-func newSimCase(t *grading.T, N, tile int) *simCase {
+// newSimCase returns a case on an N×N×N cube.
+func newSimCase(t *grading.T, N, tile int) *simCase { return newSimCaseShape(t, N, N, N, tile) }
+
+// newSimCaseShape returns a case on an nz×ny×nx grid.
+func newSimCaseShape(t *grading.T, nz, ny, nx, tile int) *simCase {
 	var c lab.Coeffs
 	copy(c[:], distinct(t, 7))
-	return newSimCaseC(t, N, tile, c)
+	return newSimCaseC(t, nz, ny, nx, tile, c)
 }
 
-func newSimCaseC(t *grading.T, N, tile int, c lab.Coeffs) *simCase {
-	sc := &simCase{N: N, Tile: tile, C: c}
+func newSimCaseC(t *grading.T, nz, ny, nx, tile int, c lab.Coeffs) *simCase {
+	sc := &simCase{NZ: nz, NY: ny, NX: nx, Tile: tile, C: c}
 	var err error
-	sc.src, err = lab.NewCube[float32](N)
+	sc.src, err = lab.NewGrid3[float32](nz, ny, nx)
 	require.NoError(t, err, "the reference failed")
 	sc.src.FillRandom(t.Rand().Uint64())
-	sc.dst, err = lab.NewCube[float32](N)
+	sc.dst, err = lab.NewGrid3[float32](nz, ny, nx)
 	require.NoError(t, err, "the reference failed")
 	sc.dst.FillRandom(t.Rand().Uint64())
-	for i := 1; i < N-1; i++ {
-		for j := 1; j < N-1; j++ {
-			for k := 1; k < N-1; k++ {
+	for i := 1; i < nz-1; i++ {
+		for j := 1; j < ny-1; j++ {
+			for k := 1; k < nx-1; k++ {
 				sc.dst.Set(i, j, k, nan32())
 			}
 		}
@@ -65,27 +71,42 @@ func (sc *simCase) reference(t *grading.T, c lab.Coeffs) *lab.Grid3[float32] {
 	return w
 }
 
+// grid names the case's grid for messages: "N = 15" for a cube,
+// "15×13×17" (nz×ny×nx) otherwise.
+func (sc *simCase) grid() string {
+	if sc.NZ == sc.NY && sc.NY == sc.NX {
+		return fmt.Sprintf("N = %d", sc.NX)
+	}
+	return fmt.Sprintf("a %d×%d×%d grid (nz×ny×nx)", sc.NZ, sc.NY, sc.NX)
+}
+
+// label names the flat index of the case's grid as (i, j, k).
+func (sc *simCase) label() func(int) string { return grading.Label3(sc.NY, sc.NX) }
+
 // describe names the case for messages.
 func (sc *simCase) describe(name string) string {
 	tile := fmt.Sprintf("Tile %d", sc.Tile)
 	if sc.Tile == 0 {
 		tile = "Tile 0 (the default)"
 	}
-	return fmt.Sprintf("%s on N = %d, %s", name, sc.N, tile)
+	return fmt.Sprintf("%s on %s, %s", name, sc.grid(), tile)
 }
 
-// run runs k on the simulator and returns the output, the launch's
-// counters and its error.
-func (sc *simCase) run(k lab.StencilKernel) (*lab.Grid3[float32], lab.Stats, error) {
-	got := sc.dst.Clone()
-	sim := &lab.Simulator{Tile: sc.Tile}
-	err := sim.Run(k, got, sc.src, sc.C)
-	return got, sim.Last(), err
+// run runs k on the simulator, through the lab's one way of running a
+// step, and returns the output, the launch's counters and its error.
+func (sc *simCase) run(k lab.StencilKernel) (*lab.Grid3[float32], sim.Stats, error) {
+	res, err := lab.Execute(lab.Run{Step: "submitted", Kernel: k, Backend: lab.Sim, Config: lab.Config{Tile: sc.Tile},
+		Src: sc.src, Dst: sc.dst.Clone(), C: sc.C})
+	if res.Out == nil {
+		// Refused before it ran: the output is the untouched start.
+		res.Out = sc.dst.Clone()
+	}
+	return res.Out, res.Stats, err
 }
 
 // launchError fails t with a message for a launch that returned err,
 // naming the likely mistake, and reports whether it failed.
-func launchError(t *grading.T, what string, err error, st lab.Stats) bool {
+func launchError(t *grading.T, what string, err error, st sim.Stats) bool {
 	if err == nil {
 		return false
 	}
@@ -94,15 +115,15 @@ func launchError(t *grading.T, what string, err error, st lab.Stats) bool {
 	}
 	hint := ""
 	switch {
-	case errors.Is(err, lab.ErrHazard):
+	case errors.Is(err, sim.ErrHazard):
 		if len(st.Hazards) > 0 {
 			hint = hazardHint(st.Hazards[0].Kind)
 		}
-	case errors.Is(err, lab.ErrBarrier):
+	case errors.Is(err, sim.ErrBarrier):
 		hint = "a thread returned before a t.Sync() that the others reached: keep every thread to the end and guard the work with if, not with return"
-	case errors.Is(err, lab.ErrLimit):
+	case errors.Is(err, sim.ErrLimit):
 		hint = "check the block dimensions against the tile, and the shared arrays' sizes"
-	case errors.Is(err, lab.ErrFault):
+	case errors.Is(err, sim.ErrFault):
 		hint = "check the bounds tests: a thread may load only points with 0 ≤ i, j, k < N, and write only interior ones"
 	}
 	msg := fmt.Sprintf("%s: %v", what, err)
@@ -114,33 +135,33 @@ func launchError(t *grading.T, what string, err error, st lab.Stats) bool {
 }
 
 // hazardHint explains a hazard the simulator reported.
-func hazardHint(k lab.HazardKind) string {
+func hazardHint(k sim.HazardKind) string {
 	switch k {
-	case lab.ReadAfterWrite:
+	case sim.ReadAfterWrite:
 		return "a thread reads shared memory that another thread writes in the same barrier interval: is a t.Sync() missing between loading the tile and computing?"
-	case lab.WriteAfterRead:
+	case sim.WriteAfterRead:
 		return "a thread overwrites shared memory that other threads may still be reading: a t.Sync() must come between the computation and the next load"
-	case lab.WriteAfterWrite:
+	case sim.WriteAfterWrite:
 		return "two threads write different values to one element: check the shared-memory indices"
-	case lab.Uninitialised:
+	case sim.Uninitialised:
 		return "a thread reads a shared element that no thread loaded: compute only at interior points of the grid and only with the inner threads of the tile, and copy only elements that were loaded"
 	}
 	return ""
 }
 
-// boundaryIndex reports whether the flat index idx of an N³ cube is on its
-// boundary.
-func boundaryIndex(N int) func(int) bool {
+// boundaryIndex reports whether the flat index idx of an nz×ny×nx grid is
+// on its boundary.
+func boundaryIndex(nz, ny, nx int) func(int) bool {
 	return func(idx int) bool {
-		i, j, k := idx/(N*N), idx/N%N, idx%N
-		return i == 0 || j == 0 || k == 0 || i == N-1 || j == N-1 || k == N-1
+		i, j, k := idx/(ny*nx), idx/nx%ny, idx%nx
+		return i == 0 || j == 0 || k == 0 || i == nz-1 || j == ny-1 || k == nx-1
 	}
 }
 
 // coefficientVariants are the wrong sweeps of a kernel that mixes up the
 // coefficients or writes the boundary.
 func (sc *simCase) coefficientVariants(t *grading.T) []grading.Variant {
-	onBoundary := boundaryIndex(sc.N)
+	onBoundary := boundaryIndex(sc.NZ, sc.NY, sc.NX)
 	orig := grading.Float64s(sc.dst.Data)
 	return []grading.Variant{
 		{Hint: "are c3 and c4 swapped? c3 multiplies (i, j−1, k), the element [ty−1][tx] of the tile; Figs. 8.10 and 8.12 print them the other way round",
@@ -173,29 +194,22 @@ func (sc *simCase) checkValues(t *grading.T, name string, k lab.StencilKernel, e
 	if launchError(t, what, err, st) {
 		return false
 	}
-	variants := append(append([]grading.Variant(nil), extra...), sc.coefficientVariants(t)...)
-	return grading.Diff{What: what, Label: grading.Label3(sc.N, sc.N), Tol: grading.Float32}.Check(
+	variants := append(sc.coefficientVariants(t), extra...)
+	return grading.Diff{What: what, Label: sc.label(), Tol: grading.Float32}.Check(
 		t, grading.Float64s(got.Data), grading.Float64s(sc.want.Data), variants...)
 }
 
 // checkNoHazards runs k and fails on any error of the launch, hazards
 // first (the simulator reports every hazard as an error wrapping
-// lab.ErrHazard); values are not compared.
+// sim.ErrHazard); values are not compared.
 func (sc *simCase) checkNoHazards(t *grading.T, name string, k lab.StencilKernel) bool {
 	_, st, err := sc.run(k)
 	return !launchError(t, sc.describe(name), err, st)
 }
 
 // launchOf prepares k for the case without running it.
-func (sc *simCase) launchOf(k lab.StencilKernel) (lab.Kernel, error) {
-	out := sc.dst.Clone()
-	return k(lab.StencilArgs{
-		In:   &lab.Global{Name: "in", Data: sc.src.Data},
-		Out:  &lab.Global{Name: "out", Data: out.Data},
-		N:    sc.N,
-		C:    sc.C,
-		Tile: sc.Tile,
-	})
+func (sc *simCase) launchOf(k lab.StencilKernel) (sim.Kernel, error) {
+	return lab.Prepare(k, lab.Config{Tile: sc.Tile}, sc.dst.Clone(), sc.src, sc.C)
 }
 
 // checkLaunch compares the grid and block dimensions k chooses with those
@@ -216,7 +230,7 @@ func (sc *simCase) checkLaunch(t *grading.T, name string, k, ref lab.StencilKern
 }
 
 // dims writes extents as x×y×z.
-func dims(d lab.Dim3) string { return fmt.Sprintf("%d×%d×%d", d.X, d.Y, d.Z) }
+func dims(d sim.Dim3) string { return fmt.Sprintf("%d×%d×%d", d.X, d.Y, d.Z) }
 
 // checkTraffic runs k and the lab's kernel ref and compares what the
 // simulator counted; hints name the likely mistake per counter.

@@ -139,17 +139,24 @@ const (
 	H200PeakGFlops    = 67000 // 67 TFLOP/s FP32
 )
 
-// modelTiles are the tiles the model chart assumes: the slides' T = 8 for
-// the basic block edge and the tiled kernel, the largest T that 1024
-// threads allow, 32, for the z-marching kernels.
-var modelTiles = []struct {
+// modelTile is a kernel of the chapter's cost model at the tile the model
+// chart assumes.
+type modelTile struct {
 	kernel string
 	tile   int
-}{
-	{lab.KernelBasic, 8},
-	{lab.KernelTiled, 8},
-	{lab.KernelCoarsened, 32},
-	{lab.KernelRegisterTiled, 32},
+}
+
+// modelTiles returns the kernels of the model at their default tiles: the
+// slides' T = 8 for the basic block edge and the tiled kernel, the
+// largest T that 1024 threads allow, 32, for the z-marching kernels.
+func modelTiles() []modelTile {
+	var mts []modelTile
+	for _, s := range lab.Steps3() {
+		if lab.InModel(s) {
+			mts = append(mts, modelTile{s.Name, s.DefaultTile})
+		}
+	}
+	return mts
 }
 
 // movedIntensity is the chapter's count of operations over the bytes a
@@ -174,7 +181,7 @@ func ModelBench(n int) (*Bench, error) {
 	}
 	b := &Bench{Device: "model of an NVIDIA H200 (datasheet 4.8 TB/s), not measured"}
 	interior := float64(n-2) * float64(n-2) * float64(n-2)
-	for _, mt := range modelTiles {
+	for _, mt := range modelTiles() {
 		I, err := movedIntensity(mt.kernel, mt.tile)
 		if err != nil {
 			return nil, fmt.Errorf("fig: model bench: %w", err)
@@ -262,11 +269,15 @@ func bandwidthBars(rs []BenchResult, copyBW float64, model bool) (*plot.Plot, er
 	var o Overlay
 	for i, r := range rs {
 		y := float64(len(rs) - 1 - i)
-		names[len(rs)-1-i] = kernelTitle(r.Kernel)
+		st, err := Style(r.Kernel)
+		if err != nil {
+			return nil, fmt.Errorf("fig: bandwidth: %w", err)
+		}
+		names[len(rs)-1-i] = st.Title
 		if r.Tile > 0 {
 			names[len(rs)-1-i] += fmt.Sprintf("\nT = %d", r.Tile)
 		}
-		o.Add(Rect(0, y-0.32, r.GBps, y+0.32).Filled(KernelColor(r.Kernel)))
+		o.Add(Rect(0, y-0.32, r.GBps, y+0.32).Filled(st.Color))
 		pct := r.PctCopy
 		if pct == 0 && r.CopyGBps > 0 {
 			pct = 100 * r.GBps / r.CopyGBps
@@ -338,7 +349,7 @@ func roofline(rs []BenchResult, copyBW float64, h200 bool) (*plot.Plot, error) {
 		x, err := movedIntensity(r.Kernel, max(r.Tile, 3))
 		if r.Tile == 0 || err != nil {
 			x = ideal
-			for _, mt := range modelTiles {
+			for _, mt := range modelTiles() {
 				if mt.kernel == r.Kernel {
 					x, _ = movedIntensity(mt.kernel, mt.tile)
 				}
@@ -348,9 +359,13 @@ func roofline(rs []BenchResult, copyBW float64, h200 bool) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fig: roofline: %w", err)
 		}
-		s.GlyphStyle = draw.GlyphStyle{Color: KernelColor(r.Kernel), Radius: 4.5, Shape: draw.CircleGlyph{}}
+		st, err := Style(r.Kernel)
+		if err != nil {
+			return nil, fmt.Errorf("fig: roofline: %w", err)
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: 4.5, Shape: draw.CircleGlyph{}}
 		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("%s: %.0f GFLOP/s", kernelTitle(r.Kernel), r.GFlops), s)
+		p.Legend.Add(fmt.Sprintf("%s: %.0f GFLOP/s", st.Title, r.GFlops), s)
 	}
 	p.Add(&o)
 	p.Legend.Left, p.Legend.Top = true, true

@@ -2,7 +2,6 @@ package fig
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"sort"
@@ -11,43 +10,12 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
-
-// KernelColor is the colour of a step in every chart: basic vermillion,
-// tiled blue, coarsened green, register_tiled purple, anything else orange.
-func KernelColor(kernel string) color.Color {
-	switch kernel {
-	case lab.KernelBasic:
-		return Vermillion
-	case lab.KernelTiled:
-		return Blue
-	case lab.KernelCoarsened:
-		return Green
-	case lab.KernelRegisterTiled:
-		return Purple
-	case "copy":
-		return Ink
-	}
-	return Orange
-}
-
-// kernelGlyph is the marker of a step in every chart.
-func kernelGlyph(kernel string) draw.GlyphDrawer {
-	switch kernel {
-	case lab.KernelBasic:
-		return draw.TriangleGlyph{}
-	case lab.KernelTiled:
-		return draw.RingGlyph{}
-	case lab.KernelCoarsened:
-		return draw.BoxGlyph{}
-	case lab.KernelRegisterTiled:
-		return draw.CrossGlyph{}
-	}
-	return draw.PyramidGlyph{}
-}
 
 // Measured is an arithmetic intensity counted by the simulator: the
 // operations over the bytes loaded from global memory of one launch of a
@@ -61,17 +29,6 @@ type Measured struct {
 // SimN is the grid side of the simulated points of the intensity chart:
 // small enough to simulate in well under a second.
 const SimN = 34
-
-// simTiles are the tiles the intensity chart simulates for each kernel.
-var simTiles = []struct {
-	kernel string
-	tiles  []int
-}{
-	{lab.KernelBasic, []int{8}},
-	{lab.KernelTiled, []int{4, 6, 8, 10}},
-	{lab.KernelCoarsened, []int{8, 16, 32}},
-	{lab.KernelRegisterTiled, []int{8, 16, 32}},
-}
 
 // SimulatedIntensity runs the chapter's kernels on lab's simulated GPU on
 // an n×n×n grid and returns the intensity each launch counted, for the
@@ -107,17 +64,17 @@ func simulate(n int) ([]Measured, error) {
 	src.FillRandom(8)
 	dst := src.Clone()
 	var out []Measured
-	for _, kt := range simTiles {
-		k, err := lab.SimKernel(kt.kernel)
+	for _, name := range lab.Names3(lab.Simulated) {
+		style, err := Style(name)
 		if err != nil {
 			return nil, fmt.Errorf("fig: simulated intensity: %w", err)
 		}
-		for _, t := range kt.tiles {
-			s := lab.NewSimulator(lab.Config{Tile: t})
-			if err := s.Run(k, dst, src, lab.DistinctCoeffs()); err != nil {
-				return nil, fmt.Errorf("fig: simulated intensity of %s at T = %d: %w", kt.kernel, t, err)
+		for _, t := range style.SimTiles {
+			res, err := lab.Execute(lab.Run{Step: name, Backend: lab.Sim, Config: lab.Config{Tile: t}, Src: src, Dst: dst.Clone(), C: lab.DistinctCoeffs()})
+			if err != nil {
+				return nil, fmt.Errorf("fig: simulated intensity of %s at T = %d: %w", name, t, err)
 			}
-			out = append(out, Measured{Kernel: kt.kernel, N: n, T: t, OpPerByte: s.Last().OpPerByte()})
+			out = append(out, Measured{Kernel: name, N: n, T: t, OpPerByte: res.Stats.OpPerByte()})
 		}
 	}
 	return out, nil
@@ -131,15 +88,16 @@ type tileLimit struct {
 	kernel string
 }
 
-// tileLimits returns, for each tiled kernel, the largest T under the
-// thread limit alone and under the shared-memory limit alone, both from
-// lab.MaxTile with the limits of lab.DefaultLimits.
+// tileLimits returns, for each kernel of the model with an input tile
+// (not a block edge), the largest T under the thread limit alone and under
+// the shared-memory limit alone, both from lab.MaxTile with the limits of
+// sim.DefaultLimits.
 func tileLimits() ([]tileLimit, error) {
-	def := lab.DefaultLimits()
-	threadsOnly := lab.Limits{MaxThreads: def.MaxThreads, MaxSharedBytes: math.MaxInt32}
-	sharedOnly := lab.Limits{MaxThreads: math.MaxInt32, MaxSharedBytes: def.MaxSharedBytes}
+	def := sim.DefaultLimits()
+	threadsOnly := sim.Limits{MaxThreads: def.MaxThreads, MaxSharedBytes: math.MaxInt32}
+	sharedOnly := sim.Limits{MaxThreads: math.MaxInt32, MaxSharedBytes: def.MaxSharedBytes}
 	var out []tileLimit
-	for _, k := range []string{lab.KernelTiled, lab.KernelCoarsened, lab.KernelRegisterTiled} {
+	for _, k := range tiledModel() {
 		t, _, err := lab.MaxTile(k, threadsOnly)
 		if err != nil {
 			return nil, err
@@ -154,13 +112,36 @@ func tileLimits() ([]tileLimit, error) {
 	return out, nil
 }
 
-// kernelTitle is the name of a step in a chart's legend.
-func kernelTitle(k string) string {
-	switch k {
-	case lab.KernelRegisterTiled:
-		return "register tiled"
+// tiledModel returns the steps of the model whose intensity is the slides'
+// 3.25·(1 − 2/T)³: the kernels with an input tile and its halo.
+func tiledModel() []string {
+	return lab.Names3(func(s lab.Step3) bool {
+		c, err := lab.Cost(s.Name, 8)
+		return err == nil && math.Abs(c.OpPerByte()-lab.IntensityTiled(8)) < 1e-12
+	})
+}
+
+// flatModel returns the steps of the model whose intensity is the slides'
+// 13/28 whatever the block: one thread per point, seven loads each.
+func flatModel() []string {
+	return lab.Names3(func(s lab.Step3) bool {
+		c, err := lab.Cost(s.Name, 8)
+		return err == nil && math.Abs(c.OpPerByte()-lab.IntensityBasic()) < 1e-12
+	})
+}
+
+// stylesOf returns the styles of steps, or the error of the first without
+// one.
+func stylesOf(steps []string) ([]StepStyle, error) {
+	var ss []StepStyle
+	for _, s := range steps {
+		st, err := Style(s)
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, st)
 	}
-	return k
+	return ss, nil
 }
 
 // Intensity draws the arithmetic intensity of the chapter's kernels
@@ -169,7 +150,7 @@ func kernelTitle(k string) string {
 // tiled, coarsened and register-tiled kernels, which load the same T³
 // inputs for (T − 2)³ outputs (1.37 at T = 8, 2.68 at T = 32, tending to
 // 3.25). Vertical lines mark the largest T each kernel can use under the
-// 1024-thread and 48 KiB shared-memory limits of lab.DefaultLimits. The
+// 1024-thread and 48 KiB shared-memory limits of sim.DefaultLimits. The
 // measured points, from SimulatedIntensity, are drawn when given.
 func Intensity(measured []Measured) (*plot.Plot, error) {
 	const tmin, tmax = 3, 128
@@ -205,8 +186,16 @@ func Intensity(measured []Measured) (*plot.Plot, error) {
 	}
 	limit.LineStyle = lineStyle(Muted, 1, true)
 	p.Add(limit, basic, model)
-	p.Legend.Add("tiled, coarsened, register tiled: 13(T−2)³ / 4T³", model)
-	p.Legend.Add("basic: 13 / 28, whatever the block", basic)
+	tiled, err := stylesOf(tiledModel())
+	if err != nil {
+		return nil, fmt.Errorf("fig: intensity: %w", err)
+	}
+	flat, err := stylesOf(flatModel())
+	if err != nil {
+		return nil, fmt.Errorf("fig: intensity: %w", err)
+	}
+	p.Legend.Add(titles(tiled, false)+": 13(T−2)³ / 4T³", model)
+	p.Legend.Add(titles(flat, false)+": 13 / 28, whatever the block", basic)
 
 	// Hardware limits.
 	lims, err := tileLimits()
@@ -216,28 +205,44 @@ func Intensity(measured []Measured) (*plot.Plot, error) {
 	var o Overlay
 	xt := plot.ConstantTicks{{Value: 3, Label: "3"}, {Value: 4, Label: "4"}, {Value: 8, Label: "8"}, {Value: 16, Label: "16"},
 		{Value: 32, Label: "32"}, {Value: 64, Label: "64"}, {Value: 128}}
+	// Kernels that reach a limit at the same T share one line and label.
+	type key struct {
+		T    int
+		what string
+	}
+	shared := map[key][]StepStyle{}
+	var keys []key
 	for _, l := range lims {
-		if l.T > tmax {
+		st, err := Style(l.kernel)
+		if err != nil {
+			return nil, fmt.Errorf("fig: intensity: %w", err)
+		}
+		k := key{l.T, l.what}
+		if _, ok := shared[k]; !ok {
+			keys = append(keys, k)
+		}
+		shared[k] = append(shared[k], st)
+	}
+	for _, k := range keys {
+		if k.T > tmax {
 			continue
 		}
-		shared := strings.Contains(l.what, "shared")
-		if l.kernel == lab.KernelRegisterTiled && !shared {
-			continue // the same thread limit as coarsened
-		}
+		sts := shared[k]
+		dashed := strings.Contains(k.what, "shared")
 		// Each line rises to the curve: the best the kernel reaches there.
-		clr := KernelColor(l.kernel)
-		ln := Line(Pt{float64(l.T), 0}, Pt{float64(l.T), lab.IntensityTiled(float64(l.T))}).Stroked(clr, 1.2)
-		if shared {
+		clr := sts[0].Color
+		ln := Line(Pt{float64(k.T), 0}, Pt{float64(k.T), lab.IntensityTiled(float64(k.T))}).Stroked(clr, 1.2)
+		if dashed {
 			ln = ln.Dashed()
 		}
 		o.Add(ln)
-		who := kernelTitle(l.kernel)
-		if l.kernel == lab.KernelCoarsened && !shared {
-			who = "coarsened, reg. tiled"
+		who := sts[0].Title
+		if len(sts) > 1 {
+			who = titles(sts, true)
 		}
-		o.Add(Label(float64(l.T)*0.985, 0.06, 7.5, who+": "+l.what).Align(0, 0).Rotated(math.Pi / 2).Colored(clr))
-		if !slices.ContainsFunc(xt, func(t plot.Tick) bool { return t.Value == float64(l.T) }) {
-			xt = append(xt, plot.Tick{Value: float64(l.T), Label: fmt.Sprint(l.T)})
+		o.Add(Label(float64(k.T)*0.985, 0.06, 7.5, who+": "+k.what).Align(0, 0).Rotated(math.Pi / 2).Colored(clr))
+		if !slices.ContainsFunc(xt, func(t plot.Tick) bool { return t.Value == float64(k.T) }) {
+			xt = append(xt, plot.Tick{Value: float64(k.T), Label: fmt.Sprint(k.T)})
 		}
 	}
 	sort.Slice(xt, func(a, b int) bool { return xt[a].Value < xt[b].Value })
@@ -274,12 +279,15 @@ func Intensity(measured []Measured) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fig: intensity: %w", err)
 		}
-		s.GlyphStyle = draw.GlyphStyle{Color: KernelColor(k), Radius: 3.2, Shape: kernelGlyph(k)}
-		if k == lab.KernelTiled {
-			s.GlyphStyle.Radius = 5.5 // a ring around the coarsened kernel's equal counts
+		st, err := Style(k)
+		if err != nil {
+			return nil, fmt.Errorf("fig: intensity: %w", err)
 		}
+		// The tiled kernel's ring is larger: it circles the coarsened
+		// kernel's equal counts.
+		s.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: vg.Length(st.Radius), Shape: st.Glyph}
 		p.Add(s)
-		p.Legend.Add(fmt.Sprintf("%s, counted by the simulator on N = %d", kernelTitle(k), n), s)
+		p.Legend.Add(fmt.Sprintf("%s, counted by the simulator on N = %d", st.Title, n), s)
 	}
 	if len(order) > 0 {
 		o.Add(Label(tmin*1.02, 3.6, 8.5, fmt.Sprintf("The simulator counts whole launches on N = %d: the blocks at", n)).Align(0, -0.5).Colored(Muted))

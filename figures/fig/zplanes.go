@@ -74,7 +74,7 @@ func addPlane(d *Diagram, g planeGeom, p int, st planeStyle) {
 // memory. The drawing shows the second iteration.
 func Coarsening() (*Diagram, error) {
 	const it = 1 // the iteration shown: output plane iStart+1
-	c, err := lab.Cost(lab.KernelCoarsened, zIn)
+	c, err := lab.Cost("coarsened", zIn)
 	if err != nil {
 		return nil, fmt.Errorf("fig: coarsening: %w", err)
 	}
@@ -129,7 +129,7 @@ func Coarsening() (*Diagram, error) {
 	to := g.at(0.2, zIn/2.0, it+1)
 	d.Add(Arrow(Pt{from.X + 0.2, from.Y}, Pt{from.X + 0.9, from.Y}, Pt{to.X - 0.1, to.Y + 0.1}).Stroked(Vermillion, 1).Dashed())
 	// Footer: the sizes.
-	big, err := lab.Cost(lab.KernelCoarsened, 32)
+	big, err := lab.Cost("coarsened", 32)
 	if err != nil {
 		return nil, fmt.Errorf("fig: coarsening: %w", err)
 	}
@@ -148,11 +148,11 @@ func Coarsening() (*Diagram, error) {
 // registers, together a register tile.
 func RegisterTiling() (*Diagram, error) {
 	const it = 1
-	coarse, err := lab.Cost(lab.KernelCoarsened, 32)
+	coarse, err := lab.Cost("coarsened", 32)
 	if err != nil {
 		return nil, fmt.Errorf("fig: register tiling: %w", err)
 	}
-	reg, err := lab.Cost(lab.KernelRegisterTiled, 32)
+	reg, err := lab.Cost("register_tiled", 32)
 	if err != nil {
 		return nil, fmt.Errorf("fig: register tiling: %w", err)
 	}

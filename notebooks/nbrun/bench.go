@@ -21,7 +21,7 @@ const BenchFile = "figures/data/bench_h200.json"
 // MaxBenchN bounds the grid of a live benchmark from a notebook.
 const MaxBenchN = 512
 
-// Bench times every 3D step of gpu.Steps3 at its default tile on an
+// Bench times every 3D step of gpu.Steps3() at its default tile on an
 // n×n×n grid on the GPU, reps timed launches each after two untimed ones,
 // next to the float4 copy of the same grid, as `stencil bench` does:
 // effective bandwidth counts 8 bytes per interior point, and each output
@@ -61,7 +61,7 @@ func Bench(n, reps int) (*fig.Bench, error) {
 	interior := float64(n-2) * float64(n-2) * float64(n-2)
 	c := lab.DistinctCoeffs()
 	b := &fig.Bench{Device: d.Props().Name}
-	for _, step := range gpu.Steps3 {
+	for _, step := range gpu.Steps3() {
 		k, err := d.Stencil3(step, gpu.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: bench: %w", err)
@@ -145,7 +145,17 @@ type HopperRun struct {
 // blockShapeRun is the basic kernel with blocks of 32×8×1 threads instead of
 // 8×8×8, which docs/gpu.md records on the H200 at N = 512 (52–54 % of the
 // copy) and the bench file does not hold.
-var blockShapeRun = HopperRun{Kernel: lab.KernelBasic, Config: "32×8×1 blocks", PctCopy: 53}
+var blockShapeRun = HopperRun{Kernel: freeBlockStep(), Config: "32×8×1 blocks", PctCopy: 53}
+
+// freeBlockStep returns the step of the chapter whose block is free: the
+// basic kernel of Fig. 8.6, one thread per point.
+func freeBlockStep() string {
+	s, err := lab.StepOfFigure("8.6")
+	if err != nil {
+		return ""
+	}
+	return s.Name
+}
 
 // RecordedRuns are the H200 runs notebook 07 compares with the model: the
 // bench file's at N = 512 (FromBench), and after the basic kernel the same
@@ -154,7 +164,7 @@ func RecordedRuns(b *fig.Bench) []HopperRun {
 	var runs []HopperRun
 	for _, r := range FromBench(b, 512) {
 		runs = append(runs, r)
-		if r.Kernel == lab.KernelBasic {
+		if r.Kernel == blockShapeRun.Kernel {
 			runs = append(runs, blockShapeRun)
 		}
 	}
@@ -211,18 +221,18 @@ func tileOf(r HopperRun) (int, bool) {
 	if _, err := fmt.Sscanf(r.Config, "T = %d", &t); err == nil {
 		return t, true
 	}
-	if r.Kernel == lab.KernelBasic {
-		return lab.BasicBlockDim, true
+	if s, err := lab.LookupStep3(r.Kernel); err == nil && s.BlockShape {
+		return s.DefaultTile, true
 	}
 	return 0, false
 }
 
 // FromBench turns measured results at one grid side into HopperRun values,
-// one per kernel in the order of gpu.Steps3, for CompareModel. Kernels
+// one per kernel in the order of gpu.Steps3(), for CompareModel. Kernels
 // not measured at n are left out.
 func FromBench(b *fig.Bench, n int) []HopperRun {
 	var runs []HopperRun
-	for _, step := range gpu.Steps3 {
+	for _, step := range gpu.Steps3() {
 		for _, r := range b.Results {
 			if r.Kernel != step || r.N != n {
 				continue
@@ -231,15 +241,15 @@ func FromBench(b *fig.Bench, n int) []HopperRun {
 			if tile == 0 {
 				tile = gpu.DefaultTile(step)
 			}
+			s, _ := lab.LookupStep3(step)
 			cfg := fmt.Sprintf("T = %d", tile)
-			switch step {
-			case lab.KernelBasic:
+			switch {
+			case s.BlockShape:
 				cfg = fmt.Sprintf("%d×%d×%d blocks", tile, tile, tile)
-			case "fast":
-				cfg = fmt.Sprintf("%d planes a block", tile)
-				if tile == 0 { // chosen per grid by the launcher
-					cfg = "2.5D, z-marching"
-				}
+			case tile == 0: // chosen per grid by the launcher
+				cfg = "2.5D, z-marching"
+			case !lab.InModel(s):
+				cfg = fmt.Sprintf("%d %s", tile, s.TileName)
 			}
 			pct := r.PctCopy
 			if pct == 0 && r.CopyGBps > 0 {

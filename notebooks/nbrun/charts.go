@@ -16,10 +16,10 @@ import (
 
 // label names a simulated run in a chart: its step and tile.
 func label(r Result) string {
-	if r.Step == lab.KernelBasic {
-		return fmt.Sprintf("basic, %d×%d×%d blocks", r.Tile, r.Tile, r.Tile)
+	if s, err := lab.LookupStep3(r.Step); err == nil && s.BlockShape {
+		return fmt.Sprintf("%s, %s blocks", r.Step, r.Launch.Geometry.Block.Shape())
 	}
-	return fmt.Sprintf("%s, T = %d", r.Step, r.Tile)
+	return fmt.Sprintf("%s, T = %d", r.Step, r.Tile())
 }
 
 // TrafficPlot draws, for simulated runs, the global-memory bytes each
@@ -40,10 +40,13 @@ func TrafficPlot(rs ...Result) (*plot.Plot, error) {
 		}
 		y := float64(len(rs) - 1 - i)
 		names[len(rs)-1-i] = label(r)
-		inner := float64((r.N - 2) * (r.N - 2) * (r.N - 2))
+		inner := float64(r.Interior())
 		load := float64(r.Stats.GlobalLoadBytes) / inner
 		store := float64(r.Stats.GlobalStoreBytes) / inner
-		c := fig.KernelColor(r.Step)
+		c, err := fig.KernelColor(r.Step)
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: traffic plot: %w", err)
+		}
 		o.Add(fig.Rect(0, y-0.3, load, y+0.3).Filled(c))
 		o.Add(fig.Rect(load, y-0.3, load+store, y+0.3).Filled(fig.Shade(c, 0.6)))
 		o.Add(fig.Label(load+store+0.3, y, 8.5, fmt.Sprintf("%.1f B loaded + %.0f B stored", load, store)).Align(0, -0.5))
@@ -82,7 +85,10 @@ func ModelVsMeasured(runs []HopperRun, measured string) (*plot.Plot, error) {
 	for i, r := range runs {
 		y := float64(len(runs) - 1 - i)
 		names[len(runs)-1-i] = r.Kernel + "\n" + r.Config
-		c := fig.KernelColor(r.Kernel)
+		c, err := fig.KernelColor(r.Kernel)
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: model against measurement: %w", err)
+		}
 		o.Add(fig.Rect(0, y+0.02, r.PctCopy, y+0.36).Filled(c))
 		o.Add(barLabel(r.PctCopy, y+0.19, fmt.Sprintf("measured %.0f %%", r.PctCopy), fig.Ink))
 		if tile, ok := tileOf(r); ok {

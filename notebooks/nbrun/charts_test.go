@@ -23,7 +23,7 @@ func TestTrafficPlot(t *testing.T) {
 
 	_, err = TrafficPlot()
 	assert.Error(t, err)
-	_, err = TrafficPlot(Result{Step: "basic", Backend: lab.GPU, N: 20})
+	_, err = TrafficPlot(Result{Result: lab.Result{Step: "basic", Backend: lab.GPU, NZ: 20, NY: 20, NX: 20}})
 	assert.Error(t, err, "a GPU run has no counts to draw")
 	assert.Equal(t, "basic, 8×8×8 blocks", label(basic))
 	assert.Equal(t, "tiled, T = 8", label(tiled))
@@ -40,11 +40,14 @@ func TestModelVsMeasured(t *testing.T) {
 }
 
 func TestDefaultTile(t *testing.T) {
-	assert.Equal(t, 8, defaultTile("tiled_no_barrier"))
-	assert.Equal(t, 32, defaultTile("register_tiled_no_second_barrier"))
-	assert.Equal(t, 32, defaultTile("coarsened"))
-	assert.Equal(t, 8, defaultTile("basic"))
-	assert.Equal(t, 0, defaultTile("tiledx"))
+	// A broken kernel, a step, or a kernel of one's own under a step's
+	// name, run with tile 0, take the step's default.
+	for name, want := range map[string]int{"tiled_no_barrier": 8, "register_tiled_no_second_barrier": 32, "coarsened": 32, "basic": 8} {
+		r, _ := Simulate(name, 12, 0)
+		assert.Equal(t, want, r.Tile(), name)
+	}
+	_, err := Simulate("tiledx", 12, 0)
+	assert.ErrorIs(t, err, lab.ErrUnknown)
 }
 
 func TestShowBroken(t *testing.T) {
@@ -53,7 +56,7 @@ func TestShowBroken(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, w.String(), "from: study notes, day 22")
 	assert.Contains(t, w.String(), "0 right, 1024 wrong, 31744 never written, 0 boundary points written")
-	assert.Equal(t, 32, r.Tile)
+	assert.Equal(t, 32, r.Tile())
 
 	w.Reset()
 	_, err = ShowBroken(&w, "coarsened_block_34x34", 34, 0)

@@ -38,7 +38,7 @@ type Counts [numClasses]int
 
 // Classify returns the class of the output point (i, j, k).
 func (r Result) Classify(i, j, k int) Class {
-	n := r.N
+	n := r.N()
 	got := r.Out.At(i, j, k)
 	if i == 0 || j == 0 || k == 0 || i == n-1 || j == n-1 || k == n-1 {
 		if Written(got) {
@@ -62,9 +62,9 @@ func (r Result) Count() Counts {
 	if r.Out == nil {
 		return c
 	}
-	for i := range r.N {
-		for j := range r.N {
-			for k := range r.N {
+	for i := range r.N() {
+		for j := range r.N() {
+			for k := range r.N() {
 				c[r.Classify(i, j, k)]++
 			}
 		}
@@ -95,7 +95,7 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	if r.Out == nil || r.Want == nil {
 		return nil, fmt.Errorf("nbrun: diff map of %s: no output to draw (the launch was refused?)", r.Step)
 	}
-	n := r.N
+	n := r.N()
 	if k < 0 || k >= n {
 		return nil, fmt.Errorf("nbrun: diff map of %s: slice x = %d is outside 0…%d", r.Step, k, n-1)
 	}
@@ -181,7 +181,7 @@ func shortErr(v float64) string {
 
 // ShowDiff draws DiffMap of the middle slice, x = N/2, in the notebook.
 func ShowDiff(r Result) error {
-	d, err := DiffMap(r, r.N/2)
+	d, err := DiffMap(r, r.N()/2)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@
 // Sweep runs one of the chapter's 3D seven-point steps on the GPU when the
 // gpu package can open a device, and otherwise on lab's simulated GPU,
 // saying so in plain words (Where). Simulate always uses the simulator,
-// whose counters (lab.Stats) a real GPU cannot give. Either way the output
+// whose counters (sim.Stats) a real GPU cannot give. Either way the output
 // is compared with the CPU reference lab.SevenPoint, point by point.
 //
 // The output grid starts poisoned with a NaN of a payload no arithmetic

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // IntensityPoint is the arithmetic intensity of one tile size T, three
@@ -22,8 +23,8 @@ type IntensityPoint struct {
 	Slide   float64 // 3.25·(1 − 2/T)³
 }
 
-// IntensitySweep simulates a tiled kernel (tiled, coarsened or
-// register_tiled) on an n×n×n grid for each tile and returns the three
+// IntensitySweep simulates a kernel with an input tile (shared-memory
+// tiling, coarsening, register tiling) on an n×n×n grid for each tile and returns the three
 // intensities of each. Every run is also checked against the reference;
 // a wrong output is an error.
 func IntensitySweep(step string, n int, tiles []int) ([]IntensityPoint, error) {
@@ -53,7 +54,7 @@ func IntensityPlot(step string, n int, pts []IntensityPoint) (*plot.Plot, error)
 	if len(pts) == 0 {
 		return nil, fmt.Errorf("nbrun: intensity plot of %s: no points", step)
 	}
-	maxT, bound, err := lab.MaxTile(step, lab.DefaultLimits())
+	maxT, bound, err := lab.MaxTile(step, sim.DefaultLimits())
 	if err != nil {
 		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
 	}
@@ -77,14 +78,18 @@ func IntensityPlot(step string, n int, pts []IntensityPoint) (*plot.Plot, error)
 	if err != nil {
 		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
 	}
-	ml.Color, ml.Width, ml.Dashes = fig.KernelColor(step), vg.Points(1.5), []vg.Length{vg.Points(5), vg.Points(3)}
+	clr, err := fig.KernelColor(step)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
+	}
+	ml.Color, ml.Width, ml.Dashes = clr, vg.Points(1.5), []vg.Length{vg.Points(5), vg.Points(3)}
 	p.Add(ml)
 	p.Legend.Add(fmt.Sprintf("model of the whole launch at N = %d (lab.IntensityN)", n), ml)
 	cs, err := plotter.NewScatter(counted)
 	if err != nil {
 		return nil, fmt.Errorf("nbrun: intensity plot: %w", err)
 	}
-	cs.GlyphStyle = draw.GlyphStyle{Color: fig.KernelColor(step), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+	cs.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
 	p.Add(cs)
 	p.Legend.Add("counted by the simulator", cs)
 

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // Seed is the seed of the random input grid of every run, so that a
@@ -52,32 +52,29 @@ func (e *gpuOnlyError) Is(target error) bool {
 	return target == ErrNoSimulation || target == gpu.ErrNoGPU
 }
 
-// Result is one sweep of a 3D seven-point step, checked against the CPU
-// reference lab.SevenPoint on the same input.
+// Result is one sweep of a 3D seven-point step, the lab's run (lab.Result:
+// where it ran, its launch, the simulator's counters, its time and its
+// output), checked against the CPU reference lab.SevenPoint on the same
+// input.
 type Result struct {
-	Step    string // step or kernel name, e.g. "tiled" or "coarsened_loop_closes_early"
-	Backend string // lab.GPU or lab.Sim
-	Device  string // the GPU's name, or "CPU simulator"
-	Note    string // why it ran where it ran, e.g. "no GPU found (…): running on the CPU simulator"
-	N       int    // side of the cube
-	Tile    int    // the tile used: IN_TILE_DIM, or the block edge of basic
+	lab.Result
 
-	Out  *lab.Grid3[float32] // the kernel's output; never-written points hold the poison NaN
-	Want *lab.Grid3[float32] // the reference's output, boundary points poisoned the same way
+	Note string // why it ran where it ran, e.g. "no GPU found (…): running on the CPU simulator"
+
+	Want *lab.Grid3[float32] // the reference's output, boundary points poisoned as Out's were
 	Diff lab.Diff            // lab.Compare3(Out, Want)
 
-	// Stats are the simulator's counters; zero when the sweep ran on a GPU.
-	Stats lab.Stats
-	// Launch is the GPU launch's geometry and time; zero on the simulator.
-	Launch gpu.Launch
 	// Model is the chapter's intensity for this launch, lab.IntensityN,
 	// and 0 for a step outside the model (fast) or a kernel not in it.
 	Model float64
-	// Err is the kernel's own failure (a refused launch, a hazard, a
-	// fault), also returned by the function that ran it. The rest of the
-	// result still describes the launch.
-	Err error
 }
+
+// N returns the side of the cube the sweep ran on.
+func (r Result) N() int { return r.NX }
+
+// Tile returns the tile the sweep used: IN_TILE_DIM, or the block edge of
+// a kernel whose block is free.
+func (r Result) Tile() int { return r.Config.Tile }
 
 // Where says where Sweep runs on this machine: the GPU's name, or "no GPU
 // found (reason): running on the CPU simulator". An error other than a
@@ -118,134 +115,106 @@ func describe(p gpu.Props) string {
 	return fmt.Sprintf("%s (%s, %d SMs, %.0f GB)", p.Name, p.Arch(), p.SMs, float64(p.TotalMem)/1e9)
 }
 
-// Sweep runs a 3D step (basic, tiled, coarsened, register_tiled or fast)
-// once on a random n×n×n grid with the given tile (0 for the step's
-// default) and compares the output with lab.SevenPoint. It runs on the GPU
-// when one opens, else on the simulator with Note saying so. The fast step
-// has no simulated kernel: without a GPU its error wraps ErrNoSimulation
-// and gpu.ErrNoGPU.
+// Sweep runs a 3D step of the lab that runs on a GPU once on a random
+// n×n×n grid with the given tile (0 for the step's default) and compares
+// the output with lab.SevenPoint. It runs on the GPU when one opens, else
+// on the simulator with Note saying so. A step without a simulated kernel
+// (fast) fails without a GPU with an error wrapping ErrNoSimulation and
+// gpu.ErrNoGPU.
 func Sweep(step string, n, tile int) (Result, error) {
-	s, err := lab.LookupStep(step)
-	if err != nil {
-		return Result{}, fmt.Errorf("nbrun: %w", err)
-	}
-	if !slices.Contains(gpu.Steps3, s.Name) {
+	s, err := lab.LookupStep3(step)
+	if err != nil || !lab.OnGPU(s) {
 		return Result{}, fmt.Errorf("nbrun: step %s is not a 3D seven-point kernel (those are %s): %w",
-			s.Name, strings.Join(gpu.Steps3, ", "), lab.ErrUnknown)
+			step, strings.Join(gpu.Steps3(), ", "), lab.ErrUnknown)
 	}
 	d, note, err := device()
 	if err != nil {
 		return Result{}, err
 	}
 	if d == nil {
-		if s.Name == "fast" {
+		if !lab.Simulated(s) {
 			why := strings.TrimSuffix(note, ": running on the CPU simulator")
-			return Result{}, &gpuOnlyError{msg: "nbrun: fast: " + why + ", and the fast step runs only on a GPU: it has no simulated kernel"}
+			return Result{}, &gpuOnlyError{msg: fmt.Sprintf("nbrun: %s: %s, and the %s step runs only on a GPU: it has no simulated kernel", s.Name, why, s.Name)}
 		}
 		r, err := Simulate(s.Name, n, tile)
 		r.Note = note
 		return r, err
 	}
-	return onGPU(d, s.Name, n, tile)
+	if n < 3 || n > MaxGPUN {
+		return Result{}, fmt.Errorf("nbrun: %s: grid side %d must be 3 to %d: %w", s.Name, n, MaxGPUN, lab.ErrSize)
+	}
+	r, err := sweep(lab.Run{Step: s.Name, Backend: lab.GPU, Config: lab.Config{Tile: tile}}, n)
+	r.Note = "running on the GPU: " + describe(d.Props())
+	return r, err
 }
 
-// Simulate runs one of the chapter's four kernels on the simulator, even
+// Simulate runs a step of the lab that has a simulated kernel, or a broken
+// kernel of one (lab.BrokenKernels) by its name, on the simulator, even
 // when there is a GPU, so that its counters can be read in Stats.
 func Simulate(step string, n, tile int) (Result, error) {
-	k, err := lab.SimKernel(step)
-	if err != nil {
-		return Result{}, fmt.Errorf("nbrun: %w", err)
+	if _, _, err := lab.LookupKernel(step); err != nil {
+		s, err2 := lab.LookupStep3(step)
+		if err2 != nil || !lab.Simulated(s) {
+			return Result{}, fmt.Errorf("nbrun: %w", err)
+		}
+		step = s.Name
 	}
-	s, _ := lab.LookupStep(step)
-	return SimulateKernel(s.Name, k, n, tile)
+	return simulate(lab.Run{Step: step, Backend: lab.Sim, Config: lab.Config{Tile: tile}}, n)
 }
 
-// SimulateKernel runs any seven-point kernel, a broken one from
-// lab.BrokenKernels for instance, on the simulator under the name given.
-// When the kernel fails (its launch refused, a hazard, a fault) the error
-// is returned and the Result still holds what the launch did: its
-// counters, its hazard reports and whatever it wrote.
+// SimulateKernel runs any seven-point kernel, a student's for instance, on
+// the simulator under the name given. When the kernel fails (its launch
+// refused, a hazard, a fault) the error is returned and the Result still
+// holds what the launch did: its counters, its hazard reports and whatever
+// it wrote.
 func SimulateKernel(name string, k lab.StencilKernel, n, tile int) (Result, error) {
 	if k == nil {
 		return Result{}, fmt.Errorf("nbrun: %s: no kernel", name)
 	}
-	if n < 3 || n > MaxSimN {
-		return Result{}, fmt.Errorf("nbrun: %s: simulated grid side %d must be 3 to %d: %w", name, n, MaxSimN, lab.ErrSize)
-	}
-	if tile < 0 {
-		return Result{}, fmt.Errorf("nbrun: %s: tile %d is negative", name, tile)
-	}
-	src, out, want, err := grids(n)
-	if err != nil {
-		return Result{}, fmt.Errorf("nbrun: %s: %w", name, err)
-	}
-	if tile == 0 {
-		tile = defaultTile(name)
-	}
-	sim := &lab.Simulator{Tile: tile}
-	r := Result{Step: name, Backend: lab.Sim, Device: "CPU simulator", Note: "running on the CPU simulator",
-		N: n, Tile: tile, Out: out, Want: want}
-	r.Err = sim.Run(k, out, src, lab.DistinctCoeffs())
-	r.Stats = sim.Last()
-	if m, err := lab.IntensityN(name, n, tile); err == nil {
-		r.Model = m
-	}
-	if r.Diff, err = lab.Compare3(out, want); err != nil {
-		return r, fmt.Errorf("nbrun: %s: %w", name, err)
-	}
-	if r.Err != nil {
-		return r, fmt.Errorf("nbrun: %w", r.Err)
-	}
-	return r, nil
+	return simulate(lab.Run{Step: name, Kernel: k, Backend: lab.Sim, Config: lab.Config{Tile: tile}}, n)
 }
 
-// onGPU sweeps on the device: upload the input and the poisoned output,
-// launch once (timed with CUDA events), download.
-func onGPU(d *gpu.Device, step string, n, tile int) (Result, error) {
-	if n < 3 || n > MaxGPUN {
-		return Result{}, fmt.Errorf("nbrun: %s: grid side %d must be 3 to %d: %w", step, n, MaxGPUN, lab.ErrSize)
+// simulate checks the size of a simulated run and runs it.
+func simulate(run lab.Run, n int) (Result, error) {
+	if n < 3 || n > MaxSimN {
+		return Result{}, fmt.Errorf("nbrun: %s: simulated grid side %d must be 3 to %d: %w", run.Step, n, MaxSimN, lab.ErrSize)
 	}
-	if tile < 0 {
-		return Result{}, fmt.Errorf("nbrun: %s: tile %d is negative", step, tile)
-	}
-	k, err := d.Stencil3(step, gpu.Options{Tile: tile})
-	if err != nil {
-		return Result{}, fmt.Errorf("nbrun: %w", err)
+	r, err := sweep(run, n)
+	r.Note = "running on the CPU simulator"
+	return r, err
+}
+
+// sweep runs one sweep of run on a random n×n×n grid with a poisoned
+// output, and compares it with the reference.
+func sweep(run lab.Run, n int) (Result, error) {
+	if run.Config.Tile < 0 {
+		return Result{}, fmt.Errorf("nbrun: %s: tile %d is negative", run.Step, run.Config.Tile)
 	}
 	src, out, want, err := grids(n)
 	if err != nil {
-		return Result{}, fmt.Errorf("nbrun: %s: %w", step, err)
+		return Result{}, fmt.Errorf("nbrun: %s: %w", run.Step, err)
 	}
-	r := Result{Step: step, Backend: lab.GPU, Device: d.Props().Name, Note: "running on the GPU: " + describe(d.Props()),
-		N: n, Tile: k.Tile(), Out: out, Want: want}
-	if m, err := lab.IntensityN(step, n, r.Tile); err == nil {
+	run.Src, run.Dst, run.C = src, out, lab.DistinctCoeffs()
+	res, err := lab.Execute(run)
+	if res.Out == nil {
+		if !errors.Is(err, sim.ErrLimit) {
+			return Result{}, fmt.Errorf("nbrun: %w", err) // a bad step, tile or grid
+		}
+		// A launch over the limits, refused before it ran: nothing was
+		// written, and the result shows it.
+		res = lab.Result{Step: run.Step, Backend: run.Backend, Device: "CPU simulator", NZ: n, NY: n, NX: n,
+			Config: run.Config, Src: src, Out: out, Err: err}
+	}
+	r := Result{Result: res, Want: want}
+	if m, merr := lab.IntensityN(r.Step, n, r.Config.Tile); merr == nil {
 		r.Model = m
 	}
-	in, err := d.Alloc(len(src.Data))
+	var derr error
+	if r.Diff, derr = lab.Compare3(r.Out, want); derr != nil {
+		return r, fmt.Errorf("nbrun: %s: %w", r.Step, derr)
+	}
 	if err != nil {
-		return r, fmt.Errorf("nbrun: %s: %w", step, err)
-	}
-	defer in.Free()
-	res, err := d.Alloc(len(out.Data))
-	if err != nil {
-		return r, fmt.Errorf("nbrun: %s: %w", step, err)
-	}
-	defer res.Free()
-	if err := in.Upload(0, src.Data); err != nil {
-		return r, fmt.Errorf("nbrun: %s: upload: %w", step, err)
-	}
-	if err := res.Upload(0, out.Data); err != nil {
-		return r, fmt.Errorf("nbrun: %s: upload: %w", step, err)
-	}
-	if r.Launch, err = k.Launch(res, in, n, n, n, lab.DistinctCoeffs()); err != nil {
-		r.Err = err
 		return r, fmt.Errorf("nbrun: %w", err)
-	}
-	if err := res.Download(0, out.Data); err != nil {
-		return r, fmt.Errorf("nbrun: %s: download: %w", step, err)
-	}
-	if r.Diff, err = lab.Compare3(out, want); err != nil {
-		return r, fmt.Errorf("nbrun: %s: %w", step, err)
 	}
 	return r, nil
 }
@@ -298,7 +267,7 @@ func (r Result) Summary() string {
 	if strings.HasPrefix(r.Note, "no GPU found") {
 		b.WriteString(r.Note + "\n")
 	}
-	fmt.Fprintf(&b, "%s on %s, N = %d, tile %d\n", r.Step, r.where(), r.N, r.Tile)
+	fmt.Fprintf(&b, "%s on %s, N = %d, tile %d\n", r.Step, r.where(), r.N(), r.Tile())
 	switch r.Backend {
 	case lab.GPU:
 		fmt.Fprintf(&b, "  launch %s, %.3f ms (one launch, CUDA events)\n", r.Launch.Geometry, r.Launch.Millis)
@@ -308,7 +277,7 @@ func (r Result) Summary() string {
 	}
 	if r.Out != nil {
 		c := r.Count()
-		interior := (r.N - 2) * (r.N - 2) * (r.N - 2)
+		interior := r.Interior()
 		fmt.Fprintf(&b, "  largest |out − lab.SevenPoint| = %s over %d interior points", formatErr(r.Diff.MaxAbs), interior)
 		if r.Err == nil && c.clean() { // r.OK(), without classifying every point again
 			b.WriteString(": correct\n")
@@ -348,7 +317,7 @@ func (r Result) Counters() string {
 	if r.Backend != lab.Sim {
 		return "counters: only the simulator counts loads and stores; this sweep ran on the GPU"
 	}
-	cost, err := lab.CostN(r.Step, r.N, r.Tile)
+	cost, err := lab.CostN(r.Step, r.N(), r.Tile())
 	model := err == nil
 	var b strings.Builder
 	row := func(what string, counted int64, modelled int64, unit string) {
@@ -401,15 +370,4 @@ func (r Result) Hazards(max int) string {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// defaultTile is the tile a kernel takes when given 0: the step's, or for
-// a variant such as "coarsened_loop_closes_early" the step it starts with.
-func defaultTile(name string) int {
-	for _, step := range []string{lab.KernelRegisterTiled, lab.KernelCoarsened, lab.KernelTiled, lab.KernelBasic} {
-		if name == step || strings.HasPrefix(name, step+"_") {
-			return gpu.DefaultTile(step)
-		}
-	}
-	return 0
 }

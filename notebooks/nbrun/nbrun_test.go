@@ -14,6 +14,7 @@ import (
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 // plainSweep computes the expected output of a run of side n with the
@@ -34,8 +35,8 @@ func plainSweep(t *testing.T, n int) *lab.Grid3[float32] {
 // loop and every boundary point for the poison.
 func assertMatchesPlain(t *testing.T, r Result) {
 	t.Helper()
-	want := plainSweep(t, r.N)
-	n := r.N
+	want := plainSweep(t, r.N())
+	n := r.N()
 	bad, boundary := 0, 0
 	for i := range n {
 		for j := range n {
@@ -114,7 +115,7 @@ func TestSweepAsTheNotebooksCallIt(t *testing.T) {
 			assert.True(t, strings.HasPrefix(r.Summary(), "no GPU found ("), "a sweep that wanted a GPU says it found none")
 			assert.Positive(t, r.Stats.Flops)
 		}
-		assert.Equal(t, c.tile, r.Tile)
+		assert.Equal(t, c.tile, r.Tile())
 		assertMatchesPlain(t, r)
 	}
 }
@@ -123,14 +124,14 @@ func TestSweepAsTheNotebooksCallIt(t *testing.T) {
 // on the notebooks' N = 48 and on a side that is no tile's multiple.
 func TestSweepOnGPU(t *testing.T) {
 	gpuOrSkip(t)
-	for _, step := range gpu.Steps3 {
+	for _, step := range gpu.Steps3() {
 		for _, n := range []int{48, 37} {
 			r, err := Sweep(step, n, 0)
 			require.NoError(t, err, "%s n=%d", step, n)
 			assert.Equal(t, lab.GPU, r.Backend)
-			assert.Equal(t, gpu.DefaultTile(step), r.Tile)
+			assert.Equal(t, gpu.DefaultTile(step), r.Tile())
 			assert.Positive(t, r.Launch.Millis)
-			assert.Positive(t, r.Launch.Blocks())
+			assert.Positive(t, r.Launch.Geometry.Grid.Size())
 			assertMatchesPlain(t, r)
 		}
 	}
@@ -142,7 +143,7 @@ func TestSweepFastWithoutGPU(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrNoSimulation)
 	assert.ErrorIs(t, err, gpu.ErrNoGPU)
-	assert.Contains(t, err.Error(), "no NVIDIA driver")
+	assert.Contains(t, err.Error(), "no GPU found (")
 	assert.NotContains(t, err.Error(), "run on the CPU simulator", "the simulator has no fast kernel")
 	assert.True(t, strings.HasSuffix(err.Error(), "the fast step runs only on a GPU: it has no simulated kernel"), err.Error())
 }
@@ -230,7 +231,7 @@ func TestSimulateCoarsenedAndRegisterTiled(t *testing.T) {
 func TestTileOverThreadLimitRefused(t *testing.T) {
 	r, err := Simulate("tiled", 16, 11)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, lab.ErrLimit)
+	assert.ErrorIs(t, err, sim.ErrLimit)
 	assert.Contains(t, err.Error(), "11×11×11 = 1331 threads exceeds 1024")
 	assert.Zero(t, r.Stats.GlobalLoads, "a refused launch runs nothing")
 	assert.Equal(t, (16-2)*(16-2)*(16-2), r.Count()[Unwritten])
@@ -282,7 +283,7 @@ func TestBrokenBlock34Refused(t *testing.T) {
 	b := broken(t, "coarsened_block_34x34")
 	r, err := SimulateKernel(b.Name, b.Kernel, 34, 0)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, lab.ErrLimit)
+	assert.ErrorIs(t, err, sim.ErrLimit)
 	assert.Contains(t, err.Error(), "34×34 = 1156 threads exceeds 1024")
 	assert.Equal(t, 32*32*32, r.Count()[Unwritten])
 }
@@ -295,7 +296,7 @@ func TestBrokenRacesReported(t *testing.T) {
 		b := broken(t, c.name)
 		r, err := SimulateKernel(b.Name, b.Kernel, 20, 0)
 		require.Error(t, err)
-		assert.ErrorIs(t, err, lab.ErrHazard)
+		assert.ErrorIs(t, err, sim.ErrHazard)
 		h := r.Hazards(3)
 		assert.Contains(t, h, c.kind)
 		assert.Equal(t, 4, strings.Count(h, "\n")+1, "the counts and three reports")
@@ -310,7 +311,7 @@ func TestBrokenInteriorCheckWritesBoundary(t *testing.T) {
 	b := broken(t, "tiled_no_interior_check")
 	r, err := SimulateKernel(b.Name, b.Kernel, 20, 8)
 	require.Error(t, err)
-	assert.ErrorIs(t, err, lab.ErrFault)
+	assert.ErrorIs(t, err, sim.ErrFault)
 	assert.Positive(t, r.Count()[BoundaryWritten])
 }
 
@@ -328,7 +329,7 @@ func TestClassify(t *testing.T) {
 	out.Set(1, 1, 2, 2.5)                 // wrong
 	out.Set(1, 2, 1, float32(math.NaN())) // a computed NaN is wrong, not unwritten
 	out.Set(0, 3, 3, 7)                   // boundary overwritten
-	r := Result{Step: "test", N: n, Out: out, Want: want}
+	r := Result{Result: lab.Result{Step: "test", NZ: n, NY: n, NX: n, Out: out}, Want: want}
 	assert.Equal(t, Right, r.Classify(1, 1, 1))
 	assert.Equal(t, Wrong, r.Classify(1, 1, 2))
 	assert.Equal(t, Wrong, r.Classify(1, 2, 1))
@@ -375,7 +376,7 @@ func TestDiffMap(t *testing.T) {
 	assert.Greater(t, len(fills), 10, "shades of vermillion")
 	_, err = DiffMap(r, 34)
 	assert.Error(t, err)
-	_, err = DiffMap(Result{Step: "refused"}, 0)
+	_, err = DiffMap(Result{Result: lab.Result{Step: "refused"}}, 0)
 	assert.Error(t, err)
 	assert.NoError(t, ShowDiff(r), "outside a notebook Show renders and returns")
 }
@@ -399,7 +400,7 @@ func TestIntensitySweep(t *testing.T) {
 	_, err = IntensityPlot("tiled", 20, nil)
 	assert.Error(t, err)
 	_, err = IntensitySweep("tiled", 20, []int{11})
-	assert.ErrorIs(t, err, lab.ErrLimit)
+	assert.ErrorIs(t, err, sim.ErrLimit)
 }
 
 func TestModelShare(t *testing.T) {
@@ -428,14 +429,14 @@ func TestCompareModel(t *testing.T) {
 	s, err := CompareModel(runs)
 	require.NoError(t, err)
 	lines := strings.Split(s, "\n")
-	require.Len(t, lines, len(gpu.Steps3)+2, "a header, the five steps and basic in 32×8×1 blocks")
+	require.Len(t, lines, len(gpu.Steps3())+2, "a header, the five steps and basic in 32×8×1 blocks")
 	at512 := map[string]fig.BenchResult{}
 	for _, r := range b.Results {
 		if r.N == 512 {
 			at512[r.Kernel] = r
 		}
 	}
-	basic, tiled, fast := at512[lab.KernelBasic], at512[lab.KernelTiled], at512["fast"]
+	basic, tiled, fast := at512["basic"], at512["tiled"], at512["fast"]
 	assert.Regexp(t, fmt.Sprintf(`^basic\s+8×8×8 blocks\s+%.3f\s+25 %%\s+%.0f %%$`, basic.MedianMs, basic.PctCopy), lines[1])
 	assert.Regexp(t, `^basic\s+32×8×1 blocks\s+–\s+25 %\s+53 %$`, lines[2])
 	assert.Regexp(t, fmt.Sprintf(`^tiled\s+T = 8\s+%.3f\s+\d+ %%\s+%.0f %%$`, tiled.MedianMs, tiled.PctCopy), lines[3])
@@ -468,7 +469,7 @@ func TestFromBench(t *testing.T) {
 	assert.Equal(t, []HopperRun{
 		{Kernel: "basic", Config: "8×8×8 blocks", Ms: 0.6, PctCopy: 40},
 		{Kernel: "tiled", Config: "T = 8", Ms: 1.3, PctCopy: 20},
-		{Kernel: "fast", Config: "16 planes a block", Ms: 0.3, PctCopy: 80},
+		{Kernel: "fast", Config: "16 z planes per block", Ms: 0.3, PctCopy: 80},
 	}, runs)
 }
 
@@ -514,9 +515,9 @@ func TestBenchOnGPU(t *testing.T) {
 	const n = 128
 	b, err := Bench(n, 5)
 	require.NoError(t, err)
-	require.Len(t, b.Results, len(gpu.Steps3))
+	require.Len(t, b.Results, len(gpu.Steps3()))
 	for i, r := range b.Results {
-		assert.Equal(t, gpu.Steps3[i], r.Kernel)
+		assert.Equal(t, gpu.Steps3()[i], r.Kernel)
 		assert.Equal(t, n, r.N)
 		assert.Positive(t, r.MedianMs)
 		assert.InDelta(t, 8*126.0*126*126/(r.MedianMs*1e6), r.GBps, 1e-9*r.GBps)
@@ -551,7 +552,7 @@ func TestMeasuredBenchReadsTheFile(t *testing.T) {
 	require.Len(t, b.Results, 2)
 	runs := FromBench(b, 512)
 	require.Len(t, runs, 2)
-	assert.Equal(t, HopperRun{Kernel: "fast", Config: "16 planes a block", Ms: 0.31, PctCopy: 81}, runs[1])
+	assert.Equal(t, HopperRun{Kernel: "fast", Config: "16 z planes per block", Ms: 0.31, PctCopy: 81}, runs[1])
 	p, err := fig.Bandwidth(b)
 	require.NoError(t, err)
 	_, err = fig.Image(p, fig.Wide, fig.Tall, 60)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 var started = func() bool {
@@ -22,4 +23,4 @@ func Cost(kernel string, T int) (lab.BlockCost, error) { return lab.BlockCost{},
 func Intensity(kernel string, T int) (float64, error) { return 0, nil }
 
 // MaxTile returns nothing useful.
-func MaxTile(kernel string, lim lab.Limits) (int, string, error) { return 0, "", nil }
+func MaxTile(kernel string, lim sim.Limits) (int, string, error) { return 0, "", nil }

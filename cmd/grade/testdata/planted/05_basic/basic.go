@@ -5,6 +5,6 @@ package basic
 import "stencillab.dev/lab"
 
 // Basic refers to a name that does not exist.
-func Basic(a lab.StencilArgs) (lab.Kernel, error) {
-	return lab.Kernel{Block: blockOfEight}, nil
+func Basic(a lab.StencilArgs) (sim.Kernel, error) {
+	return sim.Kernel{Block: blockOfEight}, nil
 }

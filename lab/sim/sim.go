@@ -1,4 +1,4 @@
-package lab
+package sim
 
 import (
 	"errors"
@@ -182,8 +182,8 @@ func (t *Thread) Store(g *Global, i int, v float32) {
 }
 
 // Flops counts n floating-point operations done by the thread, e.g. 13 for
-// one seven-point update (Flops7). The simulator cannot see arithmetic on
-// Go values; a kernel reports its own, as the chapter counts them.
+// one seven-point update. The simulator cannot see arithmetic on Go
+// values; a kernel reports its own, as the chapter counts them.
 func (t *Thread) Flops(n int) { t.w.c.flops += int64(n) }
 
 func outside(g *Global, i int) string {
@@ -219,15 +219,10 @@ func (c *counters) add(o counters) {
 }
 
 // Simulator runs kernels on the simulated device and keeps the Stats of its
-// last launch. Its methods Basic, Tiled, Coarsened and RegisterTiled are
-// SweepFuncs running the chapter's kernels; Launch runs any kernel. The
-// zero value is ready to use, with CUDA's default limits. A Simulator may
-// be used from several goroutines; Last then returns whichever launch
-// finished last.
+// last launch. The zero value is ready to use, with CUDA's default limits.
+// A Simulator may be used from several goroutines; Last then returns
+// whichever launch finished last.
 type Simulator struct {
-	// Tile is IN_TILE_DIM for the stencil kernels (the block edge for the
-	// basic kernel); 0 takes each kernel's default.
-	Tile int
 	// Limits bound every launch; a zero field takes the default of
 	// DefaultLimits (1024 threads, 48 KiB of shared memory per block).
 	Limits Limits
@@ -238,9 +233,6 @@ type Simulator struct {
 	mu   sync.Mutex
 	last Stats
 }
-
-// NewSimulator returns a simulator with the tile of cfg and default limits.
-func NewSimulator(cfg Config) *Simulator { return &Simulator{Tile: cfg.Tile} }
 
 // Last returns the Stats of the last launch, including one that failed:
 // its hazards and its traffic (all zero for a launch that was refused).
@@ -265,13 +257,13 @@ func (s *Simulator) limits() Limits {
 
 // Validate checks a launch configuration against the limits without running
 // it: every dimension positive and within CUDA's bounds, at most
-// MaxThreads threads per block, at most MaxPoints threads in all (the
+// MaxThreads threads per block, at most MaxThreadsPerLaunch threads in all (the
 // simulator's own bound), a Body to run. The error names the limit,
 // e.g. "block 34×34 = 1156 threads exceeds 1024 threads per block".
 func (s *Simulator) Validate(k Kernel) error {
 	lim := s.limits()
 	wrap := func(format string, args ...any) error {
-		return fmt.Errorf("lab: launch %s: %s: %w", k.label(), fmt.Sprintf(format, args...), ErrLimit)
+		return fmt.Errorf("sim: launch %s: %s: %w", k.label(), fmt.Sprintf(format, args...), ErrLimit)
 	}
 	if k.Body == nil {
 		return wrap("no Body to run")
@@ -293,9 +285,9 @@ func (s *Simulator) Validate(k Kernel) error {
 	if n := k.Block.Size(); n > lim.MaxThreads {
 		return wrap("block %s = %d threads exceeds %d threads per block", k.Block.Shape(), n, lim.MaxThreads)
 	}
-	if total := float64(k.Grid.X) * float64(k.Grid.Y) * float64(k.Grid.Z) * float64(k.Block.Size()); total > MaxPoints {
+	if total := float64(k.Grid.X) * float64(k.Grid.Y) * float64(k.Grid.Z) * float64(k.Block.Size()); total > MaxThreadsPerLaunch {
 		return wrap("grid %s of blocks %s = %.0f threads exceeds the simulator's %d threads per launch",
-			k.Grid.Shape(), k.Block.Shape(), total, int64(MaxPoints))
+			k.Grid.Shape(), k.Block.Shape(), total, int64(MaxThreadsPerLaunch))
 	}
 	return nil
 }
@@ -593,8 +585,8 @@ func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
 	st.Threads = st.BlocksRun * int64(l.k.Block.Size())
 	st.GlobalLoads, st.GlobalStores = c.globalLoads, c.globalStores
 	st.SharedLoads, st.SharedStores = c.sharedLoads, c.sharedStores
-	st.GlobalLoadBytes, st.GlobalStoreBytes = Float32Bytes*c.globalLoads, Float32Bytes*c.globalStores
-	st.SharedLoadBytes, st.SharedStoreBytes = Float32Bytes*c.sharedLoads, Float32Bytes*c.sharedStores
+	st.GlobalLoadBytes, st.GlobalStoreBytes = ElemBytes*c.globalLoads, ElemBytes*c.globalStores
+	st.SharedLoadBytes, st.SharedStoreBytes = ElemBytes*c.sharedLoads, ElemBytes*c.sharedStores
 	st.Flops = c.flops
 	// Each worker keeps its first reports in block order; the first ones
 	// over all workers are therefore among them, whatever the scheduling.
@@ -613,14 +605,14 @@ func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
 		if more := st.FaultCount - 1; more > 0 {
 			msg += fmt.Sprintf(" (and %d more failures)", more)
 		}
-		errs = append(errs, fmt.Errorf("lab: launch %s: %s: %w", name, msg, faults[0].kind))
+		errs = append(errs, fmt.Errorf("sim: launch %s: %s: %w", name, msg, faults[0].kind))
 	}
 	if len(st.Hazards) > 0 {
 		msg := st.Hazards[0].String()
 		if more := st.HazardCounts.Total() - 1; more > 0 {
 			msg += fmt.Sprintf(" (and %d more hazards)", more)
 		}
-		errs = append(errs, fmt.Errorf("lab: launch %s: %s: %w", name, msg, ErrHazard))
+		errs = append(errs, fmt.Errorf("sim: launch %s: %s: %w", name, msg, ErrHazard))
 	}
 	return st, errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package lab
+package sim
 
 import (
 	"fmt"
@@ -173,7 +173,7 @@ func (a *sharedArray) index(i int) []int {
 	return full[3-a.rank:]
 }
 
-func (a *sharedArray) bytes() int { return Float32Bytes * len(a.data) }
+func (a *sharedArray) bytes() int { return ElemBytes * len(a.data) }
 
 // declare returns the block's shared array called name, allocating it on
 // this worker the first time and counting it against the block's limit the
@@ -192,7 +192,7 @@ func (w *worker) declare(t *Thread, name string, rank int, dims [3]int) *sharedA
 		return a
 	}
 	a := &sharedArray{name: name, rank: rank, dims: dims}
-	size := float64(Float32Bytes)
+	size := float64(ElemBytes)
 	for _, d := range dims {
 		if d < 1 {
 			t.fail(ErrLimit, "declares __shared__ float %s with a dimension below 1", a.declaration())
@@ -201,7 +201,7 @@ func (w *worker) declare(t *Thread, name string, rank int, dims [3]int) *sharedA
 	}
 	// Counted before allocating: the size may be absurd.
 	w.addShared(t, a, size)
-	elems := int(size) / Float32Bytes
+	elems := int(size) / ElemBytes
 	a.data, a.meta = make([]float32, elems), make([]shadow, elems)
 	w.arrays = append(w.arrays, a)
 	return a

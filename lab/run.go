@@ -1,0 +1,296 @@
+package lab
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"stencillab.dev/lab/sim"
+)
+
+// Backend names.
+const (
+	CPU = "cpu" // plain Go on the CPU: the reference sweep
+	Sim = "sim" // the simulated CUDA machine on the CPU
+	GPU = "gpu" // a real NVIDIA GPU, through the gpu package
+)
+
+// Backend runs 3D steps on one kind of machine. The lab registers the CPU
+// and the simulator; the gpu package registers the GPU when it is
+// imported.
+type Backend interface {
+	// Supports reports whether the backend runs the step.
+	Supports(s Step3) bool
+	// Device names where the backend runs, for reports: "CPU", "CPU
+	// simulator", or a GPU's name.
+	Device() string
+	// Runner prepares the step with a resolved configuration (Tile set).
+	// It checks what it can before any grid is allocated: a tile beyond
+	// the device's limits, say.
+	Runner(s Step3, cfg Config) (Runner, error)
+}
+
+// Runner runs one prepared step, sweep after sweep.
+type Runner interface {
+	// Sweep writes the interior points of dst from src and leaves the
+	// boundary points of dst as they are; the signature of SweepFunc, with
+	// what the backend learnt of the launch.
+	Sweep(dst, src *Grid3[float32], c Coeffs) (Launch, error)
+	// Close releases what the runner holds (device buffers).
+	Close() error
+}
+
+// Launch is what a backend reports of one sweep.
+type Launch struct {
+	Geometry Geometry   // the launch; zero on the CPU
+	Millis   float64    // the kernel's own time by the backend's clock (CUDA events); 0 when it has none
+	Stats    *sim.Stats // the simulator's counters; nil on other backends
+}
+
+var backends struct {
+	mu sync.RWMutex
+	m  map[string]Backend
+}
+
+// RegisterBackend makes a backend available under a name. Registering a
+// name twice panics: it is a programming error found at start-up.
+func RegisterBackend(name string, b Backend) {
+	backends.mu.Lock()
+	defer backends.mu.Unlock()
+	if backends.m == nil {
+		backends.m = map[string]Backend{}
+	}
+	if _, dup := backends.m[name]; dup {
+		panic(fmt.Sprintf("lab: backend %q registered twice", name))
+	}
+	backends.m[name] = b
+}
+
+func backend(name string) (Backend, bool) {
+	backends.mu.RLock()
+	defer backends.mu.RUnlock()
+	b, ok := backends.m[name]
+	return b, ok
+}
+
+// Backends returns the names of the backends that run a 3D step, sorted.
+func Backends(step string) []string {
+	s, err := LookupStep3(step)
+	if err != nil {
+		return nil
+	}
+	backends.mu.RLock()
+	defer backends.mu.RUnlock()
+	var bs []string
+	for name, b := range backends.m {
+		if b.Supports(s) {
+			bs = append(bs, name)
+		}
+	}
+	sort.Strings(bs)
+	return bs
+}
+
+// NewRunner prepares a registered 3D step (or its alias) on a backend.
+func NewRunner(step, backendName string, cfg Config) (Runner, Step3, Config, error) {
+	s, err := LookupStep3(canonical(step))
+	if err != nil {
+		return nil, Step3{}, cfg, err
+	}
+	b, ok := backend(backendName)
+	if !ok {
+		if backendName == GPU {
+			return nil, s, cfg, fmt.Errorf("lab: step %q on backend %q: %w (import the gpu package to register it)", s.Name, backendName, ErrUnknown)
+		}
+		return nil, s, cfg, fmt.Errorf("lab: backend %q: %w (known: cpu, sim, gpu)", backendName, ErrUnknown)
+	}
+	if !b.Supports(s) {
+		return nil, s, cfg, fmt.Errorf("lab: step %q on backend %q: %w (it runs on: %s)", s.Name, backendName, ErrUnknown, strings.Join(Backends(s.Name), ", "))
+	}
+	cfg, err = s.Resolve(cfg)
+	if err != nil {
+		return nil, s, cfg, err
+	}
+	r, err := b.Runner(s, cfg)
+	return r, s, cfg, err
+}
+
+// Sweeper returns the sweep of a 3D step on a backend as a SweepFunc.
+func Sweeper(step, backendName string, cfg Config) (SweepFunc, error) {
+	r, _, _, err := NewRunner(step, backendName, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return func(dst, src *Grid3[float32], c Coeffs) error {
+		_, err := r.Sweep(dst, src, c)
+		return err
+	}, nil
+}
+
+// Run describes one run of a 3D step: which step, where, how, on what.
+type Run struct {
+	// Step names a registered 3D step or, on the simulator, a broken
+	// kernel of one (BrokenKernels).
+	Step string
+	// Kernel, when set, is simulated instead of the step's own kernel (a
+	// student's, say); Step then names it in reports and Backend must be
+	// Sim.
+	Kernel StencilKernel
+	// Backend is where it runs: CPU, Sim or GPU.
+	Backend string
+	// Config is the tile and, for a step whose block is free, the block.
+	Config Config
+	// NZ, NY, NX are the grid's sides (each at least 3); unused when Src
+	// is given.
+	NZ, NY, NX int
+	// C are the coefficients.
+	C Coeffs
+	// Seed seeds the random input grid, uniform in [−1, 1).
+	Seed uint64
+	// Src, when set, is the input instead of a random grid.
+	Src *Grid3[float32]
+	// Dst, when set, holds the output's starting values (the boundary
+	// conditions, and whatever the interior starts as); it is swept in
+	// place. Unset, the output starts as a copy of the input.
+	Dst *Grid3[float32]
+	// Reps is the number of sweeps; 0 means 1.
+	Reps int
+}
+
+// Result is one run of a 3D step: where it ran, its launch, its times and
+// its output.
+type Result struct {
+	Step       string    // the step or kernel name
+	Backend    string    // CPU, Sim or GPU
+	Device     string    // "CPU", "CPU simulator" or the GPU's name
+	NZ, NY, NX int       // the grid
+	Config     Config    // the configuration used, defaults resolved
+	Launch     Launch    // the last sweep's launch
+	Stats      sim.Stats // the simulator's counters of the last sweep; zero on other backends
+	Millis     []float64 // each sweep's time: the backend's clock where it has one (CUDA events), else the wall clock
+	Wall       []float64 // each sweep's wall-clock time, ms, copies between host and device included
+	Src, Out   *Grid3[float32]
+	// Err is the kernel's own failure (a refused launch, a hazard, a
+	// fault), also returned by Execute; the rest still describes the run.
+	Err error
+}
+
+// Interior returns the interior points of the grid, the outputs of one sweep.
+func (r Result) Interior() int64 {
+	return int64(max(r.NZ-2, 0)) * int64(max(r.NY-2, 0)) * int64(max(r.NX-2, 0))
+}
+
+// MedianMillis returns the median of the sweeps' times (0 with none).
+func (r Result) MedianMillis() float64 { return median(r.Millis) }
+
+// MedianWall returns the median of the sweeps' wall-clock times.
+func (r Result) MedianWall() float64 { return median(r.Wall) }
+
+// TimedByBackend reports whether the times are the backend's own (CUDA
+// events on a GPU) rather than the wall clock.
+func (r Result) TimedByBackend() bool { return r.Launch.Millis > 0 }
+
+func median(ts []float64) float64 {
+	if len(ts) == 0 {
+		return 0
+	}
+	t := slices.Clone(ts)
+	slices.Sort(t)
+	return t[len(t)/2]
+}
+
+// Execute runs r and returns its result. An error of the run's set-up (an
+// unknown step, a bad grid, a tile beyond the limits) leaves an empty
+// Result; an error of the kernel itself is also kept in Result.Err, with
+// the rest of the result describing what the launch did.
+func Execute(r Run) (Result, error) {
+	run, s, cfg, err := prepareRun(r)
+	if err != nil {
+		return Result{}, err
+	}
+	defer run.Close()
+	res := Result{Step: r.Step, Backend: r.Backend, Config: cfg}
+	if b, ok := backend(r.Backend); ok {
+		res.Device = b.Device()
+	}
+	if res.Step == "" {
+		res.Step = s.Name
+	}
+	src := r.Src
+	if src == nil {
+		if src, err = NewGrid3[float32](r.NZ, r.NY, r.NX); err != nil {
+			return Result{}, fmt.Errorf("lab: run %s: %w", res.Step, err)
+		}
+		src.FillRandom(r.Seed)
+	}
+	dst := r.Dst
+	if dst == nil {
+		dst = src.Clone()
+	}
+	if err := CheckSweep(dst, src); err != nil {
+		return Result{}, fmt.Errorf("lab: run %s: %w", res.Step, err)
+	}
+	res.NZ, res.NY, res.NX = src.NZ, src.NY, src.NX
+	res.Src, res.Out = src, dst
+	for range max(r.Reps, 1) {
+		start := time.Now()
+		l, err := run.Sweep(dst, src, r.C)
+		wall := float64(time.Since(start).Nanoseconds()) / 1e6
+		res.Launch = l
+		if l.Stats != nil {
+			res.Stats = *l.Stats
+		}
+		if err != nil {
+			res.Err = err
+			return res, err
+		}
+		res.Wall = append(res.Wall, wall)
+		if l.Millis > 0 {
+			wall = l.Millis
+		}
+		res.Millis = append(res.Millis, wall)
+	}
+	return res, nil
+}
+
+// prepareRun resolves the step, backend and configuration of r into a
+// runner.
+func prepareRun(r Run) (Runner, Step3, Config, error) {
+	if r.Kernel == nil {
+		if k, s, err := LookupKernel(r.Step); err == nil && s.Name != r.Step {
+			// A broken kernel: it runs on the simulator with its step's
+			// defaults.
+			r.Kernel = k
+			if r.Backend != Sim {
+				return nil, s, r.Config, fmt.Errorf("lab: %s is a broken kernel of %s and runs on the simulator only, not on %q", r.Step, s.Name, r.Backend)
+			}
+			cfg, err := s.Resolve(r.Config)
+			if err != nil {
+				return nil, s, cfg, err
+			}
+			return newSimRunner(k, cfg), s, cfg, nil
+		}
+		return NewRunner(r.Step, r.Backend, r.Config)
+	}
+	if r.Backend != Sim {
+		return nil, Step3{}, r.Config, fmt.Errorf("lab: run %s: a kernel of one's own runs on the simulator, not on %q", r.Step, r.Backend)
+	}
+	// A kernel of one's own under the name of a step, or of a broken
+	// kernel of one, takes the step's defaults.
+	cfg := r.Config
+	_, s, err := LookupKernel(r.Step)
+	if err != nil {
+		s, err = LookupStep3(r.Step)
+	}
+	if err == nil {
+		if cfg, err = s.Resolve(cfg); err != nil {
+			return nil, s, cfg, err
+		}
+	} else {
+		s = Step3{Step: Step{Name: r.Step}}
+	}
+	return newSimRunner(r.Kernel, cfg), s, cfg, nil
+}
