@@ -1,7 +1,7 @@
-// Package cuda holds the lab's device code: one CUDA C file per step
-// (basic.cu, tiled.cu, coarsened.cu, register_tiled.cu, fast.cu,
-// derivative.cu, five_point.cu) and the memory kernels the measurements
-// need (copy.cu, copy_interior.cu, fill.cu). The files are device-only: no host code and no
+// Package cuda holds the lab's device code: one CUDA C file per step, named
+// by the step's description in package lab (lab.Step3's CUDA.File), the
+// 1D and 2D stencils (derivative.cu, five_point.cu), and the memory
+// kernels the measurements need (copy.cu, copy_interior.cu, fill.cu). The files are device-only: no host code and no
 // #include, so that NVRTC compiles them at run time with nothing but the
 // driver installed. Tile sizes are preprocessor defines with #ifndef
 // defaults, so a notebook can recompile a step with another tile.
@@ -22,7 +22,7 @@ import (
 var files embed.FS
 
 // Source returns the CUDA C source of a step or memory kernel by name,
-// with or without the .cu suffix: Source("tiled") or Source("tiled.cu").
+// with or without the .cu suffix: Source("copy") or Source("copy.cu").
 func Source(name string) (string, error) {
 	file := name
 	if !strings.HasSuffix(file, ".cu") {

@@ -196,7 +196,7 @@ func writeIfChanged(path string, data []byte) error {
 
 // benchFields documents the fields of fig.BenchResult for the README.
 var benchFields = [][2]string{
-	{"kernel", "step name: `basic`, `tiled`, `coarsened`, `register_tiled`, `fast`, …"},
+	{"kernel", "the step's name, as `stencil steps` lists them, or `copy`"},
 	{"n", "cube side N"},
 	{"tile", "input tile dimension T (optional; 0 or absent: the step's default)"},
 	{"median_ms", "median time of one sweep, milliseconds"},

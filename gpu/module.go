@@ -100,7 +100,7 @@ func chooseTarget(major, minor int, supported []int, canCUBIN bool) (target stri
 
 // Module is a compiled and loaded CUDA source.
 type Module struct {
-	Source      string        // the cuda package's name for it, e.g. "tiled"
+	Source      string        // the cuda package's name for it, e.g. "copy"
 	Defines     []Define      // the defines it was compiled with
 	Target      string        // sm_XY (CUBIN) or compute_XY (PTX)
 	CUBIN       bool          // whether NVRTC wrote machine code (else PTX for the driver)

@@ -6,12 +6,16 @@ import (
 	"stencillab.dev/lab/sim"
 )
 
+// RegisterTiledDefaultTile is the default IN_TILE_DIM of the register-tiled
+// kernel: 32, blocks of 32×32 = 1024 threads, as coarsening.
+const RegisterTiledDefaultTile = 32
+
 // The register-tiled kernel of Fig. 8.12.
 var _ = mustRegister3(Step3{
 	Step: Step{Name: "register_tiled", Aliases: []string{"register"}, Title: "Register tiling", Figure: "8.12",
 		Runs:     "as coarsening, with the previous and next planes in registers and only the current plane shared",
 		Notebook: "06_register_tiling"},
-	DefaultTile: CoarsenedDefaultTile,
+	DefaultTile: RegisterTiledDefaultTile,
 	MinTile:     3,
 	TileName:    "IN_TILE_DIM",
 	Geometry:    registerTiledGeometry,
@@ -49,7 +53,7 @@ var registerTiledGeometry = planeGeometry(1)
 // of an iteration is the register inNext (the figure's line 36 names an
 // inNext_s that the kernel does not declare).
 func RegisterTiledKernel(a StencilArgs) (sim.Kernel, error) {
-	IN_TILE_DIM := a.tile(CoarsenedDefaultTile)
+	IN_TILE_DIM := a.tile(RegisterTiledDefaultTile)
 	if IN_TILE_DIM < 3 {
 		return sim.Kernel{}, fmt.Errorf("register_tiled: IN_TILE_DIM = %d leaves no output tile; it must be at least 3", IN_TILE_DIM)
 	}
@@ -109,7 +113,7 @@ func RegisterTiledKernel(a StencilArgs) (sim.Kernel, error) {
 // overwrites its element of inCurr_s with the next plane while its
 // neighbours in x and y may still be reading the current one.
 func BrokenRegisterTiledNoSecondBarrier(a StencilArgs) (sim.Kernel, error) {
-	IN_TILE_DIM := a.tile(CoarsenedDefaultTile)
+	IN_TILE_DIM := a.tile(RegisterTiledDefaultTile)
 	if IN_TILE_DIM < 3 {
 		return sim.Kernel{}, fmt.Errorf("register_tiled_no_second_barrier: IN_TILE_DIM = %d leaves no output tile; it must be at least 3", IN_TILE_DIM)
 	}

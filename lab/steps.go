@@ -12,7 +12,7 @@ import (
 // A step keeps one name everywhere: its CUDA file (cuda/NAME.cu), its
 // simulated kernel in this package, its gpu launcher and its CLI -kernel.
 type Step struct {
-	Name     string   // e.g. "tiled"
+	Name     string   // e.g. "five_point"
 	Aliases  []string // other names the command line accepts
 	Title    string   // a short human title
 	Figure   string   // the chapter figure it follows, e.g. "8.8"

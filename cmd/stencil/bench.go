@@ -14,6 +14,7 @@ import (
 
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/benchfile"
 )
 
 func init() {
@@ -164,83 +165,18 @@ func (l *listFlag) String() string { return strings.Join(*l, " ") }
 // Set adds one value; the flag may be repeated.
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-// benchDevice, benchCopy and benchRun are the JSON form of a bench
-// (figures/data/bench_h200.json; docs/gpu.md describes the fields).
-type benchDevice struct {
-	Name     string `json:"name"`
-	Arch     string `json:"arch"`
-	SMs      int    `json:"sms"`
-	L2Bytes  int    `json:"l2_bytes"`
-	MemBytes uint64 `json:"mem_bytes"`
-	Driver   int    `json:"driver_version"`
-}
-
-type benchCopy struct {
-	N        int       `json:"n"`
-	Bytes    float64   `json:"bytes"` // read + written
-	MedianMs float64   `json:"median_ms"`
-	MinMs    float64   `json:"min_ms"`
-	GBps     float64   `json:"gbps"`
-	Grid     [3]int    `json:"grid"`
-	Block    [3]int    `json:"block"`
-	TimesMs  []float64 `json:"times_ms"`
-}
-
-type benchRun struct {
-	Kernel        string    `json:"kernel"`
-	Label         string    `json:"label"`
-	N             int       `json:"n"`
-	Tile          int       `json:"tile"`
-	TileShape     string    `json:"tile_shape"`
-	Planes        int       `json:"planes_per_block"`
-	Defines       []string  `json:"defines"`
-	Grid          [3]int    `json:"grid"`
-	Block         [3]int    `json:"block"`
-	SharedBytes   int       `json:"shared_bytes"`
-	Registers     int       `json:"registers"`
-	LocalBytes    int       `json:"local_bytes"`
-	Target        string    `json:"target"`
-	CompileMs     float64   `json:"compile_ms"`
-	MedianMs      float64   `json:"median_ms"`
-	MinMs         float64   `json:"min_ms"`
-	MaxMs         float64   `json:"max_ms"`
-	GBps          float64   `json:"gbps"`
-	GFlops        float64   `json:"gflops"`
-	CopyGBps      float64   `json:"copy_gbps"`
-	PctCopy       float64   `json:"pct_copy"`
-	InteriorGBps  float64   `json:"interior_copy_gbps"`
-	PctInterior   float64   `json:"pct_interior_copy"`
-	CheckedPoints int       `json:"checked_points"`
-	MaxAbsErr     *float64  `json:"max_abs_err"`
-	TimesMs       []float64 `json:"times_ms"`
-}
-
 // copyRecord is the record of a copy of an N³ grid that moved bytes in
 // measurement m.
-func copyRecord(n int, bytes float64, m gpu.Measurement) benchCopy {
-	return benchCopy{N: n, Bytes: bytes, MedianMs: m.Median, MinMs: m.Min, GBps: bytes / (m.Median * 1e6),
+func copyRecord(n int, bytes float64, m gpu.Measurement) benchfile.Copy {
+	return benchfile.Copy{N: n, Bytes: bytes, MedianMs: m.Median, MinMs: m.Min, GBps: bytes / (m.Median * 1e6),
 		Grid: m.Geometry.Grid, Block: m.Geometry.Block, TimesMs: m.Millis}
 }
 
 // against sets the run's shares of the float4 copy and of the interior
 // copy measured for the same N.
-func (r *benchRun) against(full, inner benchCopy) {
+func against(r *benchfile.Run, full, inner benchfile.Copy) {
 	r.CopyGBps, r.PctCopy = full.GBps, 100*r.GBps/full.GBps
 	r.InteriorGBps, r.PctInterior = inner.GBps, 100*r.GBps/inner.GBps
-}
-
-type benchReport struct {
-	Device     string      `json:"device"` // the device's name, e.g. NVIDIA H200
-	DeviceInfo benchDevice `json:"device_info"`
-	Command    string      `json:"command"`
-	Date       string      `json:"date"`
-	Reps       int         `json:"reps"`
-	Warmup     int         `json:"warmup"`
-	Seed       uint64      `json:"seed"`
-	Coeffs     lab.Coeffs  `json:"coeffs"`
-	Copies     []benchCopy `json:"copy"`
-	Interior   []benchCopy `json:"interior_copy"`
-	Runs       []benchRun  `json:"results"`
 }
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
@@ -297,11 +233,11 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	defer d.Close()
 	p := d.Props()
 	coeffs := lab.DistinctCoeffs()
-	report := benchReport{
+	report := benchfile.File{
 		Command: "stencil bench " + strings.Join(args, " "),
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Device:  p.Name,
-		DeviceInfo: benchDevice{Name: p.Name, Arch: p.Arch(), SMs: p.SMs, L2Bytes: p.L2Bytes, MemBytes: p.TotalMem,
+		DeviceInfo: &benchfile.Device{Name: p.Name, Arch: p.Arch(), SMs: p.SMs, L2Bytes: p.L2Bytes, MemBytes: p.TotalMem,
 			Driver: p.DriverVersion},
 		Reps: *reps, Warmup: *warmup, Seed: *seed, Coeffs: coeffs,
 	}
@@ -362,7 +298,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 				return 1, fmt.Errorf("%s at N=%d: %w", c.label, n, err)
 			}
 			f, _ := k.Function(n)
-			r := benchRun{Kernel: c.step, Label: c.label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n, m.Geometry),
+			r := benchfile.Run{Kernel: c.step, Label: c.label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n, m.Geometry),
 				Planes: m.Geometry.Planes,
 				Grid:   m.Geometry.Grid, Block: m.Geometry.Block, SharedBytes: m.Geometry.SharedBytes,
 				Registers: f.Registers, LocalBytes: f.LocalBytes, Target: k.Module().Target,
@@ -370,7 +306,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 				MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,
 				GBps: 8 * interior / (m.Median * 1e6), GFlops: lab.Flops7 * interior / (m.Median * 1e6),
 				TimesMs: m.Millis}
-			r.against(full, inner)
+			against(&r, full, inner)
 			for _, def := range k.Defines() {
 				r.Defines = append(r.Defines, def.String())
 			}
@@ -388,7 +324,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 				}
 			}
 			printRun(stdout, r, p)
-			report.Runs = append(report.Runs, r)
+			report.Results = append(report.Results, r)
 		}
 		src.Free()
 		dst.Free()
@@ -408,7 +344,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 // printRun prints one run in the style of the study notes' summaries.
-func printRun(w io.Writer, r benchRun, p gpu.Props) {
+func printRun(w io.Writer, r benchfile.Run, p gpu.Props) {
 	rule := strings.Repeat("=", 60)
 	title := r.Label
 	if s, err := lab.LookupStep(r.Kernel); err == nil {
@@ -446,7 +382,7 @@ func printRun(w io.Writer, r benchRun, p gpu.Props) {
 // each size first. "% copy" is the share of the float4 copy of the whole
 // grid, "% int" the share of the interior copy, which leaves the boundary
 // untouched as the sweeps do.
-func printTable(w io.Writer, rep benchReport) {
+func printTable(w io.Writer, rep benchfile.File) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-34s %5s %10s %9s %8s %9s %7s %7s\n", "kernel", "N", "tile", "median ms", "GB/s", "GFLOP/s", "% copy", "% int")
 	for _, c := range rep.Copies {
@@ -457,7 +393,7 @@ func printTable(w io.Writer, rep benchReport) {
 					100*ic.GBps/c.GBps, 100.0)
 			}
 		}
-		for _, r := range rep.Runs {
+		for _, r := range rep.Results {
 			if r.N == c.N {
 				fmt.Fprintf(w, "%-34s %5d %10s %9.4f %8.1f %9.1f %7.1f %7.1f\n", r.Label, r.N, r.TileShape, r.MedianMs, r.GBps, r.GFlops,
 					r.PctCopy, r.PctInterior)

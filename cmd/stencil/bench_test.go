@@ -13,6 +13,7 @@ import (
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/benchfile"
 )
 
 func TestParseVariant(t *testing.T) {
@@ -91,13 +92,13 @@ func TestParseSizes(t *testing.T) {
 	}
 }
 
-// The bench JSON is what the figures read: every run comes back through
-// fig.ReadBench with the values written.
+// The bench JSON is what the figures read: one type on both sides, so
+// every run comes back through fig.ReadBench exactly as written.
 func TestBenchJSONReadsAsFigBench(t *testing.T) {
 	e := 1e-7
-	rep := benchReport{Device: "NVIDIA H200", Coeffs: lab.DistinctCoeffs(),
-		Copies: []benchCopy{{N: 512, MedianMs: 0.25, GBps: 4200}},
-		Runs: []benchRun{
+	rep := benchfile.File{Device: "NVIDIA H200", Coeffs: lab.DistinctCoeffs(),
+		Copies: []benchfile.Copy{{N: 512, MedianMs: 0.25, GBps: 4200}},
+		Results: []benchfile.Run{
 			{Kernel: "tiled", Label: "tiled", N: 512, Tile: 8, MedianMs: 1.4, GBps: 765, GFlops: 1243, CopyGBps: 4200, PctCopy: 18.2, MaxAbsErr: &e},
 			{Kernel: "fast", Label: "fast[FAST_BY=8]", N: 512, MedianMs: 0.28, GBps: 3849, GFlops: 6255, CopyGBps: 4200, PctCopy: 91.6},
 		}}
@@ -106,10 +107,9 @@ func TestBenchJSONReadsAsFigBench(t *testing.T) {
 	got, err := fig.ReadBench(bytes.NewReader(b))
 	require.NoError(t, err)
 	assert.Equal(t, rep.Device, got.Device)
-	require.Len(t, got.Results, len(rep.Runs))
-	for i, r := range rep.Runs {
-		assert.Equal(t, fig.BenchResult{Kernel: r.Kernel, N: r.N, Tile: r.Tile, MedianMs: r.MedianMs, GBps: r.GBps,
-			GFlops: r.GFlops, PctCopy: r.PctCopy, CopyGBps: r.CopyGBps}, got.Results[i])
+	require.Len(t, got.Results, len(rep.Results))
+	for i, r := range rep.Results {
+		assert.Equal(t, r, got.Results[i])
 	}
 }
 
@@ -151,11 +151,11 @@ func TestBenchTableShowsBothCopies(t *testing.T) {
 	assert.InDelta(t, 4194.304, full.GBps, 1e-6, "8·512³ B in 0.256 ms")
 	assert.InDelta(t, 4081.569, inner.GBps, 1e-3, "8·510³ B in 0.26 ms")
 	assert.Equal(t, ms, inner.TimesMs)
-	r := benchRun{Kernel: "fast", Label: "fast", N: 512, TileShape: "512x4x128", MedianMs: 0.276, GBps: 3849.6, GFlops: 6255}
-	r.against(full, inner)
+	r := benchfile.Run{Kernel: "fast", Label: "fast", N: 512, TileShape: "512x4x128", MedianMs: 0.276, GBps: 3849.6, GFlops: 6255}
+	against(&r, full, inner)
 	assert.Equal(t, full.GBps, r.CopyGBps)
 	assert.Equal(t, inner.GBps, r.InteriorGBps)
-	rep := benchReport{Copies: []benchCopy{full}, Interior: []benchCopy{inner}, Runs: []benchRun{r}}
+	rep := benchfile.File{Copies: []benchfile.Copy{full}, Interior: []benchfile.Copy{inner}, Results: []benchfile.Run{r}}
 	var buf bytes.Buffer
 	printTable(&buf, rep)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")

@@ -42,6 +42,15 @@ type runResult struct {
 	RelL2Err  *float64 `json:"rel_l2_err,omitempty"`
 }
 
+// defaultStep is the step `stencil run` runs unless told: the first that
+// runs on the CPU, the reference sweep.
+func defaultStep() string {
+	if cpu := lab.Names3(func(s lab.Step3) bool { return s.Sweep != nil }); len(cpu) > 0 {
+		return cpu[0]
+	}
+	return ""
+}
+
 // errUsage marks an error in the command line: exit status 2.
 var errUsage = errors.New("usage")
 
@@ -56,7 +65,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("stencil run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	kernel := fs.String("kernel", "reference", "step to run: "+strings.Join(lab.Names3(nil), ", "))
+	kernel := fs.String("kernel", defaultStep(), "step to run: "+strings.Join(lab.Names3(nil), ", "))
 	backend := fs.String("backend", lab.CPU, "where to run it: cpu, sim or gpu")
 	n := fs.Int("n", 256, "grid side N (the grid is N×N×N, N ≥ 3)")
 	tile := fs.Int("tile", 0, "input tile dimension IN_TILE_DIM (0: the step's default)")

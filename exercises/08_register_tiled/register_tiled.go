@@ -6,7 +6,7 @@
 // Write RegisterTiled. It is the coarsened kernel of exercise 7 (blocks of
 // IN_TILE_DIM×IN_TILE_DIM threads marching in z through OUT_TILE_DIM =
 // IN_TILE_DIM − 2 output planes; IN_TILE_DIM = a.Tile, or
-// lab.CoarsenedDefaultTile, 32, when a.Tile is 0; the same grid), with one
+// lab.RegisterTiledDefaultTile, 32, when a.Tile is 0; the same grid), with one
 // change: a thread is the only one that reads its element of the previous
 // and of the next plane, so those live in its registers — local variables
 // of Body — and only the current plane, which its x and y neighbours read,
@@ -53,7 +53,7 @@ func RegisterTiled(a lab.StencilArgs) (sim.Kernel, error) {
 	// BEGIN SOLUTION
 	IN_TILE_DIM := a.Tile
 	if IN_TILE_DIM == 0 {
-		IN_TILE_DIM = lab.CoarsenedDefaultTile
+		IN_TILE_DIM = lab.RegisterTiledDefaultTile
 	}
 	if IN_TILE_DIM < 3 {
 		return sim.Kernel{}, fmt.Errorf("register_tiled: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)

@@ -47,13 +47,13 @@ func Intensity(fn IntensityFuncs) grading.Exercise {
 		Title: "Arithmetic intensity of the basic, tiled and coarsened kernels",
 		Files: []string{"intensity.go"},
 		Checks: []grading.Check{
-			{ID: "basic", Title: "the basic kernel: 13 OPs per 7 loads of 4 bytes, 0.46 OP/B", Points: 1,
+			{ID: figureStep("8.6"), Title: "the basic kernel: 13 OPs per 7 loads of 4 bytes, 0.46 OP/B", Points: 1,
 				Run: func(t *grading.T) { intensityBasic(t, fn) }},
 			{ID: "slides", Title: "the tiled kernel at T = 8 and T = 32: 1.37 and 2.68 OP/B, as the slides print", Points: 2,
 				Run: func(t *grading.T) { intensitySlides(t, fn) }},
-			{ID: "tiled", Title: "the tiled kernel at random T: 13(T−2)³ / 4T³", Points: 2,
+			{ID: figureStep("8.8"), Title: "the tiled kernel at random T: 13(T−2)³ / 4T³", Points: 2,
 				Run: func(t *grading.T) { intensityTiled(t, fn, figureStep("8.8"), 20, 100) }},
-			{ID: "coarsened", Title: "the coarsened and register-tiled kernels at random T", Points: 2,
+			{ID: figureStep("8.10"), Title: "the coarsened and register-tiled kernels at random T", Points: 2,
 				Run: func(t *grading.T) {
 					for _, k := range marchingKernels() {
 						if intensityTiled(t, fn, k, 10, 100); t.Failed() {

@@ -50,8 +50,8 @@ func lookupKernelStep(step string) (kernelStep, error) {
 	return kernelStep{}, fmt.Errorf("checks: step %q has no simulated kernel and no exercise", step)
 }
 
-// camel writes a step name as a Go function name: "register_tiled"
-// becomes "RegisterTiled".
+// camel writes a step name as a Go function name: "five_point" becomes
+// "FivePoint".
 func camel(name string) string {
 	var b strings.Builder
 	for _, part := range strings.Split(name, "_") {
@@ -83,8 +83,8 @@ func (s kernelStep) exercise(k lab.StencilKernel) grading.Exercise {
 	return e
 }
 
-// KernelExercise returns the exercise of a simulated step of the lab
-// ("tiled", say), checking the student's kernel k. An unknown step gives an
+// KernelExercise returns the exercise of a simulated step of the lab,
+// by name, checking the student's kernel k. An unknown step gives an
 // exercise whose one check fails with the reason.
 func KernelExercise(step string, k lab.StencilKernel) grading.Exercise {
 	s, err := lookupKernelStep(step)

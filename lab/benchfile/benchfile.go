@@ -1,0 +1,191 @@
+// Package benchfile is the JSON form of a bench of the lab's steps on a
+// GPU: what `stencil bench -json` writes and what the figures and the
+// notebooks read (figures/data/bench_h200.json). One Go type for both
+// sides, so that a field cannot drift between writer and reader.
+package benchfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"stencillab.dev/lab"
+)
+
+// File is one bench: the device, how it was run, the copies measured as
+// yardsticks, and one result per kernel, grid and configuration.
+type File struct {
+	Device     string     `json:"device,omitempty"`        // the device's name, e.g. "NVIDIA H200"
+	DeviceInfo *Device    `json:"device_info,omitempty"`   // what the device reported
+	Command    string     `json:"command,omitempty"`       // the command that wrote the file
+	Date       string     `json:"date,omitempty"`          // when, RFC 3339
+	Reps       int        `json:"reps,omitempty"`          // timed launches per kernel
+	Warmup     int        `json:"warmup,omitempty"`        // untimed launches before them
+	Seed       uint64     `json:"seed,omitempty"`          // seed of the random input
+	Coeffs     lab.Coeffs `json:"coeffs"`                  // the coefficients of the sweeps
+	Copies     []Copy     `json:"copy,omitempty"`          // the float4 copy of each N³ grid
+	Interior   []Copy     `json:"interior_copy,omitempty"` // the copy of each grid's interior only
+	Results    []Run      `json:"results"`                 // the kernels
+}
+
+// Device is what a bench's GPU reported of itself.
+type Device struct {
+	Name     string `json:"name"`
+	Arch     string `json:"arch"`
+	SMs      int    `json:"sms"`
+	L2Bytes  int    `json:"l2_bytes"`
+	MemBytes uint64 `json:"mem_bytes"`
+	Driver   int    `json:"driver_version"`
+}
+
+// Copy is the measurement of a copy kernel on an N³ grid.
+type Copy struct {
+	N        int       `json:"n"`
+	Bytes    float64   `json:"bytes"` // read + written
+	MedianMs float64   `json:"median_ms"`
+	MinMs    float64   `json:"min_ms"`
+	GBps     float64   `json:"gbps"`
+	Grid     [3]int    `json:"grid"`
+	Block    [3]int    `json:"block"`
+	TimesMs  []float64 `json:"times_ms"`
+}
+
+// Run is one kernel on one N×N×N grid of float32 in one configuration.
+type Run struct {
+	Kernel        string    `json:"kernel"`                       // a step of the lab (`stencil steps`)
+	Label         string    `json:"label,omitempty"`              // the configuration, when not the default
+	N             int       `json:"n"`                            // cube side
+	Tile          int       `json:"tile,omitempty"`               // the step's tile; 0: its default
+	TileShape     string    `json:"tile_shape,omitempty"`         // the tile as the study notes write it
+	Planes        int       `json:"planes_per_block,omitempty"`   // z planes a block covers
+	Defines       []string  `json:"defines,omitempty"`            // compile-time defines
+	Grid          [3]int    `json:"grid,omitempty"`               // blocks
+	Block         [3]int    `json:"block,omitempty"`              // threads per block
+	SharedBytes   int       `json:"shared_bytes,omitempty"`       // shared memory per block
+	Registers     int       `json:"registers,omitempty"`          // registers per thread
+	LocalBytes    int       `json:"local_bytes,omitempty"`        // local memory per thread
+	Target        string    `json:"target,omitempty"`             // NVRTC's target, e.g. sm_90
+	CompileMs     float64   `json:"compile_ms,omitempty"`         // NVRTC compile time
+	MedianMs      float64   `json:"median_ms"`                    // median time of one sweep, milliseconds
+	MinMs         float64   `json:"min_ms,omitempty"`             // fastest sweep
+	MaxMs         float64   `json:"max_ms,omitempty"`             // slowest sweep
+	GBps          float64   `json:"gbps"`                         // 8 bytes per interior point, (N−2)³ of them, over the median time, 10⁹ B/s
+	GFlops        float64   `json:"gflops"`                       // 13·(N−2)³ operations over the median time, 10⁹ OP/s
+	CopyGBps      float64   `json:"copy_gbps"`                    // the float4 copy of N³ floats in the same run, 10⁹ B/s
+	PctCopy       float64   `json:"pct_copy"`                     // GBps as a percentage of CopyGBps
+	InteriorGBps  float64   `json:"interior_copy_gbps,omitempty"` // the interior copy in the same run
+	PctInterior   float64   `json:"pct_interior_copy,omitempty"`  // GBps as a percentage of InteriorGBps
+	CheckedPoints int       `json:"checked_points,omitempty"`     // points compared with the reference
+	MaxAbsErr     *float64  `json:"max_abs_err,omitempty"`        // largest difference found
+	TimesMs       []float64 `json:"times_ms,omitempty"`           // every timed sweep
+}
+
+// ErrInvalid is wrapped by every error about a bench file that cannot be used.
+var ErrInvalid = errors.New("invalid bench results")
+
+// Read parses the output of `stencil bench -json`. It accepts three
+// shapes: an object {"device": ..., "results": [...]}, a bare array of
+// results, or a stream of result objects (one per line). Every result needs
+// a kernel, n ≥ 3 and a positive median_ms, gbps and gflops.
+func Read(r io.Reader) (*File, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("benchfile: reading bench results: %w", err)
+	}
+	data = bytes.TrimSpace(data)
+	b := &File{}
+	switch {
+	case len(data) == 0:
+		return nil, fmt.Errorf("benchfile: bench results are empty: %w", ErrInvalid)
+	case data[0] == '[':
+		if err := json.Unmarshal(data, &b.Results); err != nil {
+			return nil, fmt.Errorf("benchfile: bench results array: %w: %w", err, ErrInvalid)
+		}
+	default:
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for {
+			var raw map[string]json.RawMessage
+			if err := dec.Decode(&raw); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("benchfile: bench results: %w: %w", err, ErrInvalid)
+			}
+			if _, ok := raw["results"]; ok {
+				var set File
+				if err := remarshal(raw, &set); err != nil {
+					return nil, err
+				}
+				if len(b.Results) == 0 && b.Device == "" {
+					// The first set keeps all it says of itself.
+					results := b.Results
+					*b = set
+					b.Results = append(results, set.Results...)
+					continue
+				}
+				if b.Device == "" {
+					b.Device = set.Device
+				}
+				b.Results = append(b.Results, set.Results...)
+				continue
+			}
+			var res Run
+			if err := remarshal(raw, &res); err != nil {
+				return nil, err
+			}
+			b.Results = append(b.Results, res)
+		}
+	}
+	if len(b.Results) == 0 {
+		return nil, fmt.Errorf("benchfile: bench file holds no results: %w", ErrInvalid)
+	}
+	for i, res := range b.Results {
+		if err := res.Check(); err != nil {
+			return nil, fmt.Errorf("benchfile: bench result %d: %w", i, err)
+		}
+	}
+	return b, nil
+}
+
+func remarshal(raw map[string]json.RawMessage, v any) error {
+	buf, err := json.Marshal(raw)
+	if err == nil {
+		err = json.Unmarshal(buf, v)
+	}
+	if err != nil {
+		return fmt.Errorf("benchfile: bench results: %w: %w", err, ErrInvalid)
+	}
+	return nil
+}
+
+// Check returns an error wrapping ErrInvalid when the result cannot be
+// used: no kernel, n below 3, a time, bandwidth or rate that is not
+// positive, or a negative copy share.
+func (r Run) Check() error {
+	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	switch {
+	case r.Kernel == "":
+		return fmt.Errorf("no kernel name: %w", ErrInvalid)
+	case r.N < 3:
+		return fmt.Errorf("kernel %s: n = %d is below 3: %w", r.Kernel, r.N, ErrInvalid)
+	case !pos(r.MedianMs) || !pos(r.GBps) || !pos(r.GFlops):
+		return fmt.Errorf("kernel %s: median_ms, gbps and gflops must be positive (got %g, %g, %g): %w",
+			r.Kernel, r.MedianMs, r.GBps, r.GFlops, ErrInvalid)
+	case r.CopyGBps < 0 || r.PctCopy < 0 || math.IsNaN(r.CopyGBps) || math.IsNaN(r.PctCopy):
+		return fmt.Errorf("kernel %s: copy_gbps and pct_copy must not be negative: %w", r.Kernel, ErrInvalid)
+	}
+	return nil
+}
+
+// Load reads a bench file with Read.
+func Load(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("benchfile: %w", err)
+	}
+	defer f.Close()
+	return Read(f)
+}
