@@ -1,8 +1,8 @@
 # Stencil Lab.
 #
 #   make lab    install what is missing and open the notebooks in Jupyter
-#   make test   install what is missing, then go vet, go test and run every
-#               notebook headless with the GoNB kernel
+#   make test   install what is missing, then go vet (and go mod tidy -diff),
+#               go test and run every notebook headless with the GoNB kernel
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
 # GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh).
@@ -45,6 +45,7 @@ install-lab:
 
 vet:
 	go vet ./...
+	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
 unit:
 	go test ./...

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"unsafe"
 )
@@ -12,6 +13,7 @@ import (
 type args struct {
 	buf     []byte
 	offsets []int
+	kinds   []string // each argument's C type, for the checks of the launchers against the kernels
 }
 
 func (a *args) place(size, align int) []byte {
@@ -24,20 +26,37 @@ func (a *args) place(size, align int) []byte {
 }
 
 // ptr adds a device pointer.
-func (a *args) ptr(p uint64) *args { binary.LittleEndian.PutUint64(a.place(8, 8), p); return a }
+func (a *args) ptr(p uint64) *args {
+	binary.LittleEndian.PutUint64(a.place(8, 8), p)
+	a.kinds = append(a.kinds, "pointer")
+	return a
+}
 
 // i32 adds a C int.
-func (a *args) i32(v int32) *args { binary.LittleEndian.PutUint32(a.place(4, 4), uint32(v)); return a }
+func (a *args) i32(v int32) *args {
+	binary.LittleEndian.PutUint32(a.place(4, 4), uint32(v))
+	a.kinds = append(a.kinds, "int")
+	return a
+}
 
 // i64 adds a C long long.
-func (a *args) i64(v int64) *args { binary.LittleEndian.PutUint64(a.place(8, 8), uint64(v)); return a }
+func (a *args) i64(v int64) *args {
+	binary.LittleEndian.PutUint64(a.place(8, 8), uint64(v))
+	a.kinds = append(a.kinds, "long long")
+	return a
+}
 
 // u64 adds a C unsigned long long.
-func (a *args) u64(v uint64) *args { binary.LittleEndian.PutUint64(a.place(8, 8), v); return a }
+func (a *args) u64(v uint64) *args {
+	binary.LittleEndian.PutUint64(a.place(8, 8), v)
+	a.kinds = append(a.kinds, "unsigned long long")
+	return a
+}
 
 // f32 adds a C float.
 func (a *args) f32(v float32) *args {
 	binary.LittleEndian.PutUint32(a.place(4, 4), math.Float32bits(v))
+	a.kinds = append(a.kinds, "float")
 	return a
 }
 
@@ -47,6 +66,7 @@ func (a *args) floats(v []float32) *args {
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
+	a.kinds = append(a.kinds, fmt.Sprintf("struct of %d floats", len(v)))
 	return a
 }
 

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,4 +184,34 @@ func (c config3) describeTile(nx, cz int) string {
 		return fastTile(c, nx, cz)
 	}
 	return c.desc.TileShape(c.geometry(3, 3, nx, cz).toLab())
+}
+
+// Plan is what the gpu backend would compile and launch for a 3D step on
+// an nz×ny×nx grid, worked out without a device: the entry point, the
+// defines and the launch (for fast with the planes a block marches through
+// left to the device, its default chunk).
+type Plan struct {
+	Source   string   // the source's name
+	Entry    string   // the extern "C" __global__ function
+	Defines  []Define // passed to NVRTC
+	Geometry Geometry // grid, block and the shared memory the launch declares
+	Tile     string   // the tile as the study notes write it
+}
+
+// PlanLaunch returns the plan of a step with options o on an nz×ny×nx grid
+// (every side at least 3).
+func PlanLaunch(step string, o Options, nz, ny, nx int) (Plan, error) {
+	c, err := newConfig3(step, o)
+	if err != nil {
+		return Plan{}, err
+	}
+	if nz < 3 || ny < 3 || nx < 3 {
+		return Plan{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below 3 and no interior point: %w", c.step, nz, ny, nx, lab.ErrSize)
+	}
+	name, _, err := c.source()
+	if err != nil {
+		return Plan{}, err
+	}
+	g := c.geometry(nz, ny, nx, 0)
+	return Plan{Source: name, Entry: c.entry(nx), Defines: slices.Clone(c.defines), Geometry: g, Tile: c.describeTile(nx, g.Planes)}, nil
 }

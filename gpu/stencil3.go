@@ -149,14 +149,21 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 		return nil, Geometry{}, nil, err
 	}
 	f, _ := k.Function(nx)
-	a := new(args).ptr(src.ptr).ptr(dst.ptr).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
-	for _, v := range c {
+	return f, g, k.cfg.args(src.ptr, dst.ptr, nz, ny, nx, c, g), nil
+}
+
+// args are the kernel arguments of a sweep of the nz×ny×nx grid at src into
+// dst with launch g: the two grids, the sides, the seven coefficients, and
+// for the fast step the planes a block marches through.
+func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *args {
+	a := new(args).ptr(src).ptr(dst).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
+	for _, v := range co {
 		a.f32(float32(v))
 	}
-	if k.cfg.fast != nil {
+	if c.fast != nil {
 		a.i32(int32(g.Planes))
 	}
-	return f, g, a, nil
+	return a
 }
 
 // Launch runs one sweep of the nz×ny×nx grid in src into dst, timed with

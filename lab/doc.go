@@ -1,7 +1,8 @@
 // Package lab is the CPU side of Stencil Lab: grids, stencils, reference
-// sweeps, the simulated CUDA execution model with the chapter's kernels, and
-// the arithmetic-intensity model of chapter 8 of Programming Massively
-// Parallel Processors.
+// sweeps, the description of each 3D step (Step3, one file per step) with
+// its kernel for the simulated CUDA machine of package sim, the one way to
+// run a step on any backend (Execute), and the arithmetic-intensity model
+// of chapter 8 of Programming Massively Parallel Processors.
 //
 // Grids are stored flat and row-major with x fastest, exactly as the chapter
 // indexes them: the point (i, j, k) of a 3D grid, with i the z index, j the

@@ -2,21 +2,19 @@ package checks
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
 )
 
-// The kernel exercises, one per simulated step of the lab (basic, shared
-// memory tiling, coarsening, register tiling, in teaching order), are
-// derived from the lab's description of each step (lab.Step3): the
-// exercise's number and folder, the student's function, its file, the
+// The kernel exercises, one per step of the lab whose description names
+// one (basic, shared-memory tiling, coarsening, register tiling), are
+// derived from that description (lab.Step3): the exercise's number and
+// folder, the student's function, its file, the
 // reference kernel, the default tile, the broken variants that name a
 // mistake, and the words of the hints.
-
-// firstKernelExercise is the number of the first kernel exercise.
-const firstKernelExercise = 5
 
 // kernelStep is the kernel exercise of one simulated step.
 type kernelStep struct {
@@ -25,14 +23,16 @@ type kernelStep struct {
 	fn     string // the student's function: the step's name in CamelCase
 }
 
-// kernelSteps returns the kernel exercises in order.
+// kernelSteps returns the kernel exercises in order: the steps whose
+// descriptions name an exercise.
 func kernelSteps() []kernelStep {
 	var ks []kernelStep
 	for _, s := range lab.Steps3() {
-		if lab.Simulated(s) {
-			ks = append(ks, kernelStep{Step3: s, number: firstKernelExercise + len(ks), fn: camel(s.Name)})
+		if s.Exercise > 0 {
+			ks = append(ks, kernelStep{Step3: s, number: s.Exercise, fn: camel(s.Name)})
 		}
 	}
+	sort.SliceStable(ks, func(a, b int) bool { return ks[a].number < ks[b].number })
 	return ks
 }
 
@@ -47,7 +47,7 @@ func lookupKernelStep(step string) (kernelStep, error) {
 			return ks, nil
 		}
 	}
-	return kernelStep{}, fmt.Errorf("checks: step %q has no simulated kernel and no exercise", step)
+	return kernelStep{}, fmt.Errorf("checks: step %q has no exercise", step)
 }
 
 // camel writes a step name as a Go function name: "five_point" becomes
