@@ -42,22 +42,11 @@ func modelStep(kernel string) (Step3, error) {
 }
 
 // Cost returns the per-block cost of a kernel at tile T, far from the
-// grid's edges (every output of the tile is interior): its outputs and
-// loads as the step describes them (Step3.Cost), 13 operations per
-// output, and the threads and shared memory of its launch (Step3.Geometry).
-// For the chapter's kernels:
-//
-//   - basic, a T×T×T block: T³ outputs, each loading its 7 inputs.
-//   - tiled (Fig. 8.8), a T×T×T block: loads the T³ input tile once and
-//     computes the (T−2)³ output tile; T³ floats of shared memory.
-//   - coarsened (Fig. 8.10), a T×T block marching over T−2 output planes:
-//     loads T−2+2 = T planes of T² inputs, so T³ loads for (T−2)³ outputs,
-//     as the tiled kernel, but with T² threads and 3·T² floats of shared
-//     memory.
-//   - register tiling (Fig. 8.12): the same loads and outputs as
-//     coarsened, with only the current plane, T² floats, in shared memory.
-//
-// For a whole launch, whose blocks at the faces load less, see CostN.
+// grid's edges (every output of the tile is interior): the outputs and
+// loads the step's description gives (Step3.Cost, and Step3.Explain in
+// words), 13 operations per output, and the threads and shared memory of
+// its launch (Step3.Geometry). For a whole launch, whose blocks at the
+// faces load less, see CostN.
 func Cost(kernel string, T int) (BlockCost, error) {
 	st, err := modelStep(kernel)
 	if err != nil {
@@ -141,28 +130,14 @@ func (g GridCost) OpPerByte() float64 {
 }
 
 // CostN returns the cost of one launch of a kernel on an N×N×N grid with
-// tile T, counting the halo loads every block really makes: CostGrid on a
-// cube.
+// tile T, counting the loads every block really makes (Step3.LaunchLoads):
+// CostGrid on a cube.
 //
 // Cost and IntensityTiled describe a block far from the grid's faces,
 // which loads its whole T³ input tile for (T−2)³ outputs. The blocks at
 // the faces differ, and on a grid of modest size there are many of them:
 // at N = 128 and T = 8 the launch's intensity is 1.32 OP/B, not the
-// slides' 1.37. Counted exactly (Step3.LaunchLoads):
-//
-//   - basic: each interior point loads its 7 inputs; the ⌈N/T⌉³ blocks
-//     include threads on boundary points, which load nothing. Loads are
-//     7(N−2)³, the intensity exactly 13/28 whatever N.
-//   - the tiled kernels (shared-memory tiling, coarsening, register
-//     tiling): nb = (N−2)/(T−2) + 1 blocks along each axis (z too: a
-//     coarsened block marches through T−2 planes). Block b spans the input
-//     points b(T−2)−1 … b(T−2)+T−2 of an axis and loads those in the grid,
-//     0 … N−1. Over the nb blocks of an axis that is L = nb·T − 1 −
-//     max(0, nb(T−2) + 1 − N) points: the first tile sticks out by one
-//     below 0, the last by nb(T−2)+1−N past N−1. The load test is a
-//     product over the three axes, so Loads = L³. Outputs are (N−2)³, so
-//     the intensity is 3.25·((N−2)/L)³, which tends to IntensityTiled(T)
-//     as N grows.
+// slides' 1.37.
 func CostN(kernel string, N, T int) (GridCost, error) { return CostGrid(kernel, N, N, N, T) }
 
 // CostGrid returns the cost of one launch of a kernel on an nz×ny×nx grid
