@@ -610,3 +610,64 @@ func TestGPUExecute(t *testing.T) {
 		assert.Equal(t, 32, res.Config.Tile)
 	}
 }
+
+// TestGPUTimeLoop advances grids by several time steps on the device, the
+// passes ping-ponging between two device buffers, against as many
+// reference sweeps with the boundary fixed, for every 3D step.
+func TestGPUTimeLoop(t *testing.T) {
+	d := device(t)
+	for _, step := range Steps3() {
+		for _, shape := range [][3]int{{35, 33, 40}, {3, 7, 9}} {
+			seed := freshSeed()
+			src, err := lab.NewGrid3[float32](shape[0], shape[1], shape[2])
+			require.NoError(t, err)
+			src.FillRandom(seed)
+			c := randomCoeffs(seed)
+			k, err := d.Stencil3(step, Options{})
+			require.NoError(t, err)
+			for _, steps := range []int{k.StepsPerPass(), 2 * k.StepsPerPass(), 4 * k.StepsPerPass()} {
+				dst := src.Clone()
+				poisonInterior(dst)
+				want := dst.Clone()
+				require.NoError(t, lab.Advance(lab.SevenPoint[float32], want, src, c, steps))
+				res, err := lab.Execute(lab.Run{Step: step, Backend: lab.GPU, Src: src, Dst: dst, C: c, Steps: steps})
+				require.NoError(t, err, "%s on %v, %d steps", step, shape, steps)
+				diff, err := lab.Compare3(res.Out, want)
+				require.NoError(t, err)
+				assert.LessOrEqual(t, diff.MaxAbs, tol3*float64(steps), "%s on %v, %d steps, seed %d", step, shape, steps, seed)
+				assert.Positive(t, res.MedianMillis())
+			}
+		}
+	}
+	// MeasureSteps starts every run from the same input: the output after
+	// the timed runs is the same as after one.
+	n := 40
+	k, err := d.Stencil3("tiled", Options{})
+	require.NoError(t, err)
+	src, a, b := allocN(t, d, n), allocN(t, d, n), allocN(t, d, n)
+	require.NoError(t, src.FillRandom(3))
+	m, err := k.MeasureSteps(src, a, b, n, n, n, lab.DistinctCoeffs(), 4, 1, 3)
+	require.NoError(t, err)
+	assert.Len(t, m.Millis, 3)
+	assert.Positive(t, m.Median)
+	host, err := lab.NewCube[float32](n)
+	require.NoError(t, err)
+	require.NoError(t, src.Download(0, host.Data))
+	want := host.Clone()
+	require.NoError(t, lab.Advance(lab.SevenPoint[float32], want, host, lab.DistinctCoeffs(), 4))
+	got := host.Clone()
+	require.NoError(t, a.Download(0, got.Data)) // 4 passes: the result is back in a
+	diff, err := lab.Compare3(got, want)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, diff.MaxAbs, 4*tol3)
+	_, err = k.MeasureSteps(src, a, b, n, n, n, lab.DistinctCoeffs(), 0, 0, 1)
+	assert.ErrorContains(t, err, "positive multiple")
+}
+
+func allocN(t *testing.T, d *Device, n int) *Buffer {
+	t.Helper()
+	b, err := d.Alloc(n * n * n)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Free() })
+	return b
+}

@@ -76,6 +76,13 @@ type Launch struct {
 // its time in milliseconds when timed. Errors of the kernel itself (an
 // illegal address, say) are reported by the wait.
 func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, error) {
+	return d.launchSeq(f, g, []*args{a}, timed)
+}
+
+// launchSeq launches f with geometry g once for each argument list of seq,
+// back to back on the stream, and waits for the last; timed, it returns the
+// time of the whole sequence between two CUDA events.
+func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (float64, error) {
 	if err := checkGeometry(g, d.props, f.MaxThreads, f.Registers); err != nil {
 		return 0, fmt.Errorf("gpu: launch %s: %w", f.Name, err)
 	}
@@ -89,8 +96,10 @@ func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, 
 		if err := f.optIn(g.DynamicShared); err != nil {
 			return err
 		}
-		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, a)); err != nil {
-			return err
+		for _, a := range seq {
+			if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, a)); err != nil {
+				return err
+			}
 		}
 		if !timed {
 			return cuCheck("cuStreamSynchronize", cuStreamSynchronize())
@@ -109,7 +118,10 @@ func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, 
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("gpu: launch %s (%s): %w", f.Name, g, err)
+		if len(seq) == 1 {
+			return 0, fmt.Errorf("gpu: launch %s (%s): %w", f.Name, g, err)
+		}
+		return 0, fmt.Errorf("gpu: launch %s ×%d (%s): %w", f.Name, len(seq), g, err)
 	}
 	return ms, nil
 }

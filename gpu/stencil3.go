@@ -280,23 +280,8 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := len(src.Data)
-	if s.src == nil || s.src.n != n {
-		s.free()
-		what := fmt.Sprintf("%s on a %d×%d×%d grid (source and destination)", step, src.NZ, src.NY, src.NX)
-		if err := s.k.d.CheckFree(what, 2*uint64(n)*4); err != nil {
-			return lab.Launch{}, err
-		}
-		a, err := s.k.d.Alloc(n)
-		if err != nil {
-			return lab.Launch{}, err
-		}
-		b, err := s.k.d.Alloc(n)
-		if err != nil {
-			a.Free()
-			return lab.Launch{}, err
-		}
-		s.src, s.dst = a, b
+	if err := s.buffers(src); err != nil {
+		return lab.Launch{}, err
 	}
 	if err := s.src.Upload(0, src.Data); err != nil {
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
@@ -312,6 +297,31 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
 	return lab.Launch{Geometry: l.Geometry.toLab(), Millis: l.Millis}, nil
+}
+
+// buffers keeps two device buffers of src's size, allocating them when the
+// size changed. The caller holds s.mu.
+func (s *sweeper) buffers(src *lab.Grid3[float32]) error {
+	n := len(src.Data)
+	if s.src != nil && s.src.n == n {
+		return nil
+	}
+	s.free()
+	what := fmt.Sprintf("%s on a %d×%d×%d grid (source and destination)", s.k.cfg.step, src.NZ, src.NY, src.NX)
+	if err := s.k.d.CheckFree(what, 2*uint64(n)*4); err != nil {
+		return err
+	}
+	a, err := s.k.d.Alloc(n)
+	if err != nil {
+		return err
+	}
+	b, err := s.k.d.Alloc(n)
+	if err != nil {
+		a.Free()
+		return err
+	}
+	s.src, s.dst = a, b
+	return nil
 }
 
 // Close frees the device buffers.

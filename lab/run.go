@@ -43,6 +43,18 @@ type Runner interface {
 	Close() error
 }
 
+// Advancer is a Runner that advances a grid by many time steps itself,
+// without a round trip through the host between passes (a GPU keeps both
+// buffers on the device).
+type Advancer interface {
+	// Advance writes into the interior of dst the state of src after
+	// steps time steps, passes of the step ping-ponging between two
+	// buffers that both hold src's boundary, which stays fixed. steps is a
+	// multiple of the step's time steps per pass. The Launch's Millis is
+	// the time of all passes.
+	Advance(dst, src *Grid3[float32], c Coeffs, steps int) (Launch, error)
+}
+
 // Launch is what a backend reports of one sweep.
 type Launch struct {
 	Geometry Geometry   // the launch; zero on the CPU
@@ -156,7 +168,12 @@ type Run struct {
 	// conditions, and whatever the interior starts as); it is swept in
 	// place. Unset, the output starts as a copy of the input.
 	Dst *Grid3[float32]
-	// Reps is the number of sweeps; 0 means 1.
+	// Steps is the number of time steps each repetition advances the
+	// grid by (0 means 1): passes of the step ping-pong between two
+	// buffers, the boundary fixed, and Out gets the last state's interior.
+	// It must be a multiple of the step's time steps per pass.
+	Steps int
+	// Reps is the number of repetitions; 0 means 1.
 	Reps int
 }
 
@@ -168,10 +185,11 @@ type Result struct {
 	Device     string    // "CPU", "CPU simulator" or the GPU's name
 	NZ, NY, NX int       // the grid
 	Config     Config    // the configuration used, defaults resolved
+	Steps      int       // time steps each repetition advanced
 	Launch     Launch    // the last sweep's launch
 	Stats      sim.Stats // the simulator's counters of the last sweep; zero on other backends
-	Millis     []float64 // each sweep's time: the backend's clock where it has one (CUDA events), else the wall clock
-	Wall       []float64 // each sweep's wall-clock time, ms, copies between host and device included
+	Millis     []float64 // each repetition's time: the backend's clock where it has one (CUDA events), else the wall clock
+	Wall       []float64 // each repetition's wall-clock time, ms, copies between host and device included
 	Src, Out   *Grid3[float32]
 	// Err is the kernel's own failure (a refused launch, a hazard, a
 	// fault), also returned by Execute; the rest still describes the run.
@@ -235,9 +253,14 @@ func Execute(r Run) (Result, error) {
 	}
 	res.NZ, res.NY, res.NX = src.NZ, src.NY, src.NX
 	res.Src, res.Out = src, dst
+	steps, per := max(r.Steps, 1), s.StepsPerPass(cfg)
+	if steps%per != 0 {
+		return Result{}, fmt.Errorf("lab: run %s: %d time steps is not a multiple of the %d a pass of %s advances", res.Step, steps, per, s.Name)
+	}
+	res.Steps = steps
 	for range max(r.Reps, 1) {
 		start := time.Now()
-		l, err := run.Sweep(dst, src, r.C)
+		l, err := advance(run, dst, src, r.C, steps, per)
 		wall := float64(time.Since(start).Nanoseconds()) / 1e6
 		res.Launch = l
 		if l.Stats != nil {
@@ -254,6 +277,67 @@ func Execute(r Run) (Result, error) {
 		res.Millis = append(res.Millis, wall)
 	}
 	return res, nil
+}
+
+// advance runs the passes of steps time steps, per a pass: one sweep for a
+// single step, else the runner's own time loop where it has one, or passes
+// ping-ponging on the host between two copies of src.
+func advance(run Runner, dst, src *Grid3[float32], c Coeffs, steps, per int) (Launch, error) {
+	if steps == per {
+		return run.Sweep(dst, src, c)
+	}
+	if a, ok := run.(Advancer); ok {
+		return a.Advance(dst, src, c, steps)
+	}
+	if err := CheckSweep(dst, src); err != nil {
+		return Launch{}, err
+	}
+	cur, next := src.Clone(), src.Clone()
+	var total Launch
+	for range steps / per {
+		l, err := run.Sweep(next, cur, c)
+		if err != nil {
+			return l, err
+		}
+		total.Geometry, total.Stats = l.Geometry, l.Stats
+		total.Millis += l.Millis
+		cur, next = next, cur
+	}
+	copyInterior(dst, cur)
+	return total, nil
+}
+
+// copyInterior copies the interior points of src into dst, which has the
+// same shape.
+func copyInterior[T Float](dst, src *Grid3[T]) {
+	for i := 1; i < src.NZ-1; i++ {
+		for j := 1; j < src.NY-1; j++ {
+			o := src.Index(i, j, 1)
+			copy(dst.Data[o:o+src.NX-2], src.Data[o:o+src.NX-2])
+		}
+	}
+}
+
+// Advance is the CPU reference of a time loop: steps sweeps of sweep,
+// ping-ponging between two copies of src so that the boundary stays
+// fixed, the last state's interior written into dst. With
+// SevenPoint[float64] it is the float64 reference of a run.
+func Advance[T Float](sweep func(dst, src *Grid3[T], c Coeffs) error, dst, src *Grid3[T], c Coeffs, steps int) error {
+	if err := CheckSweep(dst, src); err != nil {
+		return err
+	}
+	if steps < 1 {
+		return fmt.Errorf("lab: advance %d time steps: need at least one", steps)
+	}
+	cur, next := src.Clone(), src.Clone()
+	for range steps {
+		if err := sweep(next, cur, c); err != nil {
+			return err
+		}
+		cur, next = next, cur
+	}
+	copyInterior(dst, cur)
+	return nil
 }
 
 // prepareRun resolves the step, backend and configuration of r into a

@@ -237,3 +237,42 @@ func (s *simT) Run(k StencilKernel, dst, src *Grid3[float32], c Coeffs) error {
 }
 
 func (s *simT) Last() sim.Stats { return s.last }
+
+// A run of several time steps equals that many reference sweeps with the
+// boundary fixed, on the CPU and on the simulator, and leaves the boundary
+// of its output as it was.
+func TestExecuteAdvancesTimeSteps(t *testing.T) {
+	sc := newSweepCaseShape(t, 9, 12, 10)
+	for _, steps := range []int{1, 2, 5} {
+		want := sc.dst.Clone()
+		require.NoError(t, Advance(SevenPoint[float32], want, sc.src, sc.c, steps))
+		// By hand for two steps: sweep once, then sweep the result, whose
+		// boundary is src's.
+		if steps == 2 {
+			one := sc.src.Clone()
+			require.NoError(t, SevenPoint(one, sc.src, sc.c))
+			two := sc.dst.Clone()
+			require.NoError(t, SevenPoint(two, one, sc.c))
+			d, err := Compare3(want, two)
+			require.NoError(t, err)
+			assert.Zero(t, d.MaxAbs)
+		}
+		for _, run := range []Run{
+			{Step: "reference", Backend: CPU},
+			{Step: "register_tiled", Backend: Sim, Config: Config{Tile: 6}},
+			{Step: "basic", Backend: Sim},
+		} {
+			run.Src, run.Dst, run.C, run.Steps, run.Reps = sc.src, sc.dst.Clone(), sc.c, steps, 2
+			res, err := Execute(run)
+			require.NoError(t, err, "%s, %d steps", run.Step, steps)
+			assert.Equal(t, steps, res.Steps)
+			d, err := Compare3(res.Out, want)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, d.MaxAbs, 1e-5*float64(steps), "%s, %d steps", run.Step, steps)
+			assert.Zero(t, boundaryChanged(res.Out, sc.dst), "%s: the boundary of the output is left alone", run.Step)
+		}
+	}
+	_, err := Execute(Run{Step: "basic", Backend: Sim, NZ: 5, NY: 5, NX: 5, Steps: -2})
+	assert.NoError(t, err, "0 or less is one step")
+	assert.Error(t, Advance(SevenPoint[float32], sc.dst.Clone(), sc.src, sc.c, 0))
+}

@@ -61,6 +61,10 @@ type Step3 struct {
 	// Broken are kernels of this step with one mistake each, from the
 	// chapter or from the study notes, in teaching order.
 	Broken []Broken
+	// TimeSteps, for a temporally blocked step, returns the time steps one
+	// pass over the grid advances with a resolved configuration; nil means
+	// one, a sweep.
+	TimeSteps func(cfg Config) int
 	// Exercise is the number of the graded exercise in which students
 	// write the step's simulated kernel (exercises/NN_name), 0 for none.
 	Exercise int
@@ -358,6 +362,15 @@ func brokenList() []string {
 		ns = append(ns, b.Name)
 	}
 	return ns
+}
+
+// StepsPerPass returns the time steps one pass of the step advances with a
+// resolved configuration: 1 for a sweep.
+func (s Step3) StepsPerPass(cfg Config) int {
+	if s.TimeSteps == nil {
+		return 1
+	}
+	return max(s.TimeSteps(cfg), 1)
 }
 
 // StepOfFigure returns the registered 3D step that follows a chapter

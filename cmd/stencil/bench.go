@@ -197,6 +197,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	tiles := fs.String("tile", "", "tile for every kernel (T) or per kernel (basic=8,tiled=8)")
 	seed := fs.Uint64("seed", 1, "seed of the random input, filled on the device")
 	check := fs.Bool("check", true, "compare three planes of each output with lab.SevenPoint")
+	steps := fs.Int("steps", 1, "time steps each timed run advances, the passes ping-ponging on the device (a multiple of each kernel's steps per pass)")
 	jsonFile := fs.String("json", "", "write every measurement to this file as JSON")
 	ordinal := fs.Int("device", 0, "GPU to use")
 	var variants listFlag
@@ -216,6 +217,9 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if *warmup < 0 {
 		return 2, fmt.Errorf("-warmup %d: must not be negative", *warmup)
+	}
+	if *steps < 1 {
+		return 2, fmt.Errorf("-steps %d: need at least one time step", *steps)
 	}
 	ns, err := parseSizes(*sizes)
 	if err != nil {
@@ -250,11 +254,18 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		if plans[i], err = d.Stencil3(c.step, c.opts); err != nil {
 			return 1, fmt.Errorf("%s: %w", c.label, err)
 		}
+		if per := plans[i].StepsPerPass(); *steps%per != 0 {
+			return 2, fmt.Errorf("-steps %d: %s advances %d time steps a pass; give a multiple", *steps, c.label, per)
+		}
 	}
 
 	for _, n := range ns {
 		total := n * n * n
-		if err := d.CheckFree(fmt.Sprintf("a %d×%d×%d grid and its output", n, n, n), 2*uint64(total)*4); err != nil {
+		grids := 2
+		if *steps > 1 {
+			grids = 3 // the input, and two buffers to ping-pong between
+		}
+		if err := d.CheckFree(fmt.Sprintf("%d grids of %d×%d×%d", grids, n, n, n), uint64(grids)*uint64(total)*4); err != nil {
 			return 1, err
 		}
 		src, err := d.Alloc(total)
@@ -293,7 +304,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 			if err := dst.Poison(); err != nil {
 				return 1, err
 			}
-			m, err := k.Measure(dst, src, n, n, n, coeffs, *warmup, *reps)
+			m, out, err := measureRun(k, dst, src, n, coeffs, *steps, *warmup, *reps)
 			if err != nil {
 				return 1, fmt.Errorf("%s at N=%d: %w", c.label, n, err)
 			}
@@ -304,13 +315,26 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 				Registers: f.Registers, LocalBytes: f.LocalBytes, Target: k.Module().Target,
 				CompileMs: float64(k.Module().CompileTime.Microseconds()) / 1e3,
 				MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,
-				GBps: 8 * interior / (m.Median * 1e6), GFlops: lab.Flops7 * interior / (m.Median * 1e6),
+				GBps: 8 * interior * float64(*steps) / (m.Median * 1e6), GFlops: lab.Flops7 * interior * float64(*steps) / (m.Median * 1e6),
 				TimesMs: m.Millis}
+			if *steps > 1 {
+				r.Steps = *steps
+			}
 			against(&r, full, inner)
 			for _, def := range k.Defines() {
 				r.Defines = append(r.Defines, def.String())
 			}
-			if *check {
+			if *check && *steps > 1 {
+				e, pts, err := checkSteps(d, out, src, n, coeffs, *steps)
+				if err != nil {
+					return 1, err
+				}
+				r.MaxAbsErr, r.CheckedPoints = &e, pts
+				if e > 1e-5*float64(*steps) {
+					printRun(stdout, r, p)
+					return 1, fmt.Errorf("%s at N=%d over %d time steps is wrong: max |gpu − lab.Advance| = %g", c.label, n, *steps, e)
+				}
+			} else if *check {
 				pc, err := d.CheckPlanes(dst, src, n, n, n, coeffs, []int{1, n / 2, n - 2})
 				if err != nil {
 					return 1, err
@@ -341,6 +365,60 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "bench: wrote %s\n", *jsonFile)
 	}
 	return 0, nil
+}
+
+// measureRun times a kernel: single sweeps from src into dst, or with
+// steps > 1 runs of that many time steps, each from a fresh copy of src in
+// dst and a third buffer. It returns the buffer that holds the last output.
+func measureRun(k *gpu.Stencil3, dst, src *gpu.Buffer, n int, c lab.Coeffs, steps, warmup, reps int) (gpu.Measurement, *gpu.Buffer, error) {
+	if steps == 1 {
+		m, err := k.Measure(dst, src, n, n, n, c, warmup, reps)
+		return m, dst, err
+	}
+	d := dst.Device()
+	other, err := d.Alloc(n * n * n)
+	if err != nil {
+		return gpu.Measurement{}, nil, err
+	}
+	defer other.Free()
+	m, err := k.MeasureSteps(src, dst, other, n, n, n, c, steps, warmup, reps)
+	if err != nil {
+		return m, nil, err
+	}
+	// The last run's result: passes ping-pong from dst, so an even number
+	// of passes ends in dst; copy it there otherwise.
+	if (steps/k.StepsPerPass())%2 == 1 {
+		if _, err := d.Copy(dst, other); err != nil {
+			return m, nil, err
+		}
+	}
+	return m, dst, nil
+}
+
+// checkSteps compares the whole output of a run of steps time steps with
+// lab.Advance on the host; it returns the largest difference and the
+// points compared.
+func checkSteps(d *gpu.Device, out, src *gpu.Buffer, n int, c lab.Coeffs, steps int) (float64, int, error) {
+	in, err := lab.NewCube[float32](n)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := src.Download(0, in.Data); err != nil {
+		return 0, 0, err
+	}
+	got := in.Clone()
+	if err := out.Download(0, got.Data); err != nil {
+		return 0, 0, err
+	}
+	want := in.Clone()
+	if err := lab.Advance(lab.SevenPoint[float32], want, in, c, steps); err != nil {
+		return 0, 0, err
+	}
+	diff, err := lab.Compare3(got, want)
+	if err != nil {
+		return 0, 0, err
+	}
+	return diff.MaxAbs, in.Interior(), nil
 }
 
 // printRun prints one run in the style of the study notes' summaries.
@@ -384,20 +462,50 @@ func printRun(w io.Writer, r benchfile.Run, p gpu.Props) {
 // untouched as the sweeps do.
 func printTable(w io.Writer, rep benchfile.File) {
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-34s %5s %10s %9s %8s %9s %7s %7s\n", "kernel", "N", "tile", "median ms", "GB/s", "GFLOP/s", "% copy", "% int")
+	fmt.Fprintf(w, "%-34s %5s %5s %10s %9s %8s %9s %7s %7s %7s\n", "kernel", "N", "steps", "tile", "median ms", "GB/s", "GFLOP/s", "% copy", "% int", "× fast")
+	over := false
 	for _, c := range rep.Copies {
-		fmt.Fprintf(w, "%-34s %5d %10s %9.4f %8.1f %9s %7.1f %7s\n", "copy (float4)", c.N, "-", c.MedianMs, c.GBps, "-", 100.0, "-")
+		fmt.Fprintf(w, "%-34s %5d %5s %10s %9.4f %8.1f %9s %7.1f %7s %7s\n", "copy (float4)", c.N, "-", "-", c.MedianMs, c.GBps, "-", 100.0, "-", "-")
 		for _, ic := range rep.Interior {
 			if ic.N == c.N {
-				fmt.Fprintf(w, "%-34s %5d %10s %9.4f %8.1f %9s %7.1f %7.1f\n", "copy (interior)", ic.N, "-", ic.MedianMs, ic.GBps, "-",
-					100*ic.GBps/c.GBps, 100.0)
+				fmt.Fprintf(w, "%-34s %5d %5s %10s %9.4f %8.1f %9s %7.1f %7.1f %7s\n", "copy (interior)", ic.N, "-", "-", ic.MedianMs, ic.GBps, "-",
+					100*ic.GBps/c.GBps, 100.0, "-")
 			}
 		}
 		for _, r := range rep.Results {
-			if r.N == c.N {
-				fmt.Fprintf(w, "%-34s %5d %10s %9.4f %8.1f %9.1f %7.1f %7.1f\n", r.Label, r.N, r.TileShape, r.MedianMs, r.GBps, r.GFlops,
-					r.PctCopy, r.PctInterior)
+			if r.N != c.N {
+				continue
 			}
+			speedup := "-"
+			if f, ok := fastest(rep, r.N); ok {
+				speedup = fmt.Sprintf("%.2f", r.PointsPerSecond()/f.PointsPerSecond())
+			}
+			over = over || r.PctCopy > 100
+			fmt.Fprintf(w, "%-34s %5d %5d %10s %9.4f %8.1f %9.1f %7.1f %7.1f %7s\n", r.Label, r.N, r.TimeSteps(), r.TileShape, r.MedianMs, r.GBps, r.GFlops,
+				r.PctCopy, r.PctInterior, speedup)
 		}
 	}
+	fmt.Fprintln(w, "GB/s count 8 bytes per interior point and time step; × fast is the points per second against the fast single sweep's.")
+	if over {
+		fmt.Fprintln(w, "Shares of the copy above 100 %: a pass that does several time steps reads and writes each point less than once a step.")
+	}
+}
+
+// fastest returns the run of the fast single sweep at n with its default
+// configuration, the yardstick of the speed-ups: the step beyond the
+// chapter, which runs on a GPU only, outside the cost model, one time step
+// a pass.
+func fastest(rep benchfile.File, n int) (benchfile.Run, bool) {
+	ys := lab.Names3(func(s lab.Step3) bool {
+		return lab.OnGPU(s) && !lab.Simulated(s) && !lab.InModel(s) && s.TimeSteps == nil
+	})
+	if len(ys) != 1 {
+		return benchfile.Run{}, false
+	}
+	for _, r := range rep.Results {
+		if r.N == n && r.Kernel == ys[0] && r.Label == r.Kernel {
+			return r, true
+		}
+	}
+	return benchfile.Run{}, false
 }

@@ -155,13 +155,20 @@ func TestBenchTableShowsBothCopies(t *testing.T) {
 	against(&r, full, inner)
 	assert.Equal(t, full.GBps, r.CopyGBps)
 	assert.Equal(t, inner.GBps, r.InteriorGBps)
-	rep := benchfile.File{Copies: []benchfile.Copy{full}, Interior: []benchfile.Copy{inner}, Results: []benchfile.Run{r}}
+	// Four time steps in twice fast's time: twice its points per second,
+	// and an effective bandwidth above the copy's.
+	four := benchfile.Run{Kernel: "basic", Label: "four steps", N: 512, Steps: 4, TileShape: "8x8x8", MedianMs: 0.552,
+		GBps: 8 * 510 * 510 * 510 * 4 / 0.552e6, GFlops: 1}
+	against(&four, full, inner)
+	rep := benchfile.File{Copies: []benchfile.Copy{full}, Interior: []benchfile.Copy{inner}, Results: []benchfile.Run{r, four}}
 	var buf bytes.Buffer
 	printTable(&buf, rep)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	require.Len(t, lines, 4)
+	require.Len(t, lines, 7, buf.String())
 	assert.Contains(t, lines[0], "% int")
-	assert.Regexp(t, `^copy \(float4\)\s+512 .* 100\.0\s+-$`, lines[1])
-	assert.Regexp(t, `^copy \(interior\)\s+512 .* 97\.3\s+100\.0$`, lines[2], "4081.6 / 4194.3")
-	assert.Regexp(t, `^fast\s+512 .* 91\.8\s+94\.3$`, lines[3], "3849.6 / 4194.3 and 3849.6 / 4081.6")
+	assert.Regexp(t, `^copy \(float4\)\s+512 .* 100\.0\s+-\s+-$`, lines[1])
+	assert.Regexp(t, `^copy \(interior\)\s+512 .* 97\.3\s+100\.0\s+-$`, lines[2], "4081.6 / 4194.3")
+	assert.Regexp(t, `^fast\s+512\s+1 .* 91\.8\s+94\.3\s+1\.00$`, lines[3], "3849.6 / 4194.3 and 3849.6 / 4081.6")
+	assert.Regexp(t, `^four steps\s+512\s+4 .* 183\.3\s+188\.4\s+2\.00$`, lines[4], "7689.9 / 4194.3, / 4081.6, and (4 / 0.552) / (1 / 0.276)")
+	assert.Contains(t, lines[6], "above 100 %")
 }

@@ -35,6 +35,7 @@ type runResult struct {
 	N         int      `json:"n"`
 	Tile      int      `json:"tile"`
 	Reps      int      `json:"reps"`
+	Steps     int      `json:"steps"`
 	Ms        float64  `json:"ms"`
 	GBps      float64  `json:"gbps"`
 	GFlops    float64  `json:"gflops"`
@@ -70,6 +71,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	n := fs.Int("n", 256, "grid side N (the grid is N×N×N, N ≥ 3)")
 	tile := fs.Int("tile", 0, "input tile dimension IN_TILE_DIM (0: the step's default)")
 	reps := fs.Int("reps", 3, "timed repetitions; the summary gives the median")
+	steps := fs.Int("steps", 1, "time steps each repetition advances, the boundary fixed (a multiple of the step's steps per pass)")
 	seed := fs.Uint64("seed", 1, "seed of the random input")
 	check := fs.Bool("check", false, "compare with a float64 reference sweep and report the max error")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
@@ -91,6 +93,8 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 2, fmt.Errorf("-tile %d: the tile must be positive (or 0 for the default)", *tile)
 	case *reps < 1:
 		return 2, fmt.Errorf("-reps %d: need at least one repetition", *reps)
+	case *steps < 1:
+		return 2, fmt.Errorf("-steps %d: need at least one time step", *steps)
 	}
 	step, err := lab.LookupStep(*kernel)
 	if err != nil {
@@ -103,7 +107,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
 	}
 	res, err := lab.Execute(lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile},
-		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps})
+		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps})
 	if err != nil {
 		if res.Out == nil {
 			return 1, err
@@ -113,14 +117,15 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	src, dst := res.Src, res.Out
 	ms := res.MedianWall()
 	interior := float64(src.Interior())
+	work := interior * float64(res.Steps) // point updates of one repetition
 	out := runResult{
-		Kernel: step.Name, Backend: *backend, N: *n, Tile: *tile, Reps: *reps, Ms: ms,
-		GBps:   8 * interior / (ms * 1e6),
-		GFlops: lab.Flops7 * interior / (ms * 1e6),
+		Kernel: step.Name, Backend: *backend, N: *n, Tile: *tile, Reps: *reps, Steps: res.Steps, Ms: ms,
+		GBps:   8 * work / (ms * 1e6),
+		GFlops: lab.Flops7 * work / (ms * 1e6),
 	}
 	if *check {
 		want := lab.Convert[float64](src)
-		if err := lab.SevenPoint(want, lab.Convert[float64](src), lab.DistinctCoeffs()); err != nil {
+		if err := lab.Advance(lab.SevenPoint[float64], want, lab.Convert[float64](src), lab.DistinctCoeffs(), res.Steps); err != nil {
 			return 1, fmt.Errorf("float64 reference: %w", err)
 		}
 		d, err := lab.Compare(lab.Convert[float64](dst).Data, want.Data)
@@ -182,9 +187,12 @@ func printSummary(w io.Writer, r runResult, step lab.Step, extra []field) {
 	fmt.Fprintln(w, rule)
 	line := func(label, text string) { fmt.Fprintf(w, "%-22s %s\n", label+":", text) }
 	line("Grid size", fmt.Sprintf("%d×%d×%d", r.N, r.N, r.N))
+	if r.Steps > 1 {
+		line("Time steps", fmt.Sprintf("%d per repetition, the boundary fixed", r.Steps))
+	}
 	line("Tile (IN_TILE_DIM)", tile)
 	line("Time", fmt.Sprintf("%.3f ms (median of %d)", r.Ms, r.Reps))
-	line("Throughput", fmt.Sprintf("%.2f GB/s (8 B per interior point)", r.GBps))
+	line("Throughput", fmt.Sprintf("%.2f GB/s (8 B per interior point and time step)", r.GBps))
 	line("Compute", fmt.Sprintf("%.2f GFLOP/s (13 flops per point)", r.GFlops))
 	if r.MaxAbsErr != nil {
 		line("Max abs error", fmt.Sprintf("%.3g (rel. L2 %.3g) against a float64 sweep", *r.MaxAbsErr, *r.RelL2Err))

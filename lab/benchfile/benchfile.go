@@ -70,13 +70,14 @@ type Run struct {
 	LocalBytes    int       `json:"local_bytes,omitempty"`        // local memory per thread
 	Target        string    `json:"target,omitempty"`             // NVRTC's target, e.g. sm_90
 	CompileMs     float64   `json:"compile_ms,omitempty"`         // NVRTC compile time
-	MedianMs      float64   `json:"median_ms"`                    // median time of one sweep, milliseconds
+	Steps         int       `json:"steps,omitempty"`              // time steps each timed run advances (absent: 1)
+	MedianMs      float64   `json:"median_ms"`                    // median time of one run (Steps time steps), milliseconds
 	MinMs         float64   `json:"min_ms,omitempty"`             // fastest sweep
 	MaxMs         float64   `json:"max_ms,omitempty"`             // slowest sweep
-	GBps          float64   `json:"gbps"`                         // 8 bytes per interior point, (N−2)³ of them, over the median time, 10⁹ B/s
-	GFlops        float64   `json:"gflops"`                       // 13·(N−2)³ operations over the median time, 10⁹ OP/s
+	GBps          float64   `json:"gbps"`                         // effective: 8 bytes per interior point per time step, (N−2)³ points, over the median time, 10⁹ B/s
+	GFlops        float64   `json:"gflops"`                       // 13·(N−2)³ operations per time step over the median time, 10⁹ OP/s
 	CopyGBps      float64   `json:"copy_gbps"`                    // the float4 copy of N³ floats in the same run, 10⁹ B/s
-	PctCopy       float64   `json:"pct_copy"`                     // GBps as a percentage of CopyGBps
+	PctCopy       float64   `json:"pct_copy"`                     // GBps as a percentage of CopyGBps: above 100 when a pass does several time steps
 	InteriorGBps  float64   `json:"interior_copy_gbps,omitempty"` // the interior copy in the same run
 	PctInterior   float64   `json:"pct_interior_copy,omitempty"`  // GBps as a percentage of InteriorGBps
 	CheckedPoints int       `json:"checked_points,omitempty"`     // points compared with the reference
@@ -178,6 +179,17 @@ func (r Run) Check() error {
 		return fmt.Errorf("kernel %s: copy_gbps and pct_copy must not be negative: %w", r.Kernel, ErrInvalid)
 	}
 	return nil
+}
+
+// TimeSteps returns the time steps a run advanced: Steps, or 1 where the
+// file leaves it out.
+func (r Run) TimeSteps() int { return max(r.Steps, 1) }
+
+// PointsPerSecond returns the effective rate: interior points times time
+// steps over the median time.
+func (r Run) PointsPerSecond() float64 {
+	in := float64(r.N-2) * float64(r.N-2) * float64(r.N-2)
+	return in * float64(r.TimeSteps()) / (r.MedianMs * 1e-3)
 }
 
 // Load reads a bench file with Read.
