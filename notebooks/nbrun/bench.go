@@ -142,33 +142,11 @@ type HopperRun struct {
 	PctCopy float64 // share of the copy kernel's bandwidth, percent
 }
 
-// blockShapeRun is the basic kernel with blocks of 32×8×1 threads instead of
-// 8×8×8, which docs/gpu.md records on the H200 at N = 512 (52–54 % of the
-// copy) and the bench file does not hold.
-var blockShapeRun = HopperRun{Kernel: freeBlockStep(), Config: "32×8×1 blocks", PctCopy: 53}
-
-// freeBlockStep returns the step of the chapter whose block is free: the
-// basic kernel of Fig. 8.6, one thread per point.
-func freeBlockStep() string {
-	s, err := lab.StepOfFigure("8.6")
-	if err != nil {
-		return ""
-	}
-	return s.Name
-}
-
 // RecordedRuns are the H200 runs notebook 07 compares with the model: the
-// bench file's at N = 512 (FromBench), and after the basic kernel the same
-// kernel with blocks of 32×8×1 threads.
+// bench file's at N = 512 (FromBench). Only what the bench file holds is
+// shown; a run recorded nowhere else has no place here.
 func RecordedRuns(b *fig.Bench) []HopperRun {
-	var runs []HopperRun
-	for _, r := range FromBench(b, 512) {
-		runs = append(runs, r)
-		if r.Kernel == blockShapeRun.Kernel {
-			runs = append(runs, blockShapeRun)
-		}
-	}
-	return runs
+	return FromBench(b, 512)
 }
 
 // ModelShare is the share of the copy bandwidth the chapter's traffic
