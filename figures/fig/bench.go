@@ -300,20 +300,8 @@ func roofline(rs []BenchResult, copyBW float64, h200 bool, dram DRAMTraffic) (*p
 	p.Legend.Add("13/8: read once, write once", il)
 	counted := false // some kernel placed at the chapter's count
 	for _, r := range rs {
-		x, err := movedIntensity(r.Kernel, max(r.Tile, 3))
-		if r.Tile == 0 || err != nil {
-			x = ideal
-			for _, mt := range modelTiles() {
-				if mt.kernel == r.Kernel {
-					x, _ = movedIntensity(mt.kernel, mt.tile)
-				}
-			}
-		}
-		if bytes, ok := dram[r.Kernel]; ok && bytes > 0 {
-			x = float64(lab.Flops7) / bytes
-		} else if x != ideal {
-			counted = true
-		}
+		x, byCount := rooflineX(r, dram)
+		counted = counted || byCount
 		s, err := plotter.NewScatter(plotter.XYs{{X: x, Y: r.GFlops}})
 		if err != nil {
 			return nil, fmt.Errorf("fig: roofline: %w", err)
@@ -337,6 +325,27 @@ func roofline(rs []BenchResult, copyBW float64, h200 bool, dram DRAMTraffic) (*p
 	p.Legend.Left, p.Legend.Top = true, true
 	p.Legend.XOffs, p.Legend.YOffs = 4, -4
 	return p, nil
+}
+
+// rooflineX is where the roofline places a result: 13 operations over
+// its measured DRAM bytes per point where dram has them, else the
+// chapter's count at its tile (byCount true), else, for a kernel outside
+// the chapter, the ideal 13/8.
+func rooflineX(r BenchResult, dram DRAMTraffic) (x float64, byCount bool) {
+	if bytes, ok := dram[r.Kernel]; ok && bytes > 0 {
+		return float64(lab.Flops7) / bytes, false
+	}
+	ideal := float64(lab.Flops7) / (2 * lab.Float32Bytes)
+	x, err := movedIntensity(r.Kernel, max(r.Tile, 3))
+	if r.Tile == 0 || err != nil {
+		x = ideal
+		for _, mt := range modelTiles() {
+			if mt.kernel == r.Kernel {
+				x, _ = movedIntensity(mt.kernel, mt.tile)
+			}
+		}
+	}
+	return x, x != ideal
 }
 
 // thousands labels a linear axis in steps of 1000 (or 2000 above 8000).

@@ -132,6 +132,25 @@ func MeasuredBench() (*fig.Bench, error) {
 	return b, nil
 }
 
+// DRAMFile is where the DRAM traffic a profiler measured on the H200 is
+// recorded (fig.DRAMFile's format), relative to the repository's root.
+const DRAMFile = "figures/data/dram_h200.json"
+
+// MeasuredDRAM reads DRAMFile at grid side n, for the roofline
+// (fig.BandwidthOptions.DRAM). While the file is not in the repository the
+// error wraps fs.ErrNotExist.
+func MeasuredDRAM(n int) (fig.DRAMTraffic, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	d, err := fig.LoadDRAMTraffic(filepath.Join(root, filepath.FromSlash(DRAMFile)), n)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: %s: %w", DRAMFile, err)
+	}
+	return d, nil
+}
+
 // HopperRun is one kernel timed on an NVIDIA H200 at N = 512: the median
 // time of its launches and its effective bandwidth as a share of the float4
 // copy kernel's, 8 bytes per point.

@@ -1,6 +1,8 @@
 package nbrun
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,4 +20,12 @@ func TestPredict(t *testing.T) {
 
 	unset := Predict("q", "bytes per point", Unset, want, 0.05)
 	assert.Equal(t, 0, unset.Points, "a prediction not made scores nothing")
+}
+
+func TestMeasuredDRAMMissing(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(DRAMFile))); err == nil {
+		t.Skip(DRAMFile + " is recorded: nothing is missing")
+	}
+	_, err := MeasuredDRAM(512)
+	assert.True(t, IsMissing(err), "%v", err)
 }
