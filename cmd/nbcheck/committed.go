@@ -198,7 +198,9 @@ func CheckCommitted(r *Report, dir, executed string) {
 		r.fail("committed copy: %v", err)
 		return
 	}
-	for _, p := range CompareCommitted(path, committed, fresh) {
+	// Named by its folder and file only, as in the repository.
+	name := filepath.Join(filepath.Base(dir), filepath.Base(executed))
+	for _, p := range CompareCommitted(name, committed, fresh) {
 		r.fail("%s", p)
 	}
 }
