@@ -5,7 +5,8 @@
 #               go test and run every notebook headless with the GoNB kernel
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
-# GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh).
+# GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh),
+# bubblewrap, the grader's sandbox, from Debian's packages (scripts/install-sandbox.sh).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -38,6 +39,7 @@ lab: install-lab
 install:
 	@scripts/install-jupyter.sh
 	@scripts/install-gonb.sh
+	@scripts/install-sandbox.sh
 
 install-lab:
 	@scripts/install-jupyter.sh --notebook

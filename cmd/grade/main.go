@@ -46,6 +46,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-config" {
+		// The grader with the hidden checks, started by one without them.
+		os.Exit(gradeFromConfig(os.Args[2], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -62,9 +66,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		list       = fs.Bool("list", false, "list the exercises and their checks, and stop")
 		root       = fs.String("C", "", "the repository to grade (default: the one containing the working directory)")
 		verbose    = fs.Bool("v", false, "log each step to standard error")
+		noSandbox  = fs.Bool("unsafe-no-sandbox", false, "run submitted code without the bubblewrap sandbox")
+		cacheDir   = fs.String("cache", "", "keep the test binaries in this folder (default: the user cache folder)")
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-list] [-v] [-C DIR] [exercise...]")
+		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-list] [-v] [-C DIR] [exercise...]")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.
@@ -96,6 +102,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Hidden:     *hidden,
 		Submission: *submission,
 		Only:       names,
+		NoSandbox:  *noSandbox,
+		Notice:     stderr,
+		CacheDir:   *cacheDir,
 	}
 	if *verbose {
 		cfg.Log = stderr
