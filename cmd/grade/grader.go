@@ -49,6 +49,9 @@ type Config struct {
 	Notice io.Writer `json:"-"`
 
 	sandbox string // the bwrap program, or "" for none
+	// skipStaticCheck builds submissions without the static check, for
+	// the tests that show the sandbox and the trust boundary hold alone.
+	skipStaticCheck bool
 }
 
 // catalogue returns the exercises this program knows, with their checks
@@ -296,8 +299,10 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 			}
 			return grading.NotAvailable, err
 		}
-		for _, v := range grading.CheckSource(j.ex, f, b) {
-			problems = append(problems, v.String())
+		if !cfg.skipStaticCheck {
+			for _, v := range grading.CheckSource(j.ex, f, b) {
+				problems = append(problems, v.String())
+			}
 		}
 		if submitted {
 			repl[rel] = b
@@ -422,7 +427,9 @@ func (j *job) build(cfg Config, goBin, cache string) {
 	}
 	// The child is built without the tag "hidden": the hidden checks run
 	// in the grader, and their code stays out of the child.
-	args := []string{"test", "-c", "-o", j.bin}
+	// -trimpath keeps this machine's paths out of the binary, and out of
+	// what the submission could send back.
+	args := []string{"test", "-c", "-trimpath", "-o", j.bin}
 	if j.overlayFile != "" {
 		args = append(args, "-overlay", j.overlayFile)
 	}
@@ -557,8 +564,13 @@ func (j *job) run(cfg Config) grading.ExerciseResult {
 	defer end(0)
 
 	client := grading.NewClient(callsW, repliesR)
-	client.Diagnose = func(error) *grading.ChildFailure {
+	client.Diagnose = func(chanErr error) *grading.ChildFailure {
 		end(2 * time.Second)
+		if errors.Is(chanErr, grading.ErrMalformed) && ctx.Err() == nil {
+			// What it sent was not a reply.
+			return &grading.ChildFailure{Status: grading.Crashed, Message: fmt.Sprintf(
+				"the submission wrote on the grader's channel something that is not a reply (%v) and was stopped: the channel carries only the outputs of the functions the grader calls, and the grader alone gives points", chanErr)}
+		}
 		return diagnose(cfg, ctx.Err() != nil, waitErr, stderr.String(), time.Since(start))
 	}
 	ex, err := checks.Remote(j.ex.ID, client)

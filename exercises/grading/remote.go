@@ -27,6 +27,10 @@ import (
 // child, in bytes.
 const MaxMessage = 64 << 20
 
+// ErrMalformed marks a message on the channel that is not one the grader
+// expects: too long, cut short, or not of the reply's type.
+var ErrMalformed = errors.New("malformed message")
+
 // MaxErrorText bounds the text of an error sent back by the child.
 const MaxErrorText = 400
 
@@ -74,11 +78,11 @@ func readFrame(r io.Reader, v any) error {
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
 	if n > MaxMessage {
-		return fmt.Errorf("grading: message of %d bytes exceeds %d", n, MaxMessage)
+		return fmt.Errorf("grading: message of %d bytes exceeds %d: %w", n, MaxMessage, ErrMalformed)
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {
-		return fmt.Errorf("grading: truncated message: %w", err)
+		return fmt.Errorf("grading: message cut short (%w): %w", err, ErrMalformed)
 	}
 	return Decode(b, v)
 }
@@ -97,11 +101,11 @@ func Encode(v any) ([]byte, error) {
 func Decode(b []byte, v any) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("grading: malformed message: %v", r)
+			err = fmt.Errorf("grading: %w: %v", ErrMalformed, r)
 		}
 	}()
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
-		return fmt.Errorf("grading: malformed message: %w", err)
+		return fmt.Errorf("grading: %w: %v", ErrMalformed, err)
 	}
 	return nil
 }
