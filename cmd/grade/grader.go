@@ -52,6 +52,9 @@ type Config struct {
 	// skipStaticCheck builds submissions without the static check, for
 	// the tests that show the sandbox and the trust boundary hold alone.
 	skipStaticCheck bool
+	// noPrune keeps every folder of the cache (class grading, where
+	// several submissions are graded at once).
+	noPrune bool
 }
 
 // catalogue returns the exercises this program knows, with their checks
@@ -154,7 +157,9 @@ func Grade(cfg Config) (grading.Report, error) {
 		}
 		cache = filepath.Join(uc, "stencillab-grade")
 	}
-	pruneCache(cache, 12, 7*24*time.Hour)
+	if !cfg.noPrune {
+		pruneCache(cache, 12, 7*24*time.Hour)
+	}
 	if !cfg.NoSandbox {
 		p, err := findSandbox()
 		switch {
@@ -294,8 +299,11 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 			b, err = readRegular(filepath.Join(cfg.Root, filepath.FromSlash(rel)))
 		}
 		if err != nil {
-			if errors.Is(err, errLink) {
+			switch {
+			case errors.Is(err, errLink):
 				return grading.Rejected, fmt.Errorf("%s: %w", rel, err)
+			case errors.Is(err, errMissing):
+				return grading.Missing, err
 			}
 			return grading.NotAvailable, err
 		}
@@ -358,6 +366,9 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 // folder that is one.
 var errLink = errors.New("is a symbolic link: submit the file itself")
 
+// errMissing marks a student file the submission does not have.
+var errMissing = errors.New("missing")
+
 // readRegular reads a regular file that is not a link, at most
 // maxSourceBytes.
 func readRegular(p string) ([]byte, error) {
@@ -407,7 +418,7 @@ func submissionFile(dir, id, f string) ([]byte, error) {
 			return readRegular(p)
 		}
 	}
-	return nil, fmt.Errorf("the submission has no exercises/%s/%s", id, f)
+	return nil, fmt.Errorf("the submission has no exercises/%s/%s: %w", id, f, errMissing)
 }
 
 // binPath is where the test binary of this job is kept: one folder per

@@ -68,9 +68,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		verbose    = fs.Bool("v", false, "log each step to standard error")
 		noSandbox  = fs.Bool("unsafe-no-sandbox", false, "run submitted code without the bubblewrap sandbox")
 		cacheDir   = fs.String("cache", "", "keep the test binaries in this folder (default: the user cache folder)")
+		class      = fs.String("class", "", "grade a class: one folder per student in this folder (needs -out)")
+		out        = fs.String("out", "", "with -class: write gradebook.csv, gradebook.json and feedback/ here, merging into a gradebook already there")
+		jobs       = fs.Int("j", 2, "with -class: students graded at once")
+		overrides  = fs.String("overrides", "", "with -class: a CSV of student, exercise, points, reason that replaces the grader's points")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-list] [-v] [-C DIR] [exercise...]")
+		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [exercise...]")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.
@@ -113,6 +118,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return 2
+	}
+	if *class != "" || *out != "" {
+		if *class == "" || *out == "" || *submission != "" || *asJSON || *list {
+			fmt.Fprintln(stderr, "grade: -class needs -out, and goes with neither -submission, -json nor -list")
+			return 2
+		}
+		if *jobs < 1 {
+			fmt.Fprintf(stderr, "grade: -j %d: must be at least 1\n", *jobs)
+			return 2
+		}
+		_, err := GradeClass(ClassConfig{Grade: cfg, Class: *class, Out: *out, Jobs: *jobs, Overrides: *overrides,
+			Progress: stderr, Summary: stdout})
+		if err != nil {
+			fmt.Fprintf(stderr, "grade: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if *list {
 		listExercises(exs, stdout)

@@ -12,7 +12,9 @@ import (
 // Status says how the grading of an exercise ended.
 type Status string
 
-// Statuses of an exercise. Every status but Graded scores 0.
+// Statuses of an exercise. Every status but Graded scores 0; NeedsGPU
+// and NotAvailable are not the student's doing, and a gradebook leaves
+// their cells empty rather than 0.
 const (
 	Graded       Status = "graded"        // every check ran
 	Panicked     Status = "panicked"      // a check panicked
@@ -21,6 +23,8 @@ const (
 	Crashed      Status = "crashed"       // the process died for another reason
 	BuildFailed  Status = "build_failed"  // the exercise does not compile
 	Rejected     Status = "rejected"      // a submitted file breaks a rule of the static check
+	Missing      Status = "missing"       // the submission has no file for the exercise
+	NeedsGPU     Status = "needs_gpu"     // graded only on a machine with a GPU: withheld, not zero
 	NotAvailable Status = "not_available" // the exercise could not be graded at all
 )
 
