@@ -49,8 +49,10 @@ vet:
 	go vet ./...
 	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
+# In the students' repository the exercises are unfinished by design: their
+# failing checks are reported as skipped here, and graded by cmd/grade.
 unit:
-	go test ./...
+	STENCILLAB_EXERCISES_UNGRADED=1 go test ./...
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
 
 notebooks: install

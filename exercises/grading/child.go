@@ -2,6 +2,7 @@ package grading
 
 import (
 	"os"
+	"strings"
 	"strconv"
 	"testing"
 	"time"
@@ -18,6 +19,12 @@ const (
 	EnvSeed = "STENCILLAB_SEED"
 	// EnvCheckTimeout bounds one check, as a Go duration ("20s").
 	EnvCheckTimeout = "STENCILLAB_CHECK_TIMEOUT"
+	// EnvUngraded, set to 1 (make test sets it), makes Test report the
+	// failing checks of a student's copy (a file without its solution) as
+	// skipped rather than failed: in the students' repository the
+	// exercises are unfinished by design, and grading them is cmd/grade's
+	// job, not CI's. The instructor's files are tested strictly.
+	EnvUngraded = "STENCILLAB_EXERCISES_UNGRADED"
 )
 
 // The file descriptors of the channel in a child: the grader's calls come
@@ -61,18 +68,36 @@ func Test(t *testing.T, e Exercise) {
 	}
 	opt := OptionsFromEnv()
 	res := Run(e, opt)
+	soft := os.Getenv(EnvUngraded) == "1" && !holdsSolution(e)
 	for _, c := range res.Checks {
 		t.Run(c.ID, func(t *testing.T) {
 			switch {
 			case c.Passed:
 			case c.NotImplemented:
 				t.Skip(c.Message)
+			case soft:
+				t.Skipf("%s (%d points): %s (not a failure of CI: go run ./cmd/grade grades the exercises)", c.ID, c.MaxPoints, c.Message)
 			default:
 				t.Errorf("%s (%d points): %s\n(seed %d: %s=%d repeats these inputs)", c.ID, c.MaxPoints, c.Message, res.Seed, EnvSeed, res.Seed)
 			}
 		})
 	}
 	if res.Status != Graded {
+		if soft {
+			t.Skipf("%s: %s (not a failure of CI: go run ./cmd/grade grades the exercises)", res.Status, res.Message)
+		}
 		t.Fatalf("%s: %s", res.Status, res.Message)
 	}
+}
+
+// holdsSolution reports whether a file of e in the working directory (the
+// exercise's folder, where go test runs it) holds a solution block: the
+// instructor's version.
+func holdsSolution(e Exercise) bool {
+	for _, f := range e.Files {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), "// BEGIN SOLUTION") {
+			return true
+		}
+	}
+	return false
 }

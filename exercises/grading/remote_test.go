@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -144,4 +146,20 @@ func TestClampAndValidate(t *testing.T) {
 	failedButScored := ok
 	failedButScored.Checks = []CheckResult{{ID: "x", Points: 2, MaxPoints: 2}, {ID: "y", MaxPoints: 3}}
 	assert.ErrorContains(t, failedButScored.Validate(), "failed but scores 2")
+}
+
+// TestPrintSaysWhenTheProgramEndsDuringTheChecks runs, as a notebook's
+// grade cell does, checks whose code calls os.Exit(0).
+func TestPrintSaysWhenTheProgramEndsDuringTheChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program; not in -short mode")
+	}
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("the guard needs /bin/sh")
+	}
+	cmd := exec.Command("go", "run", "./testdata/exits")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "01_exits: FAILED: the program ended before the checks finished (status 0: does the code call os.Exit?)")
+	assert.NotContains(t, string(out), "Score", "no score is printed")
 }
