@@ -2,8 +2,8 @@ package grading
 
 import (
 	"os"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
