@@ -432,9 +432,32 @@ func (j *job) binPath(cfg Config, cache string) string {
 // build compiles the exercise's test binary.
 func (j *job) build(cfg Config, goBin, cache string) {
 	j.bin = j.binPath(cfg, cache)
+	// Submissions with the same files (by content) share one build in this
+	// process: class grading builds each distinct file once.
+	v, _ := builds.LoadOrStore(j.bin, &buildOnce{})
+	b := v.(*buildOnce)
+	b.once.Do(func() { b.fail, b.status = j.buildNow(cfg, goBin) })
+	if _, err := os.Stat(j.bin); err != nil && b.fail == "" {
+		// Removed since (a test's cache folder): build again.
+		b.fail, b.status = j.buildNow(cfg, goBin)
+	}
+	j.fail, j.status = b.fail, b.status
+}
+
+// builds holds the builds made by this process, by binary.
+var builds sync.Map
+
+type buildOnce struct {
+	once   sync.Once
+	fail   string
+	status grading.Status
+}
+
+// buildNow compiles the exercise's test binary and returns why it failed,
+// or "".
+func (j *job) buildNow(cfg Config, goBin string) (fail string, status grading.Status) {
 	if err := os.MkdirAll(filepath.Dir(j.bin), 0o755); err != nil {
-		j.fail, j.status = fmt.Sprintf("cannot make the cache folder: %v", err), grading.NotAvailable
-		return
+		return fmt.Sprintf("cannot make the cache folder: %v", err), grading.NotAvailable
 	}
 	// The child is built without the tag "hidden": the hidden checks run
 	// in the grader, and their code stays out of the child.
@@ -476,14 +499,13 @@ func (j *job) build(cfg Config, goBin, cache string) {
 	switch {
 	case text == "":
 	case strings.Contains(text, "exercises/"):
-		j.fail, j.status = "does not compile:\n"+text, grading.BuildFailed
-		return
+		return "does not compile:\n" + text, grading.BuildFailed
 	default:
-		j.fail, j.status = "the Go toolchain could not build the exercise (this is not a mistake in its code):\n"+text, grading.NotAvailable
-		return
+		return "the Go toolchain could not build the exercise (this is not a mistake in its code):\n" + text, grading.NotAvailable
 	}
 	now := time.Now()
 	_ = os.Chtimes(filepath.Dir(j.bin), now, now)
+	return "", ""
 }
 
 // exercisePathRE matches a path that ends in an exercise's folder, so that
