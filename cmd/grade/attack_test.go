@@ -211,3 +211,28 @@ func TestAttacksAreContainedWithoutTheStaticCheck(t *testing.T) {
 	_, err := os.Stat("/tmp/stencillab-attack-07")
 	assert.True(t, os.IsNotExist(err), "the process started with setsid did not survive")
 }
+
+func TestWithoutTheSandboxSelfGradingSaysSoAndClassGradingRefuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an exercise; not in -short mode")
+	}
+	root := repoRoot(t)
+	_, err := probeSandbox(filepath.Join(t.TempDir(), "no-bwrap"))
+	require.ErrorContains(t, err, "bubblewrap (bwrap) is not installed")
+	none := func() (string, error) { return "", err }
+
+	var notice strings.Builder
+	rep, gerr := Grade(Config{Root: root, Only: []string{"01"}, CacheDir: t.TempDir(), Notice: &notice, sandboxProbe: none})
+	require.NoError(t, gerr)
+	assert.Equal(t, "grade: grading without a sandbox: bubblewrap (bwrap) is not installed (scripts/install-sandbox.sh installs it)\n", notice.String(), "one line")
+	require.Len(t, rep.Exercises, 1)
+	assert.Equal(t, grading.Graded, rep.Exercises[0].Status, "grading goes on: %s", rep.Exercises[0].Message)
+
+	_, gerr = Grade(Config{Root: root, Only: []string{"01"}, CacheDir: t.TempDir(), RequireSandbox: true, sandboxProbe: none})
+	assert.ErrorContains(t, gerr, "-unsafe-no-sandbox grades without it")
+
+	class := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(class, "ann"), 0o755))
+	_, gerr = GradeClass(ClassConfig{Grade: Config{Root: root, sandboxProbe: none}, Class: class, Out: t.TempDir()})
+	assert.ErrorContains(t, gerr, "class grading needs the sandbox")
+}

@@ -220,15 +220,18 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		return nil, err
 	}
 	gcfg.Root = root
-	if gcfg.Hidden && !checks.HiddenIncluded() && hasHiddenChecks(root) {
-		return gradeClassTrusted(cfg, gcfg)
-	}
 	sandbox := false
+	if gcfg.sandboxProbe == nil {
+		gcfg.sandboxProbe = findSandbox
+	}
 	if !gcfg.NoSandbox {
-		if _, err := findSandbox(); err != nil {
+		if _, err := gcfg.sandboxProbe(); err != nil {
 			return nil, fmt.Errorf("class grading needs the sandbox: %w; -unsafe-no-sandbox grades without it", err)
 		}
 		sandbox = true
+	}
+	if gcfg.Hidden && !checks.HiddenIncluded() && hasHiddenChecks(root) {
+		return gradeClassTrusted(cfg, gcfg)
 	}
 	exs, err := selectExercises(catalogue(), gcfg.Only)
 	if err != nil {

@@ -52,6 +52,8 @@ type Config struct {
 	// skipStaticCheck builds submissions without the static check, for
 	// the tests that show the sandbox and the trust boundary hold alone.
 	skipStaticCheck bool
+	// sandboxProbe, when set, replaces findSandbox (tests).
+	sandboxProbe func() (string, error)
 	// noPrune keeps every folder of the cache (class grading, where
 	// several submissions are graded at once).
 	noPrune bool
@@ -160,8 +162,11 @@ func Grade(cfg Config) (grading.Report, error) {
 	if !cfg.noPrune {
 		pruneCache(cache, 12, 7*24*time.Hour)
 	}
+	if cfg.sandboxProbe == nil {
+		cfg.sandboxProbe = findSandbox
+	}
 	if !cfg.NoSandbox {
-		p, err := findSandbox()
+		p, err := cfg.sandboxProbe()
 		switch {
 		case err == nil:
 			cfg.sandbox = p

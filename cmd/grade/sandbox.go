@@ -56,26 +56,28 @@ var (
 // findSandbox returns the path of a bubblewrap that can make the sandbox
 // on this machine, or why there is none.
 func findSandbox() (string, error) {
-	probeOnce.Do(func() {
-		p, err := exec.LookPath("bwrap")
-		if err != nil {
-			bwrapErr = fmt.Errorf("bubblewrap (bwrap) is not installed (scripts/install-sandbox.sh installs it)")
-			return
-		}
-		// The probe makes the same namespaces as a child's sandbox, with
-		// the system's folders in view to find echo.
-		cmd := exec.CommandContext(context.Background(), p, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-			"--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session", "--uid", sandboxUID, "--gid", sandboxUID,
-			"--clearenv", "/bin/echo", "sandbox ok")
-		cmd.Env = []string{}
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "sandbox ok") {
-			bwrapErr = fmt.Errorf("bubblewrap cannot make a sandbox here (%v): %s", err, strings.TrimSpace(firstLines(string(out), 3)))
-			return
-		}
-		bwrapPath = p
-	})
+	probeOnce.Do(func() { bwrapPath, bwrapErr = probeSandbox("bwrap") })
 	return bwrapPath, bwrapErr
+}
+
+// probeSandbox returns the path of the bubblewrap program name if it can
+// make the sandbox here, or why not.
+func probeSandbox(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("bubblewrap (bwrap) is not installed (scripts/install-sandbox.sh installs it)")
+	}
+	// The probe makes the same namespaces as a child's sandbox, with
+	// the system's folders in view to find echo.
+	cmd := exec.CommandContext(context.Background(), p, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session", "--uid", sandboxUID, "--gid", sandboxUID,
+		"--clearenv", "/bin/echo", "sandbox ok")
+	cmd.Env = []string{}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "sandbox ok") {
+		return "", fmt.Errorf("bubblewrap cannot make a sandbox here (%v): %s", err, strings.TrimSpace(firstLines(string(out), 3)))
+	}
+	return p, nil
 }
 
 // childEnv is the whole environment of a child.
