@@ -12,15 +12,34 @@ import (
 // What a submitted file may import and name (grading.CheckSource).
 
 // baseImports may be imported by every exercise: the standard library's
-// arithmetic, formatting and sorting, and the lab.
+// arithmetic, formatting and sorting, and grading (for
+// ErrNotImplemented).
 var baseImports = []string{
 	"errors", "fmt", "math", "math/bits", "slices", "sort", "strconv", "strings", "sync",
-	"stencillab.dev/exercises/grading", "stencillab.dev/lab", "stencillab.dev/lab/sim",
+	"stencillab.dev/exercises/grading",
 }
 
-// extraImports are the further imports of an exercise.
-var extraImports = map[string][]string{
-	"02_derivative": {"gonum.org/v1/gonum/mat"},
+// The lab's packages, which an exercise may import when its functions
+// take or return their types.
+const (
+	labPkg = "stencillab.dev/lab"
+	simPkg = "stencillab.dev/lab/sim"
+)
+
+// extraImports returns the further imports of an exercise: the lab where
+// its functions use the lab's types (not in 01 and 02, where the lab's
+// Grid1 and CentralDifference would do the work), gonum's matrices for
+// the moment conditions of 02, and the simulator for 04 and the kernels.
+func extraImports(id string) []string {
+	switch id {
+	case "01_sine":
+		return nil
+	case "02_derivative":
+		return []string{"gonum.org/v1/gonum/mat"}
+	case "03_five_point":
+		return []string{labPkg}
+	}
+	return []string{labPkg, simPkg} // 04 and the kernels
 }
 
 // labWork is the lab's code that runs a step, sweeps a grid or computes
@@ -67,7 +86,7 @@ func denyList() []string {
 
 // withPolicy sets what a submitted file of e may import and name.
 func withPolicy(e grading.Exercise) grading.Exercise {
-	e.Imports = append(append([]string(nil), baseImports...), extraImports[e.ID]...)
+	e.Imports = append(append([]string(nil), baseImports...), extraImports(e.ID)...)
 	e.Deny = denyList()
 	return e
 }

@@ -79,3 +79,17 @@ func Basic(a l.StencilArgs) (sim.Kernel, error) {
 		`basic.go:25: l.BasicKernel does the exercise's work: write it yourself`,
 	}, got)
 }
+
+func TestTheLabIsNotAllowedWhereItWouldDoTheWork(t *testing.T) {
+	for _, e := range All() {
+		switch e.ID {
+		case "01_sine", "02_derivative":
+			assert.NotContains(t, e.Imports, labPkg, e.ID)
+			v := grading.CheckSource(e, e.Files[0], []byte("package x\n\nimport \"stencillab.dev/lab\"\n\nvar _ = lab.NewGrid1[float64]\n"))
+			require.Len(t, v, 1, e.ID)
+			assert.Contains(t, v[0].String(), `:3: import "stencillab.dev/lab" is not allowed in `+e.ID)
+		default:
+			assert.Contains(t, e.Imports, labPkg, e.ID)
+		}
+	}
+}
