@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -55,10 +56,10 @@ func treeHash(t *testing.T, root string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// submissionProcesses lists the processes still running a test binary of
-// the grader's: inside the sandbox it is /exercise.test, outside it lies in
-// the cache folder.
-func submissionProcesses(t *testing.T, cache string) []string {
+// submissionProcesses lists the processes still running from a grading
+// run: those whose environment holds the run's tag (every child and what
+// it starts inherit it), or that run a binary of the run's cache folder.
+func submissionProcesses(t *testing.T, tag, cache string) []string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Skipf("no /proc to look for processes: %v", err)
@@ -70,7 +71,8 @@ func submissionProcesses(t *testing.T, cache string) []string {
 			continue
 		}
 		cmd := strings.ReplaceAll(string(b), "\x00", " ")
-		if strings.Contains(cmd, "/exercise.test") || strings.Contains(cmd, cache) {
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if strings.Contains(string(env), envRunTag+"="+tag+"\x00") || strings.Contains(cmd, cache) {
 			alive = append(alive, e.Name()+": "+cmd)
 		}
 	}
@@ -137,11 +139,12 @@ func gradeAttacks(t *testing.T, attacks []attack, correct string, static bool) {
 	}
 	sub := makeSubmission(t, root, ids, correct)
 	cache := t.TempDir()
-	rep, err := Grade(Config{Root: root, Submission: sub, Timeout: 30 * time.Second, MemBytes: 1 << 30,
+	tag := hex.EncodeToString([]byte(filepath.Base(cache))) + fmt.Sprint(time.Now().UnixNano())
+	rep, err := Grade(Config{Root: root, Submission: sub, runTag: tag, Timeout: 30 * time.Second, MemBytes: 1 << 30,
 		Only: append(ids, correct), CacheDir: cache, RequireSandbox: !static, NoSandbox: static && noSandbox != nil,
 		skipStaticCheck: !static})
 	require.NoError(t, err)
-	assert.Empty(t, submissionProcesses(t, cache), "no process of the submission is alive when grading returns")
+	assert.Empty(t, submissionProcesses(t, tag, cache), "no process of the submission is alive when grading returns")
 	got := byID(rep)
 	for _, a := range attacks {
 		e := got[a.id]

@@ -52,6 +52,9 @@ type Config struct {
 	// skipStaticCheck builds submissions without the static check, for
 	// the tests that show the sandbox and the trust boundary hold alone.
 	skipStaticCheck bool
+	// runTag, when set, is given to every child in its environment, so
+	// that a test can find any process left of a run.
+	runTag string
 	// sandboxProbe, when set, replaces findSandbox (tests).
 	sandboxProbe func() (string, error)
 	// noPrune keeps every folder of the cache (class grading, where

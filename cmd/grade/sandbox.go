@@ -82,13 +82,20 @@ func probeSandbox(name string) (string, error) {
 
 // childEnv is the whole environment of a child.
 func childEnv(cfg Config) []string {
-	return []string{
+	env := []string{
 		grading.EnvServe + "=1",
 		fmt.Sprintf("GOMEMLIMIT=%d", cfg.MemBytes/4*3),
 		"HOME=/tmp",
 		"TMPDIR=/tmp",
 	}
+	if cfg.runTag != "" {
+		env = append(env, envRunTag+"="+cfg.runTag)
+	}
+	return env
 }
+
+// envRunTag carries Config.runTag.
+const envRunTag = "STENCILLAB_GRADE_RUN"
 
 // childCommand returns the command that runs the test binary bin as the
 // grader's child: under the memory limit, in the sandbox when cfg has one.
