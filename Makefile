@@ -9,7 +9,8 @@
 #               committed ones (after changing a notebook or what it draws)
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
-# GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh).
+# GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh),
+# bubblewrap, the grader's sandbox, from Debian's packages (scripts/install-sandbox.sh).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -42,6 +43,7 @@ lab: install-lab
 install:
 	@scripts/install-jupyter.sh
 	@scripts/install-gonb.sh
+	@scripts/install-sandbox.sh
 
 install-lab:
 	@scripts/install-jupyter.sh --notebook
@@ -51,8 +53,10 @@ vet:
 	go vet ./...
 	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
+# In the students' repository the exercises are unfinished by design: their
+# failing checks are reported as skipped here, and graded by cmd/grade.
 unit:
-	go test ./...
+	STENCILLAB_EXERCISES_UNGRADED=1 go test ./...
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
 
 run-notebooks: install
