@@ -145,6 +145,15 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 		return sedimentBench(stdout, args, *nx, *ny, *seed, *warmup, *reps, shapes, *asJSON)
 	}
 
+	// The basin, and the CPU reference's copy with -check on the GPU,
+	// counted before anything is allocated.
+	basins := 1
+	if *check && *backend == lab.GPU {
+		basins = 2
+	}
+	if err := sediment.CheckMemory(*nx, *ny, basins); err != nil {
+		return 1, err
+	}
 	var b *sediment.Basin
 	if *scenario == "delta" {
 		b, err = sediment.Delta(*nx, *ny)
