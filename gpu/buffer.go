@@ -247,8 +247,13 @@ func (d *Device) checkGridBuffers(what string, dst, src *Buffer, nz, ny, nx int)
 				what, b.name, b.b.n, nz, ny, nx, lab.ErrMismatch)
 		}
 	}
-	if dst.ptr == src.ptr {
-		return fmt.Errorf("gpu: %s: dst and src are the same buffer; it needs two: %w", what, lab.ErrMismatch)
+	if dst.overlaps(src) {
+		return fmt.Errorf("gpu: %s: dst and src are the same buffer or share memory; it needs two: %w", what, lab.ErrMismatch)
 	}
 	return nil
+}
+
+// overlaps reports whether the device memory of b and o intersects.
+func (b *Buffer) overlaps(o *Buffer) bool {
+	return b.ptr < o.ptr+o.Bytes() && o.ptr < b.ptr+b.Bytes()
 }
