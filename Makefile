@@ -2,7 +2,8 @@
 #
 #   make lab    install what is missing and open the notebooks in Jupyter
 #   make test   install what is missing, then go vet (and go mod tidy -diff),
-#               go test and run every notebook headless with the GoNB kernel
+#               go test, each fuzz target for a few seconds (scripts/fuzz.sh)
+#               and run every notebook headless with the GoNB kernel
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
 # GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh).
@@ -20,17 +21,17 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test lab install install-lab vet unit notebooks
+.PHONY: test lab install install-lab vet unit fuzz notebooks
 
 # Every stage runs even when an earlier one fails, so that one run reports
 # everything; the last line sums up and the exit status is non-zero on any failure.
 test: install
 	@failed=""; \
-	for stage in vet unit notebooks; do \
+	for stage in vet unit fuzz notebooks; do \
 		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
 	done; \
 	if [[ -n "$$failed" ]]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
-	echo "make test: vet, unit tests and notebooks passed"
+	echo "make test: vet, unit tests, fuzz targets and notebooks passed"
 
 lab: install-lab
 	$(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
@@ -50,6 +51,9 @@ vet:
 unit:
 	go test ./...
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
+
+fuzz:
+	@scripts/fuzz.sh
 
 notebooks: install
 	@scripts/run-notebooks.sh
