@@ -115,6 +115,9 @@ func parseSizes(s string) ([]int, error) {
 		if err != nil || n < 3 {
 			return nil, fmt.Errorf("-n %q: each size must be an integer N ≥ 3", s)
 		}
+		if float64(n)*float64(n)*float64(n) > lab.MaxPoints {
+			return nil, fmt.Errorf("-n %q: %d³ points exceeds the limit of %d points", s, n, int64(lab.MaxPoints))
+		}
 		ns = append(ns, n)
 	}
 	return ns, nil

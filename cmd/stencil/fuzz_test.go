@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -32,7 +33,15 @@ func cleanExit(t *testing.T, args []string, code int, stdout, stderr string) {
 		t.Fatalf("%q: exit %d with output %q", args, code, stdout)
 	}
 	cleanLine(t, args, stderr)
+	// Sizes are printed from the values given, never from an overflowed
+	// product: a negative number only where the user gave one.
+	if neg := negative.FindString(stderr); neg != "" && !strings.Contains(strings.Join(args, " "), strings.TrimSpace(neg)) {
+		t.Fatalf("%q: error %q prints %s, which the command line does not hold", args, stderr, neg)
+	}
 }
+
+// negative matches a negative number in a message.
+var negative = regexp.MustCompile(`-\d+`)
 
 // cleanLine fails t unless msg is one line of valid UTF-8, ending with a
 // newline, that is not a panic or a Go runtime trace.

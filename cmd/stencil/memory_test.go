@@ -103,3 +103,21 @@ func TestOutOfMemoryIsOneLine(t *testing.T) {
 		})
 	}
 }
+
+// Sizes are printed from the values given: -nx 9223372036854775806 used
+// to be printed as -9223372036854775808 after nx+2 overflowed.
+func TestOverflowedSizesArePrintedAsGiven(t *testing.T) {
+	for _, args := range [][]string{
+		{"sediment", "-nx", "9223372036854775806", "-ny", "2"},
+		{"sediment", "-nx", "3", "-ny", "9223372036854775807"},
+		{"run", "-n", "9223372036854775807"},
+		{"bench", "-n", "2097152"},
+	} {
+		code, out, errOut := stencil(args...)
+		assert.Equal(t, 2, code, "%q: %s", args, errOut)
+		assert.Empty(t, out)
+		assert.Contains(t, errOut, args[2], "the size as given")
+		assert.NotRegexp(t, `-\d`, errOut, "%q: no negative size", args)
+		assert.Contains(t, errOut, "exceeds the limit of 4294967296 points", "%q", args)
+	}
+}

@@ -73,6 +73,10 @@ func NewBasin(nx, ny int, p Params) (*Basin, error) {
 	if nx < 1 || ny < 1 {
 		return nil, fmt.Errorf("sediment: mesh %d×%d needs at least one interior point per side: %w", nx, ny, lab.ErrSize)
 	}
+	if pts := (float64(nx) + 2) * (float64(ny) + 2); pts > lab.MaxPoints {
+		// Checked before nx+2 is formed, which may overflow.
+		return nil, fmt.Errorf("sediment: mesh %d×%d with ghosts has %.4g points, over the limit of %d: %w", nx, ny, pts, int64(lab.MaxPoints), lab.ErrSize)
+	}
 	if err := CheckMemory(nx, ny, 1); err != nil {
 		return nil, err
 	}
