@@ -25,3 +25,12 @@ func TestGridBuffersOverlapByRange(t *testing.T) {
 	_, _, _, err := d.copyLaunch(&Buffer{d: d, ptr: base + 4, n: 64}, src)
 	assert.ErrorContains(t, err, "share memory")
 }
+
+// Device memory is checked before the two buffers of a sweep are
+// allocated; the refusal names the largest cube that fits.
+func TestDeviceMemoryNamesTheLargestFit(t *testing.T) {
+	err := checkFitsTo("basic on a 2400×2400×2400 grid (source and destination)", 2*4*2400*2400*2400, 100e9, 141e9, lab.CubeFit(2))
+	assert.ErrorIs(t, err, lab.ErrMemory)
+	// 8·N³ ≤ 100e9 up to N = 2320 (2320³ = 1.2487e10, 2321³ = 1.2503e10).
+	assert.EqualError(t, err, "gpu: basic on a 2400×2400×2400 grid (source and destination) needs 110.6 GB of device memory, more than the 100.0 GB free (of 141.0 GB): N ≤ 2320 fits")
+}
