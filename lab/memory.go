@@ -131,7 +131,7 @@ func CheckMemory(what string, need uint64, fit func(avail uint64) string) error 
 	if !m.Known() || need <= m.Bytes {
 		return nil
 	}
-	msg := fmt.Sprintf("%s needs %s, %s available (%s)", what, HumanBytes(need), HumanBytes(m.Bytes), m.Source)
+	msg := fmt.Sprintf("%s: needs %s, %s available (%s)", what, HumanBytes(need), HumanBytes(m.Bytes), m.Source)
 	if fit != nil {
 		if f := fit(m.Bytes); f != "" {
 			msg += ": " + f

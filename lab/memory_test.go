@@ -61,7 +61,7 @@ func TestNewGridRefusesWhatDoesNotFit(t *testing.T) {
 	withLimit(t, 100e6)
 	_, err := NewGrid3[float32](300, 300, 300) // 108 MB
 	require.ErrorIs(t, err, ErrMemory)
-	assert.ErrorContains(t, err, "lab: grid 300×300×300 needs 108.0 MB, 100.0 MB available (lab.MemoryLimit)")
+	assert.ErrorContains(t, err, "lab: grid 300×300×300: needs 108.0 MB, 100.0 MB available (lab.MemoryLimit)")
 	_, err = NewGrid2[float64](4000, 4000) // 128 MB
 	assert.ErrorIs(t, err, ErrMemory)
 	g, err := NewGrid3[float32](290, 290, 290) // 97.6 MB
@@ -76,10 +76,10 @@ func TestExecuteChecksMemoryFirst(t *testing.T) {
 	// Two grids of 250³ float32 are 125 MB; 8·N³ ≤ 1e8 up to N = 232.
 	_, err := Execute(Run{Step: "reference", Backend: CPU, NZ: 250, NY: 250, NX: 250})
 	require.ErrorIs(t, err, ErrMemory)
-	assert.ErrorContains(t, err, "2 grids of 250×250×250 float32 needs 125.0 MB, 100.0 MB available (lab.MemoryLimit): N ≤ 232 fits")
+	assert.ErrorContains(t, err, "2 grids of 250×250×250 float32: needs 125.0 MB, 100.0 MB available (lab.MemoryLimit): N ≤ 232 fits")
 	// Four with a host time loop: 16·N³ ≤ 1e8 up to N = 184.
 	_, err = Execute(Run{Step: "reference", Backend: CPU, NZ: 200, NY: 200, NX: 200, Steps: 2})
-	assert.ErrorContains(t, err, "4 grids of 200×200×200 float32 needs 128.0 MB, 100.0 MB available (lab.MemoryLimit): N ≤ 184 fits")
+	assert.ErrorContains(t, err, "4 grids of 200×200×200 float32: needs 128.0 MB, 100.0 MB available (lab.MemoryLimit): N ≤ 184 fits")
 }
 
 // CheckRun gives what a float64 time loop and Compare give, within the
