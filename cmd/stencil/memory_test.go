@@ -70,7 +70,7 @@ func gigabytes(t *testing.T, s string) float64 {
 // line naming what it needs, what is available and the largest N that
 // fits, and exit status 1: no Go runtime crash.
 func TestOutOfMemoryIsOneLine(t *testing.T) {
-	fits := regexp.MustCompile(`needs ([0-9.]+ [kMGT]B), ([0-9.]+ [kMGT]?B) available \(address-space limit\): `)
+	fits := regexp.MustCompile(`needs ([0-9.]+ [kMGT]B), ([0-9.]+ [kMGT]?B) available \((?:address-space limit|MemAvailable)\): `)
 	for _, tc := range []struct {
 		args []string
 		need string // 2 float32 grids of 1600³; 6 float64 fields of 65002²
