@@ -40,6 +40,12 @@ while read -r pkg target; do
 	start=$SECONDS
 	if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
 		echo "fuzz: $pkg $target ok ($((SECONDS - start)) s)"
+	elif grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log" &&
+		[[ $(grep -c -- '--- FAIL' "$log") -le 1 ]]; then
+		# Go's fuzzing coordinator can report its own -fuzztime deadline
+		# as a failure, with no input written, on a loaded machine
+		# (golang/go#75804, fixed in Go 1.27): not a finding.
+		echo "fuzz: $pkg $target ok ($((SECONDS - start)) s; the coordinator's deadline race of golang/go#75804 ignored)"
 	else
 		echo "fuzz: $pkg $target FAILED ($((SECONDS - start)) s)"
 		tail -30 "$log"

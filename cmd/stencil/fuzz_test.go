@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -35,13 +36,27 @@ func cleanExit(t *testing.T, args []string, code int, stdout, stderr string) {
 	cleanLine(t, args, stderr)
 	// Sizes are printed from the values given, never from an overflowed
 	// product: a negative number only where the user gave one.
-	if neg := negative.FindString(stderr); neg != "" && !strings.Contains(strings.Join(args, " "), strings.TrimSpace(neg)) {
-		t.Fatalf("%q: error %q prints %s, which the command line does not hold", args, stderr, neg)
+	given := map[string]bool{}
+	for _, a := range args {
+		given[a] = true
+		if v, err := strconv.ParseInt(a, 0, 64); err == nil { // as package flag reads -n: "-01" is -1
+			given[strconv.FormatInt(v, 10)] = true
+		}
+	}
+	// Input quoted back (%q) is the user's own text.
+	for _, m := range negative.FindAllStringSubmatch(quoted.ReplaceAllString(stderr, `""`), -1) {
+		if neg := m[1]; !given[neg] {
+			t.Fatalf("%q: error %q prints %s, which the command line does not hold", args, stderr, neg)
+		}
 	}
 }
 
-// negative matches a negative number in a message.
-var negative = regexp.MustCompile(`-\d+`)
+// negative matches a negative whole number in a message, quoted matches
+// a quoted string.
+var (
+	negative = regexp.MustCompile(`(?:^|[^\w.-])(-\d+)\b`)
+	quoted   = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+)
 
 // cleanLine fails t unless msg is one line of valid UTF-8, ending with a
 // newline, that is not a panic or a Go runtime trace.
