@@ -86,7 +86,7 @@ type lostError struct {
 
 // Error names the device, the fault and what to do.
 func (e *lostError) Error() string {
-	return fmt.Sprintf("gpu: device %d (%s): %v after %s: %s; a kernel faulted, and every later call on this Device fails: close it and open a new one",
+	return fmt.Sprintf("gpu: device %d (%s): %v after %s: %s; a kernel faulted, and every later call on this Device fails: close it and open a new one (NVIDIA only promises a clean state to a new process)",
 		e.ordinal, e.name, ErrContextLost, e.cause.Call, e.cause.Name)
 }
 

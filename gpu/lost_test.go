@@ -40,7 +40,7 @@ func TestStickyErrorLosesTheContext(t *testing.T) {
 	var ce *CUDAError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, 700, ce.Code)
-	assert.EqualError(t, err, "gpu: device 97 (fake GPU): the CUDA context is lost after cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS; a kernel faulted, and every later call on this Device fails: close it and open a new one")
+	assert.EqualError(t, err, "gpu: device 97 (fake GPU): the CUDA context is lost after cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS; a kernel faulted, and every later call on this Device fails: close it and open a new one (NVIDIA only promises a clean state to a new process)")
 
 	ran := false
 	for _, dev := range []*Device{d, other} {
