@@ -2,8 +2,12 @@
 #
 #   make lab    install what is missing and open the notebooks in Jupyter
 #   make test   install what is missing, then go vet (and go mod tidy -diff),
-#               go test, each fuzz target for a few seconds (scripts/fuzz.sh)
-#               and run every notebook headless with the GoNB kernel
+#               go test, each fuzz target for a few seconds (scripts/fuzz.sh) and run
+#               every notebook headless with the GoNB kernel into notebooks/_out/,
+#               comparing notebooks 01 to 08 with their committed outputs
+#   make notebooks
+#               run notebooks 01 to 08 and write them, with their outputs, over the
+#               committed ones (after changing a notebook or what it draws)
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
 # GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh).
@@ -21,13 +25,13 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test lab install install-lab vet unit fuzz notebooks
+.PHONY: test lab install install-lab vet unit fuzz run-notebooks notebooks
 
 # Every stage runs even when an earlier one fails, so that one run reports
 # everything; the last line sums up and the exit status is non-zero on any failure.
 test: install
 	@failed=""; \
-	for stage in vet unit fuzz notebooks; do \
+	for stage in vet unit fuzz run-notebooks; do \
 		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
 	done; \
 	if [[ -n "$$failed" ]]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
@@ -55,5 +59,8 @@ unit:
 fuzz:
 	@scripts/fuzz.sh
 
-notebooks: install
+run-notebooks: install
 	@scripts/run-notebooks.sh
+
+notebooks: install
+	@scripts/run-notebooks.sh --update
