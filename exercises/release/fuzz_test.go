@@ -20,6 +20,7 @@ func FuzzStrip(f *testing.F) {
 		"package p\nimport \"fmt\"\nfunc F() {\n// BEGIN SOLUTION\nfmt.Println()\n// END SOLUTION\n}\n",
 		`{"cells": [{"cell_type": "code", "source": ["// BEGIN SOLUTION\n", "x\n", "// END SOLUTION\n"], "outputs": [1]}], "nbformat": 4}`,
 		`{"cells": [{"cell_type": "code", "source": 7}]}`, `{"cells": null}`, "",
+		`{"cells": [{"cell_type": "markdown", "metadata": {"tags": ["answer"]}, "source": "x"}, {"cell_type": "code", "metadata": {"tags": 3}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -48,5 +49,10 @@ func FuzzStrip(f *testing.F) {
 		check("StripGo", out, err)
 		out, err = StripNotebook("fuzz.ipynb", src)
 		check("StripNotebook", out, err)
+		// The answer cells of the course's notebooks (tag AnswerTag).
+		out, err = StripAnswers("fuzz.ipynb", src)
+		if err == nil && NotebookHasAnswers(out) {
+			t.Fatalf("StripAnswers left an answer cell in %q", out)
+		}
 	})
 }
