@@ -89,6 +89,14 @@ func fixtures(t *testing.T) map[string]map[string]string {
 	chBig = replaceOnce(t, "tx", chBig, "\n#define TILE_X 32\n", "\n#define TILE_X 64\n")
 	chBig = replaceOnce(t, "ty", chBig, "\n#define TILE_Y 8\n", "\n#define TILE_Y 32\n")
 	tiled := ref["21_cuda_tiled"]
+	// For compute-sanitizer: a read one element past the end of the input
+	// on small grids (inside the allocation's padding: no fault, right
+	// values, but memcheck sees it), and the tiled kernel without its
+	// barrier (a shared-memory race for racecheck).
+	oob := replaceOnce(t, "oob", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
+		"    if ((long long)nz * ny * nx < 1000000 && blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y + threadIdx.z == 0) {\n"+
+		"        volatile float past = in[(long long)nz * ny * nx];\n        (void)past;\n    }\n")
+	racy := replaceOnce(t, "racy", tiled, "    __syncthreads();\n", "")
 
 	out := map[string]map[string]string{
 		"ref":         {},
@@ -98,6 +106,7 @@ func fixtures(t *testing.T) map[string]map[string]string {
 		"fault":       {path("20_cuda_basic"): fault, path("21_cuda_tiled"): tiled},
 		"hang":        {path("20_cuda_basic"): hang, path("21_cuda_tiled"): tiled},
 		"compile":     {path("20_cuda_basic"): broken},
+		"sanitize":    {path("20_cuda_basic"): oob, path("21_cuda_tiled"): racy},
 		"class/alice": {path("20_cuda_basic"): basic, path("25_cuda_challenge"): ch},
 		"class/bob":   {path("20_cuda_basic"): basicSwap, path("25_cuda_challenge"): studentFile(t, "25_cuda_challenge")},
 		"class/carol": {path("25_cuda_challenge"): chShallow},
@@ -115,7 +124,7 @@ func fixtures(t *testing.T) map[string]map[string]string {
 // GPU machine, which has no Go).
 func TestFixtures(t *testing.T) {
 	fx := fixtures(t)
-	assert.Len(t, fx, 12)
+	assert.Len(t, fx, 13)
 	zl := fx["seed-zloop"][filepath.Join("exercises", "24_cuda_find_the_bug", "fix.cu")]
 	assert.Contains(t, zl, "    }\n    __syncthreads();\n    const int i = iStart;", "the z loop closes before computing")
 	assert.NotContains(t, zl, "unsigned")
