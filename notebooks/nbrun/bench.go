@@ -61,7 +61,7 @@ func Bench(n, reps int) (*fig.Bench, error) {
 	interior := float64(n-2) * float64(n-2) * float64(n-2)
 	c := lab.DistinctCoeffs()
 	b := &fig.Bench{Device: d.Props().Name}
-	for _, step := range gpu.Steps3() {
+	for _, step := range gpu.Sweeps3() {
 		k, err := d.Stencil3(step, gpu.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: bench: %w", err)

@@ -429,7 +429,7 @@ func TestCompareModel(t *testing.T) {
 	s, err := CompareModel(runs)
 	require.NoError(t, err)
 	lines := strings.Split(s, "\n")
-	require.Len(t, lines, len(gpu.Steps3())+2, "a header, the five steps and basic in 32×8×1 blocks")
+	require.Len(t, lines, len(gpu.Sweeps3())+2, "a header, the five sweeps and basic in 32×8×1 blocks")
 	at512 := map[string]fig.BenchResult{}
 	for _, r := range b.Results {
 		if r.N == 512 {
