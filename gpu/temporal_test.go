@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,6 +81,10 @@ func checkTemporal(t *testing.T, name string, s *sweeper, shape [3]int, passes i
 	return d.MaxAbs
 }
 
+// envTestK limits the k of TestGPUTemporal's configurations, e.g.
+// STENCIL_TEST_K=1,2,4 under compute-sanitizer.
+const envTestK = "STENCIL_TEST_K"
+
 // TestGPUTemporal checks k time steps per pass against k reference sweeps:
 // N ∈ {3, 67, 68, 130} (or STENCIL_TEST_N) for every configuration, one pass and two (the
 // passes ping-pong on the device), N = 512 at the default tile for every
@@ -90,7 +95,18 @@ func TestGPUTemporal(t *testing.T) {
 	if os.Getenv(envTestN) != "" {
 		sizes = testSizes(t)
 	}
+	ks := map[int]bool{}
+	if s := os.Getenv(envTestK); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			require.NoError(t, err, "%s=%q", envTestK, s)
+			ks[k] = true
+		}
+	}
 	for _, o := range temporalConfigs {
+		if len(ks) > 0 && !ks[o.Tile] {
+			continue
+		}
 		k, err := d.Stencil3("temporal", o)
 		require.NoError(t, err, optionsName(o))
 		s := &sweeper{k: k}
