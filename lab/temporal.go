@@ -120,3 +120,25 @@ func TemporalKernel(a StencilArgs) (sim.Kernel, error) {
 		},
 	}, nil
 }
+
+// TemporalIntensity is the arithmetic intensity of the temporally blocked
+// step for a block far from the grid's faces, with a T×T input tile (one
+// thread per point, as TemporalKernel) and k time steps a pass: the block
+// loads T² inputs per plane; every stage updates the (T−2)² points whose
+// neighbours lie in the tile (performed), of which only (T−2s)² at stage s
+// are still valid, and (T−2k)² per stage are the block's outputs (useful,
+// k updates per output). Operations per byte loaded, as IntensityTiled:
+//
+//	performed = 13·k·(T−2)² / 4T²    useful = 13·k·(T−2k)² / 4T²
+//
+// performed grows without bound with k; useful peaks near k = T/6, where
+// the halo of k points on each side eats the tile.
+func TemporalIntensity(T, k int) (performed, useful float64) {
+	if T < 3 || k < 1 || T-2*k < 1 {
+		return 0, 0
+	}
+	t2 := float64(Float32Bytes * T * T)
+	p := float64(T - 2)
+	u := float64(T - 2*k)
+	return float64(Flops7*k) * p * p / t2, float64(Flops7*k) * u * u / t2
+}

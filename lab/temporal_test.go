@@ -86,3 +86,26 @@ func TestTemporalStepDescription(t *testing.T) {
 	_, err = Execute(Run{Step: "temporal", Backend: Sim, Config: Config{Tile: 12}, NZ: 5, NY: 5, NX: 5, Steps: 12})
 	assert.ErrorContains(t, err, "k must be from 1 to 11")
 }
+
+// The model by hand: T = 24, k = 4 performs 13·4·22² = 25168 operations
+// per plane on 24² = 576 loads (2304 B), of which 13·4·16² = 13312 give
+// outputs.
+func TestTemporalIntensity(t *testing.T) {
+	p, u := TemporalIntensity(24, 4)
+	assert.InDelta(t, 25168.0/2304, p, 1e-12)
+	assert.InDelta(t, 13312.0/2304, u, 1e-12)
+	// k = 1 on a growing tile tends to the single sweep's 13/4 from below.
+	p1, u1 := TemporalIntensity(1000, 1)
+	assert.InDelta(t, IntensityLimit, p1, 0.02)
+	assert.Less(t, u1, IntensityLimit)
+	// The useful intensity of T = 24 peaks at k = 4 = T/6.
+	best, bestK := 0.0, 0
+	for k := 1; k <= 11; k++ {
+		if _, u := TemporalIntensity(24, k); u > best {
+			best, bestK = u, k
+		}
+	}
+	assert.Equal(t, 4, bestK)
+	p, u = TemporalIntensity(24, 12)
+	assert.Zero(t, p+u, "no output tile")
+}
