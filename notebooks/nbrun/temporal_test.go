@@ -1,0 +1,46 @@
+package nbrun
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/lab"
+)
+
+func TestSimulateTemporal(t *testing.T) {
+	runs, err := SimulateTemporal(13, []int{1, 2})
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	for _, r := range runs {
+		// One block covers the 13³ grid: every point loaded once, every
+		// interior point stored once, whatever k.
+		assert.Equal(t, int64(13*13*13), r.Loads)
+		assert.Equal(t, int64(11*11*11), r.Stores)
+		assert.LessOrEqual(t, r.MaxDiff, Tolerance*float64(r.K))
+	}
+	assert.Greater(t, runs[1].OpPerByte, runs[0].OpPerByte)
+	assert.Contains(t, TemporalSimTable(runs), "loads/pt/step")
+	_, err = SimulateTemporal(2, []int{1})
+	assert.ErrorIs(t, err, lab.ErrSize)
+}
+
+func TestTemporalLimits(t *testing.T) {
+	ls := TemporalLimits([]int{1, 4, 8})
+	require.Len(t, ls, len(TemporalTiles)*3)
+	// 64×32 at k = 4: 16×32 threads, 2·4 planes of 64·32 floats, 56×24
+	// outputs; (4·2048/1344 + 4)/4 bytes per point and step.
+	l := ls[1]
+	assert.Equal(t, [3]int{64, 32, 4}, [3]int{l.BX, l.BY, l.K})
+	assert.Equal(t, 512, l.Threads)
+	assert.Equal(t, 8*64*32*4, l.SharedBytes)
+	assert.InDelta(t, 1344.0/2048, l.OutputShare, 1e-12)
+	assert.InDelta(t, (4*2048.0/1344+4)/4, l.ReadsPerStep, 1e-12)
+	// 128×16 leaves no output at k = 8.
+	assert.NotEmpty(t, ls[5].Err)
+	assert.Contains(t, TemporalLimitsTable(ls), "no output")
+	p, err := TemporalLimitsChart(ls)
+	require.NoError(t, err)
+	assert.NotNil(t, p)
+}
