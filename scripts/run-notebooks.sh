@@ -2,7 +2,7 @@
 # Executes notebooks headless with the GoNB kernel, one at a time (they
 # share the Go build cache), writes the executed copies to notebooks/_out/
 # and checks them with cmd/nbcheck. With no arguments it runs every
-# notebooks/NN_*.ipynb. The committed notebooks are never modified.
+# notebooks/NN*_*.ipynb (07b too). The committed notebooks are never modified.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +14,7 @@ if [[ $# -gt 0 ]]; then
 	notebooks=("$@")
 else
 	shopt -s nullglob
-	notebooks=(notebooks/[0-9][0-9]_*.ipynb)
+	notebooks=(notebooks/[0-9][0-9]*_*.ipynb)
 	shopt -u nullglob
 fi
 if [[ ${#notebooks[@]} -eq 0 ]]; then

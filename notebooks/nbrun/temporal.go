@@ -257,6 +257,10 @@ func PeersTable(ps []Peers) string {
 // the notebook shows.
 var TemporalTiles = [][2]int{{64, 32}, {128, 16}, {128, 32}, {32, 32}}
 
+// HopperSharedOptin is the shared memory a block may use on an H100 or
+// H200 after opting in: 227 KiB.
+const HopperSharedOptin = 227 * 1024
+
 // TemporalLimit is what one tile of the temporal kernel holds at k on the
 // GPU, from its launch plan at N = 512.
 type TemporalLimit struct {
@@ -307,14 +311,19 @@ func TemporalLimitsTable(ls []TemporalLimit) string {
 			fmt.Fprintf(&s, "%-7s %3d  no output: TB_BY must exceed 2k\n", tile, l.K)
 			continue
 		}
-		fmt.Fprintf(&s, "%-7s %3d %7d %10.0f %9d %8.0f%% %10.2f\n", tile, l.K, l.Threads, float64(l.SharedBytes)/1024, l.HeldRegs,
-			100*l.OutputShare, l.ReadsPerStep)
+		over := ""
+		if l.SharedBytes > HopperSharedOptin {
+			over = fmt.Sprintf("  over the %d KiB a Hopper block may have", HopperSharedOptin/1024)
+		}
+		fmt.Fprintf(&s, "%-7s %3d %7d %10.0f %9d %8.0f%% %10.2f%s\n", tile, l.K, l.Threads, float64(l.SharedBytes)/1024, l.HeldRegs,
+			100*l.OutputShare, l.ReadsPerStep, over)
 	}
 	return s.String()
 }
 
 // TemporalLimitsChart draws the ideal DRAM bytes per point and time step of
-// each tile against k, with one sweep's 8 bytes.
+// each tile against k, with one sweep's 8 bytes; a tile whose shared memory
+// exceeds HopperSharedOptin at some k is left out there.
 func TemporalLimitsChart(ls []TemporalLimit) (*plot.Plot, error) {
 	p := fig.NewPlot("Temporal blocking on the GPU: DRAM bytes per point and time step, ideal caching",
 		"k, time steps per pass", "bytes per point and time step")
@@ -323,7 +332,7 @@ func TemporalLimitsChart(ls []TemporalLimit) (*plot.Plot, error) {
 	var order [][2]int
 	kmax := 0
 	for _, l := range ls {
-		if l.Err != "" {
+		if l.Err != "" || l.SharedBytes > HopperSharedOptin {
 			continue
 		}
 		key := [2]int{l.BX, l.BY}

@@ -40,6 +40,9 @@ func TestTemporalLimits(t *testing.T) {
 	// 128×16 leaves no output at k = 8.
 	assert.NotEmpty(t, ls[5].Err)
 	assert.Contains(t, TemporalLimitsTable(ls), "no output")
+	// 128×32 at k = 8: 2·8 planes of 128·32 floats = 256 KiB.
+	assert.Equal(t, 256*1024, ls[8].SharedBytes)
+	assert.Contains(t, TemporalLimitsTable(ls), "over the 227 KiB")
 	p, err := TemporalLimitsChart(ls)
 	require.NoError(t, err)
 	assert.NotNil(t, p)
