@@ -30,6 +30,7 @@ variants+=(
   -variant "temporal:tile=4,TB_BX=128,TB_BY=32"
   -variant "temporal:tile=4,TB_L2PF=2"
   -variant "temporal:tile=4,TB_MINB=2"
+  -variant "temporal:tile=4,TB_STREAM=1"
   -variant "temporal:tile=8,TB_BX=32,TB_BY=32"
   -variant "temporal:tile=8,TB_L2PF=2"
 )

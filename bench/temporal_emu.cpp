@@ -34,6 +34,7 @@ static long long smemFloats;
 thread_local int linTid;
 
 template <class T> T __ldg(const T* p) { return *p; }
+template <class T> void __stcs(T* p, T v) { *p = v; }
 static inline int min(int a, int b) { return a < b ? a : b; }
 static inline int max(int a, int b) { return a > b ? a : b; }
 static void __syncthreads() { blockBar->arrive_and_wait(); }

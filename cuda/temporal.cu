@@ -33,7 +33,9 @@
 //     (or at plane 0) and runs TB_K iterations past its last plane;
 //   - TB_L2PF > 0 (sm_90) has one thread per row ask L2 for the row's tile
 //     segment TB_L2PF planes ahead with a bulk prefetch, which puts DRAM
-//     bytes in flight without holding registers.
+//     bytes in flight without holding registers;
+//   - TB_STREAM = 1 writes the outputs with streaming (evict-first) stores,
+//     so that they do not push the inputs of neighbouring tiles out of L2.
 //
 // Launch: blockDim = (TB_BX/4, TB_BY, 1); gridDim = (ceil((nx−1)/TB_OX),
 // ceil((ny−2)/TB_OY), ceil((nz−2)/cz)); dynamic shared memory
@@ -56,6 +58,9 @@
 #endif
 #ifndef TB_MINB
 #define TB_MINB 1
+#endif
+#ifndef TB_STREAM
+#define TB_STREAM 0
 #endif
 
 #define TB_TX (TB_BX / 4)                 // threads per row of the tile
@@ -213,12 +218,20 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
             } else if (outThread && p >= z0 && p < z1) {
                 float* o = out + ((long long)p * ny + y) * nx;
                 if (vec && xin[0] && xin[3]) {
+#if TB_STREAM
+                    __stcs(reinterpret_cast<float4*>(o + x0), make_float4(r[0], r[1], r[2], r[3]));
+#else
                     *reinterpret_cast<float4*>(o + x0) = make_float4(r[0], r[1], r[2], r[3]);
+#endif
                 } else {
 #pragma unroll
                     for (int e = 0; e < 4; ++e) {
                         if (xin[e]) {
+#if TB_STREAM
+                            __stcs(o + x0 + e, r[e]);
+#else
                             o[x0 + e] = r[e];
+#endif
                         }
                     }
                 }

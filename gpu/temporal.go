@@ -20,6 +20,7 @@ type temporalParams struct {
 	BX, BY    int // input tile: TB_BX points (4·threads in x) × TB_BY rows
 	L2PF      int // planes ahead of the bulk L2 prefetch; 0: none
 	MinBlocks int // TB_MINB, for __launch_bounds__
+	Stream    int // TB_STREAM: 1 writes outputs with evict-first stores
 	CZ        int // output planes per block; 0: chosen per grid
 }
 
@@ -47,6 +48,7 @@ func configureTemporal(c *config3, user map[string]string) error {
 		{"TB_BY", &p.BY, 1, 1024},
 		{"TB_L2PF", &p.L2PF, 0, 16},
 		{"TB_MINB", &p.MinBlocks, 1, 32},
+		{"TB_STREAM", &p.Stream, 0, 1},
 		{"TB_CZ", &p.CZ, 0, 1 << 16},
 	} {
 		s, ok := user[d.name]
@@ -81,6 +83,7 @@ func configureTemporal(c *config3, user map[string]string) error {
 		Define{"TB_BY", strconv.Itoa(p.BY)},
 		Define{"TB_L2PF", strconv.Itoa(p.L2PF)},
 		Define{"TB_MINB", strconv.Itoa(p.MinBlocks)},
+		Define{"TB_STREAM", strconv.Itoa(p.Stream)},
 	)
 	return nil
 }

@@ -39,6 +39,7 @@ var temporalConfigs = func() []Options {
 		Options{Tile: 4, Defines: def("TB_CZ", "7", "TB_BX", "128", "TB_BY", "16")},
 		Options{Tile: 8, Defines: def("TB_CZ", "5")},
 		Options{Tile: 4, Defines: def("TB_L2PF", "2")},
+		Options{Tile: 2, Defines: def("TB_STREAM", "1")},
 		Options{Tile: 4, Defines: def("TB_L2PF", "3", "TB_BX", "128", "TB_BY", "32")},
 		Options{Tile: 6, Defines: def("TB_BX", "128", "TB_BY", "32")},
 	)
