@@ -372,3 +372,69 @@ func TemporalLimitsChart(ls []TemporalLimit) (*plot.Plot, error) {
 	p.Y.Min = 0
 	return p, nil
 }
+
+// PeersChart draws, for one grid side, the share of the copy each peer
+// reaches (from RecordedPeers) beside the lab's fast sweep and its best
+// temporal run (from TemporalBenches, when they hold that side): one bar
+// each, points per second at 8 bytes per point and time step over the copy
+// measured in the same process.
+func PeersChart(ps []Peers, bs []*benchfile.File, n int) (*plot.Plot, error) {
+	type bar struct {
+		name string
+		pct  float64
+	}
+	var bars []bar
+	for _, p := range ps {
+		for _, r := range p.Results {
+			if r.N == n {
+				bars = append(bars, bar{r.Impl, r.PctCopy})
+			}
+		}
+	}
+	for _, b := range bs {
+		if fast, ok := FastRun(b, n); ok {
+			bars = append(bars, bar{"lab fast", fast.PctCopy})
+		}
+	}
+	if best, ok := BestTemporal(bs)[n]; ok {
+		bars = append(bars, bar{fmt.Sprintf("lab temporal k=%d", stepsPerPass(best.Run)), best.Run.PctCopy})
+	}
+	if len(bars) == 0 {
+		return nil, fmt.Errorf("nbrun: peers chart: nothing recorded at N = %d", n)
+	}
+	var vals plotter.Values
+	var names []string
+	for _, b := range bars {
+		vals = append(vals, b.pct)
+		names = append(names, b.name)
+	}
+	p := fig.NewPlot(fmt.Sprintf("The seven-point sweep at N = %d: share of a copy in the same process", n), "", "% of the copy's bandwidth (8 B per point and step)")
+	st, err := fig.Style("temporal")
+	if err != nil {
+		return nil, err
+	}
+	bc, err := plotter.NewBarChart(vals, vg.Points(28))
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: peers chart: %w", err)
+	}
+	bc.Color = st.Color
+	bc.LineStyle.Width = 0
+	p.Add(plotter.NewGrid(), bc)
+	p.NominalX(names...)
+	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 100}, {X: float64(len(bars)) - 0.5, Y: 100}})
+	if err != nil {
+		return nil, err
+	}
+	one.Color, one.Dashes = fig.Muted, []vg.Length{4, 3}
+	p.Add(one)
+	p.Y.Min = 0
+	return p, nil
+}
+
+// stepsPerPass is the k of a temporal run: its tile, or 1.
+func stepsPerPass(r benchfile.Run) int {
+	if r.Kernel == "temporal" && r.Tile > 0 {
+		return r.Tile
+	}
+	return 1
+}

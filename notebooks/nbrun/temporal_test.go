@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/benchfile"
 )
 
 func TestSimulateTemporal(t *testing.T) {
@@ -46,4 +47,26 @@ func TestTemporalLimits(t *testing.T) {
 	p, err := TemporalLimitsChart(ls)
 	require.NoError(t, err)
 	assert.NotNil(t, p)
+}
+
+func TestPeersChartAndBest(t *testing.T) {
+	ps := []Peers{{Device: "GPU", Results: []PeerRun{{Impl: "torch eager", N: 512, PctCopy: 5}, {Impl: "jax jit", N: 512, PctCopy: 10}, {Impl: "torch eager", N: 1024, PctCopy: 6}}}}
+	// Two benches at N = 512 over 8 time steps: fast in 8 passes of 2 ms,
+	// temporal at k = 4 in 2 passes of 1.6 ms and k = 2 in 4 of 1.5 ms.
+	n := 512
+	run := func(kernel, label string, tile int, ms float64) benchfile.Run {
+		return benchfile.Run{Kernel: kernel, Label: label, N: n, Tile: tile, Steps: 8, MedianMs: ms, PctCopy: 800 / ms}
+	}
+	b := &benchfile.File{Copies: []benchfile.Copy{{N: n, MedianMs: 0.3, GBps: 4000}}, Results: []benchfile.Run{run("fast", "fast", 0, 16), run("temporal", "temporal[tile=4]", 4, 3.2), run("temporal", "temporal[tile=2]", 2, 6)}}
+	best := BestTemporal([]*benchfile.File{b})
+	require.Contains(t, best, n)
+	assert.Equal(t, "temporal[tile=4]", best[n].Run.Label)
+	assert.InDelta(t, 16/3.2, best[n].Speedup, 1e-9, "the same points in a fifth of the time")
+	p, err := PeersChart(ps, []*benchfile.File{b}, n)
+	require.NoError(t, err)
+	assert.NotNil(t, p)
+	_, err = PeersChart(ps, nil, 2048)
+	assert.Error(t, err)
+	assert.Contains(t, TemporalBenchTable([]*benchfile.File{b}), "temporal[tile=4]")
+	assert.Contains(t, PeersTable(ps), "jax jit")
 }
