@@ -1,201 +1,212 @@
 #!/usr/bin/env python3
-"""peers.py: the 3D seven-point sweep as a Python user would write it, on the GPU.
+"""The lab's 3D seven-point sweep as a Python user would write it, timed on the GPU.
 
-The same sweep as the lab's steps (fp32, random inputs in [-1, 1), seven
-distinct coefficients, the boundary left untouched), in
+Runs the same fp32 sweep (the boundary left untouched, the lab's coefficient
+mapping: c1/c2 for x-1/x+1, c3/c4 for y-1/y+1, c5/c6 for z-1/z+1) in
 
-  - PyTorch eager: slicing, one expression;
-  - torch.compile of the same function (one fused Triton kernel);
-  - JAX jit of the same expression with .at[].set;
+  * PyTorch eager, with slicing;
+  * torch.compile of the same function;
+  * JAX jit, written functionally with .at[].set();
 
-each timed on the device against a copy of the whole grid in the same
-process (torch: CUDA events around each call; JAX: a loop of calls with
-block_until_ready, since JAX has no events, divided by the calls). The
-bandwidth counts 8 bytes per interior point, as stencil bench does, and the
-copy 8 bytes per point. Each result is checked against a float64 sweep.
+and a device-to-device copy (torch's copy_) in the same process. Each is
+checked against a float64 reference on fresh random inputs, then timed:
+PyTorch with CUDA events around each call, JAX (whose stream torch's events
+cannot see) with a device-synchronised loop, block_until_ready after each
+batch. Bandwidth counts 8 bytes per interior point ((N-2)^3: one read, one
+write) for a sweep and 8 bytes per point of N^3 for a copy, as
+`stencil bench` does, and "pct_copy" is a sweep's bandwidth over the copy's.
 
-Run on a GPU machine with torch and jax (e.g. /opt/torch/.venv/bin/python):
+Usage (on a machine with a GPU, torch and jax):
 
-    python3 bench/peers.py --n 512,1024 --out figures/data
-
-It writes peers_<gpu>.json (e.g. peers_h200.json) into --out.
+    python3 bench/peers.py -n 512,1024 -reps 50 -out figures/data/peers_h200.json
 """
 
 import argparse
 import datetime
 import json
 import os
-import re
 import statistics
 import sys
 import time
 
-COEFFS = [0.5, 0.11, 0.13, 0.17, 0.19, 0.23, 0.29]  # lab.DistinctCoeffs: c0 centre, c1/c2 x∓1, c3/c4 y∓1, c5/c6 z∓1
+# JAX takes 75 % of the GPU's memory at start unless told otherwise, which
+# would leave torch short at N = 1024.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import torch  # noqa: E402
+
+# The lab's DistinctCoeffs: seven distinct values, so a swapped pair shows.
+COEFFS = (0.5, 0.11, 0.13, 0.17, 0.19, 0.23, 0.29)
 
 
-def interior_expr(a, c):
-    """The seven-point update of the interior of a (z, y, x), any array library."""
-    return (c[0] * a[1:-1, 1:-1, 1:-1]
-            + c[1] * a[1:-1, 1:-1, :-2] + c[2] * a[1:-1, 1:-1, 2:]
-            + c[3] * a[1:-1, :-2, 1:-1] + c[4] * a[1:-1, 2:, 1:-1]
-            + c[5] * a[:-2, 1:-1, 1:-1] + c[6] * a[2:, 1:-1, 1:-1])
+def sweep_torch(out, x, c):
+    c0, c1, c2, c3, c4, c5, c6 = c
+    out[1:-1, 1:-1, 1:-1] = (c0 * x[1:-1, 1:-1, 1:-1]
+                             + c1 * x[1:-1, 1:-1, :-2] + c2 * x[1:-1, 1:-1, 2:]
+                             + c3 * x[1:-1, :-2, 1:-1] + c4 * x[1:-1, 2:, 1:-1]
+                             + c5 * x[:-2, 1:-1, 1:-1] + c6 * x[2:, 1:-1, 1:-1])
+    return out
 
 
-def torch_events(torch, fn, warmup, reps):
-    """Times fn() with CUDA events, one pair per call; returns the ms of each call."""
+def time_events(fn, reps, warmup):
+    """Median and min of reps calls of fn, each between two CUDA events."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
         start.record()
         fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return times
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times), min(times), times
 
 
-def jax_loop(fn, warmup, reps, rounds=5):
-    """Times fn() (which returns a jax array) in rounds of reps calls, each round
-    ended by block_until_ready; returns the ms per call of each round."""
+def time_synced(fn, reps, warmup, batch=5):
+    """Median and min per call over batches of calls, synchronised at both ends."""
     for _ in range(warmup):
         fn().block_until_ready()
     times = []
-    for _ in range(rounds):
+    for _ in range(max(reps // batch, 3)):
         t0 = time.perf_counter()
-        out = None
-        for _ in range(reps):
-            out = fn()
-        out.block_until_ready()
-        times.append((time.perf_counter() - t0) * 1e3 / reps)
-    return times
+        r = None
+        for _ in range(batch):
+            r = fn()
+        r.block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3 / batch)
+    return statistics.median(times), min(times), times
 
 
-def summary(times):
-    return {"median_ms": statistics.median(times), "min_ms": min(times), "times_ms": times}
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", default="512", help="grid sides, comma-separated")
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--out", default=os.path.join("figures", "data"), help="folder for peers_<gpu>.json")
-    ap.add_argument("--skip", default="", help="implementations to leave out: eager,compile,jax")
-    args = ap.parse_args()
-    skip = set(s for s in args.skip.split(",") if s)
-
-    import torch
-
-    dev = torch.device("cuda")
-    name = torch.cuda.get_device_name(dev)
-    rep = {
-        "command": "python3 bench/peers.py " + " ".join(sys.argv[1:]),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "device": name,
-        "torch": torch.__version__,
-        "coeffs": COEFFS,
-        "bytes_per_point": 8,
-        "reps": args.reps,
-        "warmup": args.warmup,
-        "copies": [],
-        "results": [],
+def record(name, how, n, ms, mn, times, nbytes, copy_gbps, err):
+    gbps = nbytes / (ms * 1e-3) / 1e9
+    return {
+        "name": name, "timed_with": how, "n": n, "bytes": nbytes,
+        "median_ms": ms, "min_ms": mn, "gbps": gbps,
+        "pct_copy": 100 * gbps / copy_gbps if copy_gbps else None,
+        "max_abs_err": err, "times_ms": times,
     }
+
+
+def run_n(n, reps, warmup, dev, log):
+    g = torch.Generator(device=dev).manual_seed(1000 + n)
+    x = torch.rand((n, n, n), generator=g, device=dev, dtype=torch.float32) * 2 - 1
+    interior = (n - 2) ** 3
+    ref = x.double()
+    ref = sweep_torch(ref.clone(), ref, COEFFS)
+
+    def err_of(out):
+        if torch.isnan(out).any():
+            return float("nan")
+        return float((out.double() - ref).abs().max())
+
+    res = {"n": n}
+    # The copy: the same buffers, torch's device-to-device copy_.
+    dst = torch.empty_like(x)
+    ms, mn, ts = time_events(lambda: dst.copy_(x), reps, warmup)
+    copy_gbps = 8 * n ** 3 / (ms * 1e-3) / 1e9
+    res["copy"] = {"name": "copy_", "n": n, "bytes": 8 * n ** 3, "median_ms": ms, "min_ms": mn,
+                   "gbps": copy_gbps, "times_ms": ts}
+    log(f"N={n} copy_ {ms:.4f} ms {copy_gbps:.1f} GB/s")
+    peers = []
+
+    out = torch.full_like(x, float("nan"))
+    out.copy_(x)  # the boundary, which the sweep leaves untouched
+    sweep_torch(out, x, COEFFS)
+    err = err_of(out)
+    ms, mn, ts = time_events(lambda: sweep_torch(out, x, COEFFS), reps, warmup)
+    peers.append(record("pytorch_eager", "cuda events", n, ms, mn, ts, 8 * interior, copy_gbps, err))
+    log(f"N={n} eager {ms:.4f} ms err {err:.2e}")
+
+    try:
+        compiled = torch.compile(sweep_torch, fullgraph=True)
+        out2 = x.clone()
+        compiled(out2, x, COEFFS)
+        err = err_of(out2)
+        ms, mn, ts = time_events(lambda: compiled(out2, x, COEFFS), reps, warmup)
+        peers.append(record("torch_compile", "cuda events", n, ms, mn, ts, 8 * interior, copy_gbps, err))
+        log(f"N={n} torch.compile {ms:.4f} ms err {err:.2e}")
+    except Exception as e:  # record the failure, keep the others
+        log(f"N={n} torch.compile failed: {e!r}")
+        peers.append({"name": "torch_compile", "n": n, "error": repr(e)})
+
     try:
         import jax
         import jax.numpy as jnp
 
-        rep["jax"] = jax.__version__
-    except Exception as e:  # noqa: BLE001 - report and go on without JAX
-        print(f"peers: no JAX: {e}", file=sys.stderr)
-        jax = None
-        skip.add("jax")
+        def sweep_jax(x):
+            c0, c1, c2, c3, c4, c5, c6 = COEFFS
+            v = (c0 * x[1:-1, 1:-1, 1:-1]
+                 + c1 * x[1:-1, 1:-1, :-2] + c2 * x[1:-1, 1:-1, 2:]
+                 + c3 * x[1:-1, :-2, 1:-1] + c4 * x[1:-1, 2:, 1:-1]
+                 + c5 * x[:-2, 1:-1, 1:-1] + c6 * x[2:, 1:-1, 1:-1])
+            return x.at[1:-1, 1:-1, 1:-1].set(v)
 
-    c = COEFFS
-    for n in [int(s) for s in args.n.split(",")]:
-        interior = (n - 2) ** 3
-        gen = torch.Generator(device=dev).manual_seed(1000 + n)
-        src = torch.rand((n, n, n), device=dev, dtype=torch.float32, generator=gen) * 2 - 1
-        dst = src.clone()
-        ref = src.double()
-        ref[1:-1, 1:-1, 1:-1] = interior_expr(src.double(), c)
-        ref = ref.float()
+        jx = jnp.asarray(x.cpu().numpy())
+        fj = jax.jit(sweep_jax)
+        jout = fj(jx).block_until_ready()
+        err = err_of(torch.from_numpy(jax.device_get(jout).copy()).to(dev))
+        ms, mn, ts = time_synced(lambda: fj(jx), reps, warmup)
+        peers.append(record("jax_jit", "host clock, synchronised batches of 5", n, ms, mn, ts,
+                            8 * interior, copy_gbps, err))
+        log(f"N={n} jax.jit {ms:.4f} ms err {err:.2e}")
+        jcopy = jax.jit(lambda a: a + 0)  # a copy through XLA, timed the same way, for reference
+        ms, mn, ts = time_synced(lambda: jcopy(jx), reps, warmup)
+        res["jax_copy"] = {"name": "jax copy (a + 0)", "n": n, "bytes": 8 * n ** 3, "median_ms": ms,
+                           "min_ms": mn, "gbps": 8 * n ** 3 / (ms * 1e-3) / 1e9, "times_ms": ts}
+        del jx, jout
+    except Exception as e:
+        log(f"N={n} jax failed: {e!r}")
+        peers.append({"name": "jax_jit", "n": n, "error": repr(e)})
+    res["peers"] = peers
+    return res
 
-        def record(impl, times, out, note=""):
-            gbps = 8 * interior / (statistics.median(times) * 1e6)
-            r = {"impl": impl, "n": n, **summary(times), "gbps": gbps, "note": note}
-            r["pct_copy"] = 100 * gbps / copy_gbps
-            if out is not None:
-                err = (out.float() - ref).abs()
-                r["max_abs_err"] = float(err.max())
-                r["boundary_ok"] = bool(torch.equal(out[0], src[0]) and torch.equal(out[-1], src[-1])
-                                        and torch.equal(out[:, 0], src[:, 0]) and torch.equal(out[:, :, -1], src[:, :, -1]))
-            rep["results"].append(r)
-            print(f"N={n:5d} {impl:16s} {r['median_ms']:9.4f} ms {gbps:8.1f} GB/s {r['pct_copy']:6.1f} % of copy"
-                  f"  max err {r.get('max_abs_err', float('nan')):.2g}", flush=True)
 
-        # The yardstick: a copy of the whole grid, 8 bytes per point.
-        t = torch_events(torch, lambda: dst.copy_(src), args.warmup, args.reps)
-        copy_gbps = 8 * n ** 3 / (statistics.median(t) * 1e6)
-        rep["copies"].append({"impl": "torch copy_", "n": n, **summary(t), "gbps": copy_gbps})
-        print(f"N={n:5d} {'torch copy_':16s} {statistics.median(t):9.4f} ms {copy_gbps:8.1f} GB/s", flush=True)
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("-n", default="512", help="grid sides, comma-separated")
+    ap.add_argument("-reps", type=int, default=50)
+    ap.add_argument("-warmup", type=int, default=5)
+    ap.add_argument("-out", default="", help="JSON file to write")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("peers.py: no CUDA device visible to torch", file=sys.stderr)
+        return 2
+    dev = torch.device("cuda")
 
-        def eager():
-            dst[1:-1, 1:-1, 1:-1] = interior_expr(src, c)
+    def log(s):
+        print(s, flush=True)
 
-        if "eager" not in skip:
-            dst.copy_(src)
-            t = torch_events(torch, eager, args.warmup, args.reps)
-            record("torch eager", t, dst, "slicing, one expression, assigned into the interior")
-
-        if "compile" not in skip:
-            def step(a, out):
-                out[1:-1, 1:-1, 1:-1] = interior_expr(a, c)
-                return out
-
-            try:
-                t0 = time.perf_counter()
-                compiled = torch.compile(step)
-                dst.copy_(src)
-                compiled(src, dst)
-                torch.cuda.synchronize()
-                ctime = time.perf_counter() - t0
-                t = torch_events(torch, lambda: compiled(src, dst), args.warmup, args.reps)
-                record("torch.compile", t, dst, f"default mode, first call {ctime:.1f} s")
-            except Exception as e:  # noqa: BLE001
-                print(f"peers: torch.compile failed: {e}", file=sys.stderr)
-
-        if "jax" not in skip:
-            ja = jnp.asarray(src.cpu().numpy())
-            jcopy = jax.jit(lambda a: a + 0.0)
-
-            @jax.jit
-            def jstep(a):
-                return a.at[1:-1, 1:-1, 1:-1].set(interior_expr(a, c))
-
-            t = jax_loop(lambda: jcopy(ja), args.warmup, args.reps)
-            jcopy_gbps = 8 * n ** 3 / (statistics.median(t) * 1e6)
-            rep["copies"].append({"impl": "jax copy (a + 0)", "n": n, **summary(t), "gbps": jcopy_gbps})
-            print(f"N={n:5d} {'jax copy':16s} {statistics.median(t):9.4f} ms {jcopy_gbps:8.1f} GB/s", flush=True)
-            t = jax_loop(lambda: jstep(ja), args.warmup, args.reps)
-            out = torch.from_numpy(jax.device_get(jstep(ja)).copy()).to(dev)
-            record("jax jit", t, out, "a.at[interior].set(expr), a new array each call; timed by a synchronised loop")
-        del src, dst, ref
-        torch.cuda.empty_cache()
-
-    gpu = re.sub(r"[^a-z0-9]+", "", name.lower().replace("nvidia", "").split()[0] if name.split() else "gpu")
-    m = re.search(r"(h100|h200|a100|b200|gh200)", name.lower())
-    if m:
-        gpu = m.group(1)
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, f"peers_{gpu}.json")
-    with open(path, "w") as f:
-        json.dump(rep, f, indent=1)
-        f.write("\n")
-    print(f"peers: wrote {path}", file=sys.stderr)
+    versions = {"torch": torch.__version__, "python": sys.version.split()[0]}
+    try:
+        import jax
+        versions["jax"] = jax.__version__
+    except Exception:
+        pass
+    doc = {
+        "device": torch.cuda.get_device_name(dev),
+        "versions": versions,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": "python3 bench/peers.py " + " ".join(sys.argv[1:]),
+        "coeffs": COEFFS, "reps": args.reps, "warmup": args.warmup,
+        "bytes_per_point": 8,
+        "runs": [run_n(int(s), args.reps, args.warmup, dev, log) for s in args.n.split(",") if s],
+    }
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(doc, f, indent=1)
+    print(f"{'peer':16} {'N':>5} {'ms':>9} {'GB/s':>8} {'% copy':>7} {'max err':>9}")
+    for r in doc["runs"]:
+        print(f"{'copy_':16} {r['n']:5d} {r['copy']['median_ms']:9.4f} {r['copy']['gbps']:8.1f} {100.0:7.1f}")
+        for p in r["peers"]:
+            if "error" in p:
+                print(f"{p['name']:16} {r['n']:5d}   failed: {p['error'][:60]}")
+                continue
+            print(f"{p['name']:16} {r['n']:5d} {p['median_ms']:9.4f} {p['gbps']:8.1f} {p['pct_copy']:7.1f} {p['max_abs_err']:9.2e}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

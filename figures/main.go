@@ -12,8 +12,10 @@
 // stencillab.dev/figures/fig, which notebooks import; a folder holds a
 // single package and go run needs package main, hence the split.
 //
-// The bandwidth chart is drawn from data/bench_h200.json when that file
-// exists (see fig.ReadBench for its format) and from the model otherwise.
+// The bandwidth chart is drawn from the module's figures/data/bench_h200.json
+// (see fig.ReadBench for its format), whatever -out says, or from the file
+// -bench names; the command prints which file it drew from. Without either
+// it draws the model, and says so on standard error.
 package main
 
 import (
@@ -63,17 +65,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "figures:", err)
 		return 2
 	}
+	// The data live in the module's figures folder, wherever the figures go.
+	figDir, modErr := defaultDir()
 	dir := *out
 	if dir == "" {
-		if dir, err = defaultDir(); err != nil {
-			fmt.Fprintln(stderr, "figures:", err)
+		if modErr != nil {
+			fmt.Fprintln(stderr, "figures:", modErr)
 			return 1
 		}
+		dir = figDir
 	}
-	in, source, err := loadInputs(*bench, dir)
+	in, source, err := loadInputs(*bench, figDir)
 	if err != nil {
 		fmt.Fprintln(stderr, "figures:", err)
 		return 1
+	}
+	if source == "" {
+		fmt.Fprintf(stderr, "figures: no bench file (figures/%s is missing and -bench names none): the bandwidth chart draws the MODEL, NOT MEASURED\n", benchFile)
+	} else {
+		fmt.Fprintf(stdout, "bandwidth chart drawn from %s\n", source)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(stderr, "figures:", err)
@@ -136,10 +146,14 @@ func defaultDir() (string, error) {
 }
 
 // loadInputs reads the bench results from path, or from the default bench
-// file of the figures folder when path is empty and that file exists. It
-// returns where the bandwidth chart's data come from, for the README.
+// file of the module's figures folder dir when path is empty and that file
+// exists. It returns where the bandwidth chart's data come from, for the
+// README and the command's output: "" when they come from nowhere.
 func loadInputs(path, dir string) (fig.Inputs, string, error) {
 	if path == "" {
+		if dir == "" {
+			return fig.Inputs{}, "", nil
+		}
 		def := filepath.Join(dir, filepath.FromSlash(benchFile))
 		if _, err := os.Stat(def); err != nil {
 			return fig.Inputs{}, "", nil

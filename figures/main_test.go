@@ -212,3 +212,17 @@ func TestBenchFromFile(t *testing.T) {
 	assert.Contains(t, string(readme(source)), "measurements in `bench.json`")
 	assert.Contains(t, string(readme("")), "model, not measured")
 }
+
+// TestOutElsewhereReadsRepositoryData: -out names where the figures go, not
+// where the data come from; the bandwidth chart is drawn from the
+// repository's bench file, and the command says so.
+func TestOutElsewhereReadsRepositoryData(t *testing.T) {
+	dir := t.TempDir()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"-out", dir, "-only", "bandwidth"}, &out, &errs), errs.String())
+	assert.Contains(t, out.String(), "bandwidth chart drawn from "+benchFile)
+	assert.NotContains(t, errs.String(), "MODEL")
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "measurements in `"+benchFile+"`")
+}

@@ -2,7 +2,18 @@
 # Executes notebooks headless with the GoNB kernel, one at a time (they
 # share the Go build cache), writes the executed copies to notebooks/_out/
 # and checks them with cmd/nbcheck. With no arguments it runs every
-# notebooks/NN*_*.ipynb (07b too). The committed notebooks are never modified.
+# notebooks/NN*_*.ipynb (07b too).
+#
+# The course's notebooks, 01 to 08, are committed with the outputs of a run
+# on a machine without a GPU, so that the repository's web page shows their
+# figures. Each of them is also compared with its committed copy (nbcheck
+# -committed): the committed outputs must come from the code as it stands and
+# be of the same kinds, with as many images, as the fresh run's.
+#
+#   run-notebooks.sh [NOTEBOOK...]            run, check, compare; commit nothing
+#   run-notebooks.sh --update [NOTEBOOK...]   run, check, then write the executed
+#                                             course notebooks over the committed ones
+#                                             (make notebooks); with no NOTEBOOK, 01 to 08
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,12 +21,35 @@ out=notebooks/_out
 mkdir -p "$out"
 export PATH="$(go env GOPATH)/bin:$PATH"
 
+update=0
+if [[ ${1:-} == --update ]]; then
+	update=1
+	shift
+fi
+
+# course reports whether a notebook is one of those committed with outputs.
+course() {
+	[[ $(basename "$1") == 0[1-8]_*.ipynb ]]
+}
+
 if [[ $# -gt 0 ]]; then
 	notebooks=("$@")
 else
 	shopt -s nullglob
-	notebooks=(notebooks/[0-9][0-9]*_*.ipynb)
+	if [[ $update == 1 ]]; then
+		notebooks=(notebooks/0[1-8]_*.ipynb)
+	else
+		notebooks=(notebooks/[0-9][0-9]*_*.ipynb)
+	fi
 	shopt -u nullglob
+fi
+if [[ $update == 1 ]]; then
+	for nb in "${notebooks[@]}"; do
+		if ! course "$nb"; then
+			echo "run-notebooks: --update writes only the course notebooks 01 to 08, not $nb" >&2
+			exit 2
+		fi
+	done
 fi
 if [[ ${#notebooks[@]} -eq 0 ]]; then
 	echo "run-notebooks: no notebooks to run" >&2
@@ -36,6 +70,7 @@ for nb in "${notebooks[@]}"; do
 	start=${EPOCHREALTIME//[.,]/}
 	if /usr/bin/jupyter nbconvert --to notebook --execute \
 		--ExecutePreprocessor.kernel_name=gonb --ExecutePreprocessor.timeout=600 \
+		--ExecutePreprocessor.record_timing=False \
 		--output-dir "$run" "$nb" </dev/null >"$log" 2>&1; then
 		result=ran
 	else
@@ -51,7 +86,30 @@ for nb in "${notebooks[@]}"; do
 	executed+=("$name.ipynb")
 done
 
-(cd "$run" && ./nbcheck "${executed[@]}") || failed=1
+compared=() others=()
+for name in "${executed[@]}"; do
+	if course "$name" && [[ $update == 0 ]]; then
+		compared+=("$name")
+	else
+		others+=("$name")
+	fi
+done
+committed="$PWD/notebooks"
+if [[ ${#compared[@]} -gt 0 ]]; then
+	(cd "$run" && ./nbcheck -committed "$committed" "${compared[@]}") || failed=1
+fi
+if [[ ${#others[@]} -gt 0 ]]; then
+	(cd "$run" && ./nbcheck "${others[@]}") || failed=1
+fi
+if [[ $update == 1 && $failed == 0 ]]; then
+	for name in "${executed[@]}"; do
+		(cd "$run" && ./nbcheck -stamp "$name")
+		cp "$run/$name" "notebooks/$name"
+		echo "run-notebooks: wrote notebooks/$name"
+	done
+elif [[ $update == 1 ]]; then
+	echo "run-notebooks: a notebook failed: the committed notebooks are left as they were" >&2
+fi
 for name in "${executed[@]}"; do
 	rm -f "$out/$name" "$out/${name%.ipynb}.log"
 	mv -f "$run/${name%.ipynb}.log" "$out/"

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,9 +35,31 @@ type Config struct {
 	// the files of Submission.
 	Overlay map[string]string
 	Only    []string  // the exercises to grade; empty means all
-	Log     io.Writer // progress; nil discards it
+	Log     io.Writer `json:"-"` // progress; nil discards it
 	// CacheDir keeps the test binaries; "" uses the user cache folder.
 	CacheDir string
+	// NoSandbox runs the children without bubblewrap even where it works
+	// (-unsafe-no-sandbox).
+	NoSandbox bool
+	// RequireSandbox makes Grade fail where bubblewrap cannot run, instead
+	// of going on without it (class grading).
+	RequireSandbox bool
+	// Notice receives the one line that says grading goes on without the
+	// sandbox; nil discards it.
+	Notice io.Writer `json:"-"`
+
+	sandbox string // the bwrap program, or "" for none
+	// skipStaticCheck builds submissions without the static check, for
+	// the tests that show the sandbox and the trust boundary hold alone.
+	skipStaticCheck bool
+	// runTag, when set, is given to every child in its environment, so
+	// that a test can find any process left of a run.
+	runTag string
+	// sandboxProbe, when set, replaces findSandbox (tests).
+	sandboxProbe func() (string, error)
+	// noPrune keeps every folder of the cache (class grading, where
+	// several submissions are graded at once).
+	noPrune bool
 }
 
 // catalogue returns the exercises this program knows, with their checks
@@ -106,6 +127,9 @@ func Grade(cfg Config) (grading.Report, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	if cfg.Notice == nil {
+		cfg.Notice = io.Discard
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
 	}
@@ -125,6 +149,7 @@ func Grade(cfg Config) (grading.Report, error) {
 	if err != nil {
 		return grading.Report{}, fmt.Errorf("the go command is needed to build the exercises: %w", err)
 	}
+
 	exs, err := selectExercises(catalogue(), cfg.Only)
 	if err != nil {
 		return grading.Report{}, err
@@ -137,7 +162,31 @@ func Grade(cfg Config) (grading.Report, error) {
 		}
 		cache = filepath.Join(uc, "stencillab-grade")
 	}
-	pruneCache(cache, 12, 7*24*time.Hour)
+	if !cfg.noPrune {
+		pruneCache(cache, 12, 7*24*time.Hour)
+	}
+	if cfg.sandboxProbe == nil {
+		cfg.sandboxProbe = findSandbox
+	}
+	if !cfg.NoSandbox {
+		p, err := cfg.sandboxProbe()
+		switch {
+		case err == nil:
+			cfg.sandbox = p
+		case cfg.RequireSandbox:
+			return grading.Report{}, fmt.Errorf("no sandbox: %w; -unsafe-no-sandbox grades without it", err)
+		default:
+			fmt.Fprintf(cfg.Notice, "grade: grading without a sandbox: %v\n", err)
+			cfg.NoSandbox = true
+		}
+	}
+	if cfg.Hidden && !checks.HiddenIncluded() && hasHiddenChecks(root) {
+		// The checks run in this process: one built with the hidden
+		// checks, from this repository alone, grades instead.
+		cfg.CacheDir = cache
+		return gradeTrusted(cfg, goBin, cache)
+	}
+
 	work, err := os.MkdirTemp("", "grade-")
 	if err != nil {
 		return grading.Report{}, fmt.Errorf("make a work folder: %w", err)
@@ -152,9 +201,9 @@ func Grade(cfg Config) (grading.Report, error) {
 			jobs[i].status = grading.NotAvailable
 			continue
 		}
-		if err := jobs[i].overlay(cfg, work); err != nil {
+		if st, err := jobs[i].overlay(cfg, work); err != nil {
 			jobs[i].fail = err.Error()
-			jobs[i].status = grading.NotAvailable
+			jobs[i].status = st
 		}
 	}
 
@@ -181,9 +230,12 @@ func Grade(cfg Config) (grading.Report, error) {
 		var r grading.ExerciseResult
 		switch {
 		case j.fail != "":
-			r = grading.Fail(j.meta(cfg, goBin, cache, work), j.status, j.fail, cfg.Seed)
+			r = grading.Fail(j.ex, j.status, j.fail, cfg.Seed)
 		default:
-			r = j.run(cfg, work, func() grading.Exercise { return j.meta(cfg, goBin, cache, work) })
+			r = j.run(cfg)
+		}
+		if err := r.Validate(); err != nil {
+			return grading.Report{}, fmt.Errorf("the grader's own result is inconsistent: %w", err)
 		}
 		results = append(results, r)
 	}
@@ -228,29 +280,55 @@ type job struct {
 	status      grading.Status
 }
 
-// overlay writes the -overlay file that replaces the student files by the
-// submission's.
-func (j *job) overlay(cfg Config, work string) error {
-	repl := map[string]string{}
+// maxSourceBytes bounds a submitted file.
+const maxSourceBytes = 1 << 20
+
+// overlay reads the student files (the submission's, or the repository's
+// own), refuses links, checks each file statically, copies the submitted
+// ones into the private work folder and writes the -overlay file that
+// builds the exercise with those copies. A refusal returns the status and
+// the message the exercise scores 0 with.
+func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
+	repl := map[string][]byte{}
+	var problems []string
 	for _, f := range j.ex.Files {
 		rel := filepath.ToSlash(filepath.Join("exercises", j.ex.ID, f))
-		if cfg.Submission != "" {
-			src, err := submissionFile(cfg.Submission, j.ex.ID, f)
-			if err != nil {
-				return err
-			}
-			repl[rel] = src
+		var b []byte
+		var err error
+		submitted := false
+		switch p, ok := cfg.Overlay[rel]; {
+		case ok:
+			b, err = readRegular(p)
+			submitted = true
+		case cfg.Submission != "":
+			b, err = submissionFile(cfg.Submission, j.ex.ID, f)
+			submitted = true
+		default:
+			b, err = readRegular(filepath.Join(cfg.Root, filepath.FromSlash(rel)))
 		}
-		if p, ok := cfg.Overlay[rel]; ok {
-			abs, err := filepath.Abs(p)
-			if err != nil {
-				return fmt.Errorf("overlay %s: %w", rel, err)
+		if err != nil {
+			switch {
+			case errors.Is(err, errLink):
+				return grading.Rejected, fmt.Errorf("%s: %w", rel, err)
+			case errors.Is(err, errMissing):
+				return grading.Missing, err
 			}
-			repl[rel] = abs
+			return grading.NotAvailable, err
+		}
+		if !cfg.skipStaticCheck {
+			for _, v := range grading.CheckSource(j.ex, f, b) {
+				problems = append(problems, v.String())
+			}
+		}
+		if submitted {
+			repl[rel] = b
 		}
 	}
+	if len(problems) > 0 {
+		return grading.Rejected, fmt.Errorf("the static check refused the submission:\n%s", strings.Join(problems, "\n"))
+	}
 	if len(repl) == 0 {
-		return nil
+		return "", nil
 	}
 	type overlayJSON struct {
 		Replace map[string]string
@@ -262,62 +340,138 @@ func (j *job) overlay(cfg Config, work string) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	dir := filepath.Join(work, j.ex.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return grading.NotAvailable, fmt.Errorf("a private copy of %s: %w", j.ex.ID, err)
+	}
 	for _, rel := range keys {
-		src := repl[rel]
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return fmt.Errorf("read the submitted %s: %w", rel, err)
-		}
+		b := repl[rel]
 		fmt.Fprintf(h, "%s\x00%d\x00", rel, len(b))
 		h.Write(b)
-		ov.Replace[filepath.Join(cfg.Root, filepath.FromSlash(rel))] = src
+		cp := filepath.Join(dir, filepath.Base(rel))
+		if err := os.WriteFile(cp, b, 0o600); err != nil {
+			return grading.NotAvailable, fmt.Errorf("a private copy of %s: %w", rel, err)
+		}
+		ov.Replace[filepath.Join(cfg.Root, filepath.FromSlash(rel))] = cp
 		if j.replaced == nil {
 			j.replaced = map[string]string{}
 		}
-		j.replaced[src] = rel
+		j.replaced[cp] = rel
 	}
 	b, err := json.Marshal(ov)
 	if err != nil {
-		return fmt.Errorf("overlay for %s: %w", j.ex.ID, err)
+		return grading.NotAvailable, fmt.Errorf("overlay for %s: %w", j.ex.ID, err)
 	}
 	j.overlayFile = filepath.Join(work, j.ex.ID+".overlay.json")
 	j.overlayKey = hex.EncodeToString(h.Sum(nil))
-	if err := os.WriteFile(j.overlayFile, b, 0o644); err != nil {
-		return fmt.Errorf("overlay for %s: %w", j.ex.ID, err)
+	if err := os.WriteFile(j.overlayFile, b, 0o600); err != nil {
+		return grading.NotAvailable, fmt.Errorf("overlay for %s: %w", j.ex.ID, err)
 	}
-	return nil
+	return "", nil
 }
 
-// submissionFile finds a student file in a submission: DIR/exercises/ID/F,
-// or DIR/ID/F when DIR is an exercises folder.
-func submissionFile(dir, id, f string) (string, error) {
-	for _, p := range []string{filepath.Join(dir, "exercises", id, f), filepath.Join(dir, id, f)} {
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return filepath.Abs(p)
+// errLink marks a submitted file that is a symbolic link, or lies in a
+// folder that is one.
+var errLink = errors.New("is a symbolic link: submit the file itself")
+
+// errMissing marks a student file the submission does not have.
+var errMissing = errors.New("missing")
+
+// readRegular reads a regular file that is not a link, at most
+// maxSourceBytes.
+func readRegular(p string) ([]byte, error) {
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, fmt.Errorf("read the submitted file: %w", err)
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return nil, errLink
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(p))
+	}
+	if st.Size() > maxSourceBytes {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d a submitted file may have", filepath.Base(p), st.Size(), maxSourceBytes)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read the submitted file: %w", err)
+	}
+	return b, nil
+}
+
+// submissionFile reads a student file of a submission: DIR/exercises/ID/F,
+// or DIR/ID/F when DIR is an exercises folder. No part of the path below
+// DIR may be a link.
+func submissionFile(dir, id, f string) ([]byte, error) {
+	for _, parts := range [][]string{{"exercises", id, f}, {id, f}} {
+		p := dir
+		found := true
+		for k, part := range parts {
+			p = filepath.Join(p, part)
+			st, err := os.Lstat(p)
+			if err != nil {
+				found = false
+				break
+			}
+			if st.Mode()&os.ModeSymlink != 0 {
+				return nil, errLink
+			}
+			if k < len(parts)-1 && !st.IsDir() {
+				found = false
+				break
+			}
+		}
+		if found {
+			return readRegular(p)
 		}
 	}
-	return "", fmt.Errorf("the submission %s has no exercises/%s/%s", dir, id, f)
+	return nil, fmt.Errorf("the submission has no exercises/%s/%s: %w", id, f, errMissing)
 }
 
 // binPath is where the test binary of this job is kept: one folder per
-// repository, tags and overlay, so that `go test -c` finds it up to date
-// and relinks nothing when nothing changed.
+// repository and overlay, so that `go test -c` finds it up to date and
+// relinks nothing when nothing changed.
 func (j *job) binPath(cfg Config, cache string) string {
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%v\x00%s", cfg.Root, cfg.Hidden, j.overlayKey)))
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s", cfg.Root, j.overlayKey)))
 	return filepath.Join(cache, hex.EncodeToString(key[:8]), j.ex.ID+".test")
 }
 
 // build compiles the exercise's test binary.
 func (j *job) build(cfg Config, goBin, cache string) {
 	j.bin = j.binPath(cfg, cache)
+	// Submissions with the same files (by content) share one build in this
+	// process: class grading builds each distinct file once.
+	v, _ := builds.LoadOrStore(j.bin, &buildOnce{})
+	b := v.(*buildOnce)
+	b.once.Do(func() { b.fail, b.status = j.buildNow(cfg, goBin) })
+	if _, err := os.Stat(j.bin); err != nil && b.fail == "" {
+		// Removed since (a test's cache folder): build again.
+		b.fail, b.status = j.buildNow(cfg, goBin)
+	}
+	j.fail, j.status = b.fail, b.status
+}
+
+// builds holds the builds made by this process, by binary.
+var builds sync.Map
+
+type buildOnce struct {
+	once   sync.Once
+	fail   string
+	status grading.Status
+}
+
+// buildNow compiles the exercise's test binary and returns why it failed,
+// or "".
+func (j *job) buildNow(cfg Config, goBin string) (fail string, status grading.Status) {
 	if err := os.MkdirAll(filepath.Dir(j.bin), 0o755); err != nil {
-		j.fail, j.status = fmt.Sprintf("cannot make the cache folder: %v", err), grading.NotAvailable
-		return
+		return fmt.Sprintf("cannot make the cache folder: %v", err), grading.NotAvailable
 	}
-	args := []string{"test", "-c", "-o", j.bin}
-	if cfg.Hidden {
-		args = append(args, "-tags", "hidden")
-	}
+	// The child is built without the tag "hidden": the hidden checks run
+	// in the grader, and their code stays out of the child.
+	// -trimpath keeps this machine's paths out of the binary, and out of
+	// what the submission could send back.
+	args := []string{"test", "-c", "-trimpath", "-o", j.bin}
 	if j.overlayFile != "" {
 		args = append(args, "-overlay", j.overlayFile)
 	}
@@ -353,14 +507,13 @@ func (j *job) build(cfg Config, goBin, cache string) {
 	switch {
 	case text == "":
 	case strings.Contains(text, "exercises/"):
-		j.fail, j.status = "does not compile:\n"+text, grading.BuildFailed
-		return
+		return "does not compile:\n" + text, grading.BuildFailed
 	default:
-		j.fail, j.status = "the Go toolchain could not build the exercise (this is not a mistake in its code):\n"+text, grading.NotAvailable
-		return
+		return "the Go toolchain could not build the exercise (this is not a mistake in its code):\n" + text, grading.NotAvailable
 	}
 	now := time.Now()
 	_ = os.Chtimes(filepath.Dir(j.bin), now, now)
+	return "", ""
 }
 
 // exercisePathRE matches a path that ends in an exercise's folder, so that
@@ -396,135 +549,112 @@ func compileErrors(out, root string, replaced map[string]string) string {
 	return strings.Join(keep, "\n")
 }
 
-// meta returns the exercise's checks for the report of a submitted
-// exercise that did not run: from the repository's own version of the
-// exercise (which includes the hidden checks) when it builds, else from
-// this program. Without a submission the job's own build was the
-// repository's version, so there is nothing more to learn from building it.
-func (j *job) meta(cfg Config, goBin, cache, work string) grading.Exercise {
-	if j.overlayFile == "" {
-		return j.ex
-	}
-	plain := &job{ex: j.ex, dir: j.dir}
-	plain.build(cfg, goBin, cache)
-	if plain.fail != "" {
-		return j.ex
-	}
-	out := filepath.Join(work, j.ex.ID+".list.jsonl")
-	ctx, cancel := context.WithTimeout(context.Background(), min(cfg.Timeout, 30*time.Second))
-	defer cancel()
-	cmd := exec.CommandContext(ctx, plain.bin, "-test.run=^TestGrade$")
-	cmd.Dir = j.dir
-	cmd.Env = append(os.Environ(), grading.EnvOut+"="+out, grading.EnvList+"=1")
-	setProcessGroup(cmd)
-	if err := cmd.Run(); err != nil {
-		return j.ex
-	}
-	f, err := os.Open(out)
+// run starts the test binary as the child that serves calls to the
+// student's functions (sandboxed when cfg.Sandbox), runs the exercise's
+// checks here against it, and turns how the child ended into the
+// exercise's status when it could not answer.
+func (j *job) run(cfg Config) grading.ExerciseResult {
+	callsR, callsW, err := os.Pipe()
 	if err != nil {
-		return j.ex
+		return grading.Fail(j.ex, grading.NotAvailable, fmt.Sprintf("cannot make a pipe: %v", err), cfg.Seed)
 	}
-	defer f.Close()
-	evs, _ := grading.ReadEvents(f)
-	for _, ev := range evs {
-		if ev.Event == "exercise" && ev.Exercise != nil {
-			return ev.Exercise.Exercise()
-		}
+	repliesR, repliesW, err := os.Pipe()
+	if err != nil {
+		callsR.Close()
+		callsW.Close()
+		return grading.Fail(j.ex, grading.NotAvailable, fmt.Sprintf("cannot make a pipe: %v", err), cfg.Seed)
 	}
-	return j.ex
-}
-
-// run runs the test binary in its own process group under the limits and
-// turns what it reported, or how it died, into the exercise's result. meta
-// lists the exercise's checks when the process died before it did.
-func (j *job) run(cfg Config, work string, meta func() grading.Exercise) grading.ExerciseResult {
-	out := filepath.Join(work, j.ex.ID+".jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
-	// RLIMIT_DATA counts the heap and every private writable mapping, but
-	// not the address space a Go program reserves without using it, so
-	// the limit is close to the memory the program may really use.
-	kb := cfg.MemBytes / 1024
-	script := fmt.Sprintf(`ulimit -d %d 2>/dev/null || echo "grade: no memory limit on this system" >&2; exec "$0" "$@"`, kb)
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script, j.bin, "-test.run=^TestGrade$", "-test.v=false")
-	cmd.Dir = j.dir
-	checkTimeout := min(grading.DefaultCheckTimeout, cfg.Timeout*3/4)
-	cmd.Env = append(os.Environ(),
-		grading.EnvOut+"="+out,
-		grading.EnvSeed+"="+strconv.FormatUint(cfg.Seed, 10),
-		grading.EnvCheckTimeout+"="+checkTimeout.String(),
-		fmt.Sprintf("GOMEMLIMIT=%d", cfg.MemBytes/4*3),
-	)
+	cmd := childCommand(ctx, cfg, j.bin)
+	cmd.ExtraFiles = []*os.File{callsR, repliesW} // descriptors 3 and 4
 	var stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	setProcessGroup(cmd)
 	start := time.Now()
-	err := cmd.Run()
-	elapsed := time.Since(start)
-	timedOut := ctx.Err() != nil
+	if err := cmd.Start(); err != nil {
+		callsR.Close()
+		callsW.Close()
+		repliesR.Close()
+		repliesW.Close()
+		return grading.Fail(j.ex, grading.NotAvailable, fmt.Sprintf("cannot start the exercise's process: %v", err), cfg.Seed)
+	}
+	callsR.Close()
+	repliesW.Close()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	// end stops the child: it closes the channel, waits a moment for the
+	// child to leave by itself, then kills its process group.
+	var endOnce sync.Once
+	end := func(grace time.Duration) {
+		endOnce.Do(func() {
+			callsW.Close()
+			select {
+			case <-exited:
+			case <-time.After(grace):
+				killGroup(cmd)
+				<-exited
+			}
+			repliesR.Close()
+		})
+	}
+	defer end(0)
 
-	var evs []grading.Event
-	if f, ferr := os.Open(out); ferr == nil {
-		evs, _ = grading.ReadEvents(f)
-		f.Close()
-	}
-	ex, running, listed := j.ex, "", false
-	seed := cfg.Seed
-	for _, ev := range evs {
-		switch ev.Event {
-		case "exercise":
-			if ev.Exercise != nil {
-				ex, listed = ev.Exercise.Exercise(), true
-			}
-			if ev.Seed != 0 {
-				seed = ev.Seed
-			}
-		case "start":
-			running = ev.Check
-		case "result":
-			running = ""
-		case "end":
-			if ev.End != nil && !timedOut {
-				return *ev.End
-			}
+	client := grading.NewClient(callsW, repliesR)
+	client.Diagnose = func(chanErr error) *grading.ChildFailure {
+		end(2 * time.Second)
+		if errors.Is(chanErr, grading.ErrMalformed) && ctx.Err() == nil {
+			// What it sent was not a reply.
+			return &grading.ChildFailure{Status: grading.Crashed, Message: fmt.Sprintf(
+				"the submission wrote on the grader's channel something that is not a reply (%v) and was stopped: the channel carries only the outputs of the functions the grader calls, and the grader alone gives points", chanErr)}
 		}
+		return diagnose(cfg, ctx.Err() != nil, waitErr, stderr.String(), time.Since(start))
 	}
-	fmt.Fprintf(cfg.Log, "grade: %s: the test process ended without a result (status %v, timed out %v); its last output:\n%s\n",
-		j.ex.ID, err, timedOut, firstLines(stderr.String(), 30))
-	if !listed {
-		ex = meta() // the process died before listing its checks; the repository's version lists them
+	ex, err := checks.Remote(j.ex.ID, client)
+	if err != nil {
+		return grading.Fail(j.ex, grading.NotAvailable, err.Error(), cfg.Seed)
 	}
-	during := ""
-	if running != "" {
-		during = fmt.Sprintf(" while running check %q", running)
+	res := grading.Run(ex, grading.Options{Seed: cfg.Seed, CheckTimeout: min(grading.DefaultCheckTimeout, cfg.Timeout*3/4)})
+	end(2 * time.Second)
+	if res.Status != grading.Graded {
+		fmt.Fprintf(cfg.Log, "grade: %s: %s; the process's last output:\n%s\n", j.ex.ID, res.Status, firstLines(stderr.String(), 30))
 	}
-	text := stderr.String()
+	return res
+}
+
+// diagnose says why a child stopped answering, from how it ended and
+// what it printed.
+func diagnose(cfg Config, timedOut bool, err error, text string, elapsed time.Duration) *grading.ChildFailure {
+	fail := func(s grading.Status, format string, args ...any) *grading.ChildFailure {
+		return &grading.ChildFailure{Status: s, Message: fmt.Sprintf(format, args...)}
+	}
 	switch {
 	case timedOut:
-		return grading.Fail(ex, grading.TimedOut, fmt.Sprintf(
-			"did not finish within %v%s and was stopped: is there a loop that never ends, or a barrier that not every thread reaches?",
-			cfg.Timeout, during), seed)
+		return fail(grading.TimedOut, "did not finish within %v and was stopped: is there a loop that never ends, or a barrier that not every thread reaches?", cfg.Timeout)
 	case outOfMemory(text):
-		return grading.Fail(ex, grading.OutOfMemory, fmt.Sprintf(
-			"ran out of memory%s (the limit is %s): does it allocate in a loop without end, or far more than the grid needs?",
-			during, formatSize(cfg.MemBytes)), seed)
+		return fail(grading.OutOfMemory, "ran out of memory (the limit is %s): does it allocate in a loop without end, or far more than the grid needs?", formatSize(cfg.MemBytes))
 	case strings.Contains(text, "all goroutines are asleep - deadlock"):
-		return grading.Fail(ex, grading.Crashed, fmt.Sprintf(
-			"deadlock%s: every goroutine was blocked — does every thread of a block reach each barrier?", during), seed)
+		return fail(grading.Crashed, "deadlock: every goroutine was blocked — does every thread of a block reach each barrier?")
 	case strings.Contains(text, "panic: "):
-		return grading.Fail(ex, grading.Panicked, fmt.Sprintf("panicked%s: %s", during, panicSummary(text)), seed)
+		return fail(grading.Panicked, "panicked: %s", panicSummary(text))
 	}
 	code := -1
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
+	} else if err == nil {
+		code = 0
 	}
 	detail := lastLines(text, cfg.Root, 6)
-	if err == nil && len(evs) == 0 {
-		detail = "it reported nothing; does its test file still call grading.Test?"
+	if code == 0 {
+		return fail(grading.Crashed, "the process exited with status 0 before reporting, after %v: does the code call os.Exit, or return from the program some other way? (%s)",
+			elapsed.Round(time.Millisecond), detail)
 	}
-	return grading.Fail(ex, grading.Crashed, fmt.Sprintf("the test process ended after %v with status %d%s: %s",
-		elapsed.Round(time.Millisecond), code, during, detail), seed)
+	return fail(grading.Crashed, "the process ended after %v with status %d before reporting: %s", elapsed.Round(time.Millisecond), code, detail)
 }
 
 // outOfMemory reports whether a process's output shows that it ran out of

@@ -3,30 +3,38 @@
 // Usage:
 //
 //	grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false]
-//	      [-submission DIR] [-list] [-v] [-C DIR] [exercise...]
+//	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-list] [-v] [-C DIR] [exercise...]
+//	grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [exercise...]
 //
-// Each exercise (a folder exercises/NN_topic) is built into a test binary
-// with `go test -c` and run in its own process, with a wall-clock limit
-// (-timeout, per exercise) and a memory limit (-mem: the data-segment limit
-// RLIMIT_DATA through `ulimit -d`, which on Linux counts the heap and every
-// private writable mapping, and GOMEMLIMIT at three quarters of it). The
-// process group is killed at the time limit. A panic, a loop that
-// never ends, an allocation that runs away or code that does not compile
-// scores 0 for that exercise, with a message, and the other exercises are
-// still graded. Every check reports pass or fail, its points and a message;
-// the last line is the total, e.g. "Total 37/50". With -json the report is
-// JSON for a learning-management system: per exercise and per check the
-// id, points, max_points, passed and message, and the totals.
+// The checks run in this program; the student's functions run only in a
+// child process, the exercise's test binary (built with `go test -c`), which
+// answers calls: inputs in, outputs out (see exercises/grading.Serve). On
+// Linux the child runs in bubblewrap, as nobody, in new namespaces, seeing
+// only its own binary; with a wall-clock limit (-timeout, per exercise) and
+// a memory limit (-mem: the data-segment limit RLIMIT_DATA through
+// `ulimit -d`, and GOMEMLIMIT at three quarters of it). Before it is built,
+// each submitted file passes a static check (imports, init functions, the
+// lab's reference kernels: exercises/grading.CheckSource). A panic, a loop
+// that never ends, an allocation that runs away, an early exit, a refused
+// file or code that does not compile scores 0 for that exercise, with a
+// message, and the other exercises are still graded. Every check reports
+// pass or fail, its points and a message; the last line is the total, e.g.
+// "Total 37/50". With -json the report is JSON for a learning-management
+// system.
 //
 // Exercises are named by folder ("03_five_point"), number ("03") or topic
 // ("five_point"); none means all. Instructor-only checks, built with the tag
 // "hidden", run when their files are present (-hidden=false leaves them
-// out); the student release has none.
+// out): a grade built without the tag builds itself again with it.
 //
 // -submission DIR grades a student's work: DIR is a copy of the repository
-// (or of its exercises folder), and only the files the student edits (each
-// exercise lists them) are taken from it, through `go build -overlay`; the
-// checks, the tests and the lab come from this repository.
+// (or of its exercises folder), and only the files the student edits are
+// taken from it, through `go build -overlay`; the checks, the tests and the
+// lab come from this repository.
+//
+// -class DIR grades one folder per student and writes the gradebook
+// (gradebook.csv, gradebook.json, feedback/STUDENT.md) into -out, merging
+// into one already there; see exercises/README.md.
 //
 // Test binaries are kept in the user cache folder (stencillab-grade), so a
 // second run relinks nothing that has not changed. The exit status is 0
@@ -46,6 +54,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-config" {
+		// The grader with the hidden checks, started by one without them.
+		os.Exit(gradeFromConfig(os.Args[2], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -62,9 +74,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		list       = fs.Bool("list", false, "list the exercises and their checks, and stop")
 		root       = fs.String("C", "", "the repository to grade (default: the one containing the working directory)")
 		verbose    = fs.Bool("v", false, "log each step to standard error")
+		noSandbox  = fs.Bool("unsafe-no-sandbox", false, "run submitted code without the bubblewrap sandbox")
+		cacheDir   = fs.String("cache", "", "keep the test binaries in this folder (default: the user cache folder)")
+		class      = fs.String("class", "", "grade a class: one folder per student in this folder (needs -out)")
+		out        = fs.String("out", "", "with -class: write gradebook.csv, gradebook.json and feedback/ here, merging into a gradebook already there")
+		jobs       = fs.Int("j", 2, "with -class: students graded at once")
+		overrides  = fs.String("overrides", "", "with -class: a CSV of student, exercise, points, reason that replaces the grader's points")
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-list] [-v] [-C DIR] [exercise...]")
+		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-list] [-v] [-C DIR] [exercise...]")
+		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [exercise...]")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.
@@ -96,6 +115,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Hidden:     *hidden,
 		Submission: *submission,
 		Only:       names,
+		NoSandbox:  *noSandbox,
+		Notice:     stderr,
+		CacheDir:   *cacheDir,
 	}
 	if *verbose {
 		cfg.Log = stderr
@@ -104,6 +126,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return 2
+	}
+	if *class != "" || *out != "" {
+		if *class == "" || *out == "" || *submission != "" || *asJSON || *list {
+			fmt.Fprintln(stderr, "grade: -class needs -out, and goes with neither -submission, -json nor -list")
+			return 2
+		}
+		if *jobs < 1 {
+			fmt.Fprintf(stderr, "grade: -j %d: must be at least 1\n", *jobs)
+			return 2
+		}
+		_, err := GradeClass(ClassConfig{Grade: cfg, Class: *class, Out: *out, Jobs: *jobs, Overrides: *overrides,
+			Progress: stderr, Summary: stdout})
+		if err != nil {
+			fmt.Fprintf(stderr, "grade: %v\n", err)
+			return 1
+		}
+		return 0
 	}
 	if *list {
 		listExercises(exs, stdout)

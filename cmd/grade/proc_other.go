@@ -10,3 +10,10 @@ import (
 // setProcessGroup kills only the process itself on a timeout where process
 // groups are not available.
 func setProcessGroup(cmd *exec.Cmd) { cmd.WaitDelay = 5 * time.Second }
+
+// killGroup kills a started cmd.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}

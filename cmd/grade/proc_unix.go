@@ -20,3 +20,10 @@ func setProcessGroup(cmd *exec.Cmd) {
 	}
 	cmd.WaitDelay = 5 * time.Second
 }
+
+// killGroup kills the process group of a started cmd.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

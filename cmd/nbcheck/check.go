@@ -53,7 +53,8 @@ type notebook struct {
 	NBFormat int `json:"nbformat"`
 	Metadata struct {
 		StencilLab struct {
-			MinImages *int `json:"min_images"`
+			MinImages *int   `json:"min_images"`
+			OutputsOf string `json:"outputs_of"`
 		} `json:"stencillab"`
 	} `json:"metadata"`
 	Cells []cell `json:"cells"`
@@ -69,6 +70,7 @@ type cell struct {
 
 type output struct {
 	OutputType string               `json:"output_type"`
+	Name       string               `json:"name"`
 	EName      string               `json:"ename"`
 	EValue     string               `json:"evalue"`
 	Data       map[string]multiline `json:"data"`

@@ -232,7 +232,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 
 	d, err := gpu.Open(*ordinal)
 	if err != nil {
-		return 1, err
+		return 1, benchNoGPU(err)
 	}
 	defer d.Close()
 	p := d.Props()

@@ -135,7 +135,11 @@ func TestBenchWithoutGPU(t *testing.T) {
 	code, out, errOut := stencil("bench", "-n", "16", "-reps", "1")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
-	assert.Equal(t, "stencil bench: "+noGPU.Error()+"\n", errOut)
+	assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+	assert.Contains(t, errOut, strings.TrimSuffix(noGPU.Error(), ": run on the CPU simulator"), "the reason")
+	assert.NotContains(t, errOut, "run on the CPU simulator", "bench has no simulator backend")
+	assert.Contains(t, errOut, "figures/data/bench_h200.json", "the recorded bench")
+	assert.Contains(t, errOut, "stencil run -backend sim", "the simulator's command")
 
 	code, _, errOut = stencil("run", "-backend", "gpu", "-kernel", "basic", "-n", "64")
 	assert.NotEqual(t, 0, code)

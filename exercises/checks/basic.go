@@ -13,7 +13,7 @@ import (
 // threads.
 
 // basicChecks returns the checks of the exercise of s on k.
-func basicChecks(s kernelStep, k lab.StencilKernel) []grading.Check {
+func basicChecks(s kernelStep, k submitted) []grading.Check {
 	g, _ := s.Launch(3, 3, 3, lab.Config{})
 	return []grading.Check{
 		{ID: "small", Title: fmt.Sprintf("one block of the default %s threads on a 6³ grid", g.Block.Shape()), Points: 1,
@@ -45,7 +45,7 @@ func (s kernelStep) basicCase(t *grading.T, tile, maxN int) *simCase {
 	return newSimCaseShape(t, sizeNot(t, 5, maxN, B), sizeNot(t, 5, maxN, B), sizeNot(t, 5, maxN, B), tile)
 }
 
-func basicValues(t *grading.T, s kernelStep, k lab.StencilKernel, trials, maxN int) {
+func basicValues(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := s.basicCase(t, basicTile(t), maxN)
 		if !sc.checkValues(t, s.fn, k, s.basicFarFaces(sc)) {
@@ -82,7 +82,7 @@ func (s kernelStep) basicFarFaces(sc *simCase) grading.Variant {
 	}
 }
 
-func basicLaunch(t *grading.T, s kernelStep, k lab.StencilKernel, trials int) {
+func basicLaunch(t *grading.T, s kernelStep, k submitted, trials int) {
 	for range trials {
 		sc := s.basicCase(t, basicTile(t), 40)
 		if !sc.checkLaunch(t, s.fn, k, s.Kernel,
@@ -93,7 +93,7 @@ func basicLaunch(t *grading.T, s kernelStep, k lab.StencilKernel, trials int) {
 	}
 }
 
-func basicTraffic(t *grading.T, s kernelStep, k lab.StencilKernel, trials int) {
+func basicTraffic(t *grading.T, s kernelStep, k submitted, trials int) {
 	for range trials {
 		sc := s.basicCase(t, basicTile(t), 20)
 		if !sc.checkTraffic(t, s.fn, k, s.Kernel, s.trafficHints()) {

@@ -54,7 +54,8 @@ func Derivative(fn DerivativeFuncs) grading.Exercise {
 	if hiddenDerivative != nil {
 		e.Checks = append(e.Checks, hiddenDerivative(fn)...)
 	}
-	return e
+	e.Serve = serveDerivative(fn)
+	return withPolicy(e)
 }
 
 func scaled(v []float64, s float64) []float64 {

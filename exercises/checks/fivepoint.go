@@ -44,7 +44,8 @@ func FivePoint(fn FivePointFuncs) grading.Exercise {
 	if hiddenFivePoint != nil {
 		e.Checks = append(e.Checks, hiddenFivePoint(fn)...)
 	}
-	return e
+	e.Serve = serveFivePoint(fn)
+	return withPolicy(e)
 }
 
 func coeffs5(t *grading.T) [5]float64 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/lab"
 )
 
 // The instructor-only checks: the public checks again on larger sizes,
@@ -14,7 +13,7 @@ import (
 // the grader sets; the student release leaves this file out.
 
 func init() {
-	hiddenSine = func(d SineFunc) []grading.Check {
+	hiddenSine = func(d discretizer) []grading.Check {
 		return []grading.Check{
 			{ID: "hidden-grid", Title: "more intervals, up to 5000 points", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { sineGrid(t, d, 200, 5000) }},
@@ -65,7 +64,7 @@ func init() {
 				}},
 		}
 	}
-	hiddenKernel = func(s kernelStep, k lab.StencilKernel) []grading.Check {
+	hiddenKernel = func(s kernelStep, k submitted) []grading.Check {
 		if s.BlockShape {
 			return []grading.Check{
 				{ID: "hidden-values", Title: "larger grids, sides up to 40", Points: 2, Hidden: true,
@@ -81,7 +80,7 @@ func init() {
 				Run: func(t *grading.T) { s.values(t, k, 3, maxN) }},
 		}
 	}
-	hiddenFindTheBug = func(k lab.StencilKernel) []grading.Check {
+	hiddenFindTheBug = func(k submitted) []grading.Check {
 		return []grading.Check{
 			{ID: "hidden-values", Title: "larger grids, sides up to 34", Points: 2, Hidden: true,
 				Run: func(t *grading.T) { findTheBugStep().values(t, k, 3, 34) }},

@@ -72,7 +72,8 @@ func Intensity(fn IntensityFuncs) grading.Exercise {
 	if hiddenIntensity != nil {
 		e.Checks = append(e.Checks, hiddenIntensity(fn)...)
 	}
-	return e
+	e.Serve = serveIntensity(fn)
+	return withPolicy(e)
 }
 
 // marchingKernels returns the steps of the model whose blocks march in z:

@@ -66,7 +66,7 @@ func camel(name string) string {
 func (s kernelStep) id() string { return fmt.Sprintf("%02d_%s", s.number, s.Name) }
 
 // exercise returns the exercise with checks on k.
-func (s kernelStep) exercise(k lab.StencilKernel) grading.Exercise {
+func (s kernelStep) exercise(k submitted) grading.Exercise {
 	e := grading.Exercise{
 		ID:    s.id(),
 		Title: fmt.Sprintf("%s on the simulator (Fig. %s)", s.Title, s.Figure),
@@ -80,7 +80,7 @@ func (s kernelStep) exercise(k lab.StencilKernel) grading.Exercise {
 	if hiddenKernel != nil {
 		e.Checks = append(e.Checks, hiddenKernel(s, k)...)
 	}
-	return e
+	return withPolicy(e)
 }
 
 // KernelExercise returns the exercise of a simulated step of the lab,
@@ -93,11 +93,13 @@ func KernelExercise(step string, k lab.StencilKernel) grading.Exercise {
 			{ID: "step", Title: "the step exists", Points: 1, Run: func(t *grading.T) { t.Errorf("%v", err) }},
 		}}
 	}
-	return s.exercise(k)
+	e := s.exercise(submitted{local: k})
+	e.Serve = serveKernel(k)
+	return e
 }
 
 // hiddenKernel adds the instructor-only checks of a kernel exercise.
-var hiddenKernel func(kernelStep, lab.StencilKernel) []grading.Check
+var hiddenKernel func(kernelStep, submitted) []grading.Check
 
 // blockHint says how a block of the step is made.
 func (s kernelStep) blockHint() string {
@@ -118,14 +120,14 @@ func (s kernelStep) trafficHints() map[string]string {
 func (s kernelStep) brokenVariants(sc *simCase) []grading.Variant {
 	var vs []grading.Variant
 	for _, b := range s.Broken {
-		got, _, err := sc.run(b.Kernel)
+		got, _, err := sc.runRef(b.Kernel)
 		if err != nil {
 			continue // caught by the launch or the hazard checks
 		}
 		vs = append(vs, grading.Variant{Hint: b.Bug + " (" + b.From + ")", Values: grading.Float64s(got.Data)})
 		both := *sc
 		both.C = swapped(sc.C, 3, 4)
-		bothGot, _, err := both.run(b.Kernel)
+		bothGot, _, err := both.runRef(b.Kernel)
 		if err == nil {
 			vs = append(vs, grading.Variant{
 				Hint:   b.Bug + ", and c3 and c4 are swapped as Figs. 8.10 and 8.12 print them: the kernel with both mistakes of the seeds",

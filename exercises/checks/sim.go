@@ -92,9 +92,19 @@ func (sc *simCase) describe(name string) string {
 	return fmt.Sprintf("%s on %s, %s", name, sc.grid(), tile)
 }
 
-// run runs k on the simulator, through the lab's one way of running a
+// run runs the student's kernel k on the simulator, here or in the
+// grader's child, and returns the output, the launch's counters and its
+// error.
+func (sc *simCase) run(k submitted) (*lab.Grid3[float32], sim.Stats, error) {
+	if k.remote != nil {
+		return k.runRemote(sc)
+	}
+	return sc.runRef(k.local)
+}
+
+// runRef runs k on the simulator, through the lab's one way of running a
 // step, and returns the output, the launch's counters and its error.
-func (sc *simCase) run(k lab.StencilKernel) (*lab.Grid3[float32], sim.Stats, error) {
+func (sc *simCase) runRef(k lab.StencilKernel) (*lab.Grid3[float32], sim.Stats, error) {
 	res, err := lab.Execute(lab.Run{Step: "submitted", Kernel: k, Backend: lab.Sim, Config: lab.Config{Tile: sc.Tile},
 		Src: sc.src, Dst: sc.dst.Clone(), C: sc.C})
 	if res.Out == nil {
@@ -188,7 +198,7 @@ func (sc *simCase) coefficientVariants(t *grading.T) []grading.Variant {
 
 // checkValues runs k and compares its output with the reference; extra
 // variants name mistakes particular to one kernel. It reports success.
-func (sc *simCase) checkValues(t *grading.T, name string, k lab.StencilKernel, extra ...grading.Variant) bool {
+func (sc *simCase) checkValues(t *grading.T, name string, k submitted, extra ...grading.Variant) bool {
 	what := sc.describe(name)
 	got, st, err := sc.run(k)
 	if launchError(t, what, err, st) {
@@ -202,23 +212,32 @@ func (sc *simCase) checkValues(t *grading.T, name string, k lab.StencilKernel, e
 // checkNoHazards runs k and fails on any error of the launch, hazards
 // first (the simulator reports every hazard as an error wrapping
 // sim.ErrHazard); values are not compared.
-func (sc *simCase) checkNoHazards(t *grading.T, name string, k lab.StencilKernel) bool {
+func (sc *simCase) checkNoHazards(t *grading.T, name string, k submitted) bool {
 	_, st, err := sc.run(k)
 	return !launchError(t, sc.describe(name), err, st)
 }
 
-// launchOf prepares k for the case without running it.
-func (sc *simCase) launchOf(k lab.StencilKernel) (sim.Kernel, error) {
+// launchOf prepares the student's kernel k for the case without running
+// it, here or in the grader's child, and returns its launch dimensions.
+func (sc *simCase) launchOf(k submitted) (sim.Kernel, error) {
+	if k.remote != nil {
+		return k.launchRemote(sc)
+	}
+	return sc.launchRef(k.local)
+}
+
+// launchRef prepares k for the case without running it.
+func (sc *simCase) launchRef(k lab.StencilKernel) (sim.Kernel, error) {
 	return lab.Prepare(k, lab.Config{Tile: sc.Tile}, sc.dst.Clone(), sc.src, sc.C)
 }
 
 // checkLaunch compares the grid and block dimensions k chooses with those
 // of the lab's kernel ref.
-func (sc *simCase) checkLaunch(t *grading.T, name string, k, ref lab.StencilKernel, gridHint, blockHint string) bool {
+func (sc *simCase) checkLaunch(t *grading.T, name string, k submitted, ref lab.StencilKernel, gridHint, blockHint string) bool {
 	what := sc.describe(name)
 	got, err := sc.launchOf(k)
 	t.Must(err, what)
-	want, err := sc.launchOf(ref)
+	want, err := sc.launchRef(ref)
 	require.NoError(t, err, "the reference failed")
 	if got.Block != want.Block {
 		return assert.Fail(t, "wrong block", fmt.Sprintf("%s: blockDim is %s, want %s — %s", what, dims(got.Block), dims(want.Block), blockHint))
@@ -234,13 +253,13 @@ func dims(d sim.Dim3) string { return fmt.Sprintf("%d×%d×%d", d.X, d.Y, d.Z) }
 
 // checkTraffic runs k and the lab's kernel ref and compares what the
 // simulator counted; hints name the likely mistake per counter.
-func (sc *simCase) checkTraffic(t *grading.T, name string, k, ref lab.StencilKernel, hints map[string]string) bool {
+func (sc *simCase) checkTraffic(t *grading.T, name string, k submitted, ref lab.StencilKernel, hints map[string]string) bool {
 	what := sc.describe(name)
 	_, got, err := sc.run(k)
 	if launchError(t, what, err, got) {
 		return false
 	}
-	_, want, err := sc.run(ref)
+	_, want, err := sc.runRef(ref)
 	require.NoError(t, err, "the reference failed")
 	for _, f := range []struct {
 		name      string

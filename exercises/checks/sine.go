@@ -16,10 +16,46 @@ type SineFunc func(f func(float64) float64, a, b float64, n int) (xs, ys []float
 
 // hiddenSine adds the instructor-only checks of exercise 1 when built with
 // the tag "hidden".
-var hiddenSine func(SineFunc) []grading.Check
+var hiddenSine func(discretizer) []grading.Check
 
-// Sine returns exercise 1, sine discretization, checking discretize.
-func Sine(discretize SineFunc) grading.Exercise {
+// fnSpec is a function the checks hand to Discretize, given by its form so
+// that the grader's child can build the same function: sin, cos, or
+// p·sin(w·x + φ) + q·x² + c.
+type fnSpec struct {
+	Form                int // fnSin, fnCos or fnFormula
+	P, W, Phi, Q, Const float64
+}
+
+const (
+	fnSin = iota
+	fnCos
+	fnFormula
+)
+
+// fn returns the function spec stands for.
+func (spec fnSpec) fn() func(float64) float64 {
+	switch spec.Form {
+	case fnSin:
+		return math.Sin
+	case fnCos:
+		return math.Cos
+	}
+	p, w, phi, q, c := spec.P, spec.W, spec.Phi, spec.Q, spec.Const
+	return func(x float64) float64 { return p*math.Sin(w*x+phi) + q*x*x + c }
+}
+
+// discretizer is Discretize as the checks call it: here, or in the
+// grader's child.
+type discretizer func(f fnSpec, a, b float64, n int) (xs, ys []float64, err error)
+
+// Sine returns exercise 1, sine discretization, checking d.
+func Sine(d SineFunc) grading.Exercise {
+	e := sineExercise(func(f fnSpec, a, b float64, n int) ([]float64, []float64, error) { return d(f.fn(), a, b, n) })
+	e.Serve = serveSine(d)
+	return e
+}
+
+func sineExercise(discretize discretizer) grading.Exercise {
 	e := grading.Exercise{
 		ID:    "01_sine",
 		Title: "Sine discretization (Fig. 8.1)",
@@ -38,12 +74,12 @@ func Sine(discretize SineFunc) grading.Exercise {
 	if hiddenSine != nil {
 		e.Checks = append(e.Checks, hiddenSine(discretize)...)
 	}
-	return e
+	return withPolicy(e)
 }
 
-func sineFigure(t *grading.T, discretize SineFunc) {
+func sineFigure(t *grading.T, discretize discretizer) {
 	const what = "Discretize(math.Sin, 0, π, 7)"
-	xs, ys, err := discretize(math.Sin, 0, math.Pi, 7)
+	xs, ys, err := discretize(fnSpec{Form: fnSin}, 0, math.Pi, 7)
 	t.Must(err, what)
 	require.Len(t, ys, 7, "%s: got %d values, want 7", what, len(ys))
 	require.Len(t, xs, 7, "%s: got %d points, want 7", what, len(xs))
@@ -108,12 +144,12 @@ func randomInterval(t *grading.T) (a, b float64) {
 	return a, a + 0.5 + 9.5*t.Rand().Float64()
 }
 
-func sineGrid(t *grading.T, discretize SineFunc, trials, maxN int) {
+func sineGrid(t *grading.T, discretize discretizer, trials, maxN int) {
 	for range trials {
 		a, b := randomInterval(t)
 		n := 2 + t.Rand().IntN(maxN-1)
 		what := fmt.Sprintf("Discretize(f, %.4g, %.4g, %d)", a, b, n)
-		xs, ys, err := discretize(math.Cos, a, b, n)
+		xs, ys, err := discretize(fnSpec{Form: fnCos}, a, b, n)
 		t.Must(err, what)
 		require.Len(t, xs, n, "%s: got %d points, want %d", what, len(xs), n)
 		require.Len(t, ys, n, "%s: got %d values, want %d", what, len(ys), n)
@@ -130,20 +166,21 @@ func sineGrid(t *grading.T, discretize SineFunc, trials, maxN int) {
 
 // randomFunc returns f(x) = p·sin(w·x + φ) + q·x² + r with random p, w, φ,
 // q and r, and a description of it.
-func randomFunc(t *grading.T) (func(float64) float64, string) {
+func randomFunc(t *grading.T) (fnSpec, string) {
 	r := t.Rand()
 	p, w, phi, q, c := 2*r.Float64()-1, 0.5+2*r.Float64(), 3*r.Float64(), r.Float64()-0.5, r.Float64()-0.5
-	f := func(x float64) float64 { return p*math.Sin(w*x+phi) + q*x*x + c }
+	f := fnSpec{Form: fnFormula, P: p, W: w, Phi: phi, Q: q, Const: c}
 	return f, fmt.Sprintf("f(x) = %.3f·sin(%.3f·x + %.3f) + %.3f·x² + %.3f", p, w, phi, q, c)
 }
 
-func sineValues(t *grading.T, discretize SineFunc, trials, maxN int) {
+func sineValues(t *grading.T, discretize discretizer, trials, maxN int) {
 	for range trials {
-		f, desc := randomFunc(t)
+		spec, desc := randomFunc(t)
+		f := spec.fn()
 		a, b := randomInterval(t)
 		n := 2 + t.Rand().IntN(maxN-1)
 		what := fmt.Sprintf("Discretize(%s, %.4g, %.4g, %d)", desc, a, b, n)
-		_, ys, err := discretize(f, a, b, n)
+		_, ys, err := discretize(spec, a, b, n)
 		t.Must(err, what)
 		ref, err := lab.Discretize(f, a, b, n)
 		require.NoError(t, err, "the reference failed")
@@ -153,7 +190,7 @@ func sineValues(t *grading.T, discretize SineFunc, trials, maxN int) {
 	}
 }
 
-func sineBadInput(t *grading.T, discretize SineFunc) {
+func sineBadInput(t *grading.T, discretize discretizer) {
 	cases := []struct {
 		a, b float64
 		n    int
@@ -168,7 +205,7 @@ func sineBadInput(t *grading.T, discretize SineFunc) {
 	}
 	for _, c := range cases {
 		what := fmt.Sprintf("Discretize(f, %g, %g, %d) (%s)", c.a, c.b, c.n, c.why)
-		_, _, err := discretize(math.Sin, c.a, c.b, c.n)
+		_, _, err := discretize(fnSpec{Form: fnSin}, c.a, c.b, c.n)
 		if !t.WantError(err, what) {
 			return
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 // hiddenFindTheBug adds the instructor-only checks of exercise 9.
-var hiddenFindTheBug func(lab.StencilKernel) []grading.Check
+var hiddenFindTheBug func(submitted) []grading.Check
 
 // tileCases returns the tiles the random cases of a step draw from: with a
 // small default, the default itself (0) and tiles around it; with a large
@@ -34,7 +34,7 @@ func (s kernelStep) randomCase(t *grading.T, maxN int) *simCase {
 	return newSimCaseShape(t, sizeNot(t, 6, maxN, T), sizeNot(t, 6, maxN, T), sizeNot(t, 6, maxN, T), tile)
 }
 
-func (s kernelStep) values(t *grading.T, k lab.StencilKernel, trials, maxN int) {
+func (s kernelStep) values(t *grading.T, k submitted, trials, maxN int) {
 	for range trials {
 		sc := s.randomCase(t, maxN)
 		if !sc.checkValues(t, s.fn, k, s.brokenVariants(sc)...) {
@@ -43,7 +43,7 @@ func (s kernelStep) values(t *grading.T, k lab.StencilKernel, trials, maxN int) 
 	}
 }
 
-func (s kernelStep) noHazards(t *grading.T, k lab.StencilKernel, trials, maxN int) {
+func (s kernelStep) noHazards(t *grading.T, k submitted, trials, maxN int) {
 	for range trials {
 		if !s.randomCase(t, maxN).checkNoHazards(t, s.fn, k) {
 			return
@@ -51,7 +51,7 @@ func (s kernelStep) noHazards(t *grading.T, k lab.StencilKernel, trials, maxN in
 	}
 }
 
-func (s kernelStep) launch(t *grading.T, k lab.StencilKernel, trials int) {
+func (s kernelStep) launch(t *grading.T, k submitted, trials int) {
 	for range trials {
 		sc := s.randomCase(t, 60)
 		if !sc.checkLaunch(t, s.fn, k, s.Kernel,
@@ -62,7 +62,7 @@ func (s kernelStep) launch(t *grading.T, k lab.StencilKernel, trials int) {
 	}
 }
 
-func (s kernelStep) traffic(t *grading.T, k lab.StencilKernel, trials, maxN int) {
+func (s kernelStep) traffic(t *grading.T, k submitted, trials, maxN int) {
 	for range trials {
 		if !s.randomCase(t, maxN).checkTraffic(t, s.fn, k, s.Kernel, s.trafficHints()) {
 			return
@@ -72,14 +72,14 @@ func (s kernelStep) traffic(t *grading.T, k lab.StencilKernel, trials, maxN int)
 
 // defaultTileCase checks the kernel with a.Tile = 0 on a grid just larger
 // than one output tile of the default size.
-func (s kernelStep) defaultTileCase(t *grading.T, k lab.StencilKernel) {
+func (s kernelStep) defaultTileCase(t *grading.T, k submitted) {
 	n := func() int { return s.DefaultTile + 1 + t.Rand().IntN(6) }
 	sc := newSimCaseShape(t, n(), n(), n(), 0)
 	sc.checkValues(t, s.fn, k, s.brokenVariants(sc)...)
 }
 
 // tiledChecks are the checks every tiled kernel shares.
-func tiledChecks(s kernelStep, k lab.StencilKernel) []grading.Check {
+func tiledChecks(s kernelStep, k submitted) []grading.Check {
 	cs := []grading.Check{
 		{ID: "values", Title: "random grids that the output tile does not fit evenly, seven distinct coefficients", Points: 3,
 			Run: func(t *grading.T) { s.values(t, k, 4, 22) }},
@@ -108,6 +108,9 @@ func containsInt(vs []int, v int) bool {
 	return false
 }
 
+// findTheBugID is the folder of exercise 9.
+const findTheBugID = "09_find_the_bug"
+
 // findTheBugKernel is the broken kernel of the study notes whose step
 // exercise 9 is about: its fix is that step's kernel.
 const findTheBugKernel = "coarsened_loop_closes_early"
@@ -129,9 +132,15 @@ func findTheBugStep() kernelStep {
 // and from a student's notes, with their two mistakes, to be found and
 // fixed. It checks the kernel k.
 func FindTheBug(k lab.StencilKernel) grading.Exercise {
+	e := findTheBug(submitted{local: k})
+	e.Serve = serveKernel(k)
+	return e
+}
+
+func findTheBug(k submitted) grading.Exercise {
 	s := findTheBugStep()
 	e := grading.Exercise{
-		ID:    "09_find_the_bug",
+		ID:    findTheBugID,
 		Title: fmt.Sprintf("Find the bugs: a kernel from the notes (Figs. %s, 8.11)", s.Figure),
 		Files: []string{"fix.go"},
 		Checks: []grading.Check{
@@ -146,7 +155,7 @@ func FindTheBug(k lab.StencilKernel) grading.Exercise {
 	if hiddenFindTheBug != nil {
 		e.Checks = append(e.Checks, hiddenFindTheBug(k)...)
 	}
-	return e
+	return withPolicy(e)
 }
 
 // countIf counts the indices below n for which f holds.
@@ -160,7 +169,7 @@ func countIf(n int, f func(int) bool) int {
 	return c
 }
 
-func bugPlanes(t *grading.T, s kernelStep, k lab.StencilKernel, trials, maxN int) {
+func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := s.randomCase(t, maxN)
 		what := sc.describe(s.fn)
@@ -188,7 +197,7 @@ func bugPlanes(t *grading.T, s kernelStep, k lab.StencilKernel, trials, maxN int
 	}
 }
 
-func bugCoefficients(t *grading.T, s kernelStep, k lab.StencilKernel, trials, maxN int) {
+func bugCoefficients(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := s.randomCase(t, maxN)
 		// Inputs that depend on j and k only: every plane is the same, so

@@ -6,9 +6,10 @@
 // places, with the same score:
 //
 //   - in `go test ./exercises/...`, through Test, one subtest per check;
-//   - in `go run ./cmd/grade`, which builds each exercise's test binary and
-//     runs it in its own process with a time and memory limit (the binary
-//     reports back through the file named by EnvOut);
+//   - in `go run ./cmd/grade`, which runs the checks itself and the
+//     student's functions only in a child process, the exercise's test
+//     binary, sandboxed, under a time and memory limit (see Serve and
+//     Client: the child returns outputs, never a score);
 //   - in a notebook cell, through Print, on the function written in the
 //     notebook.
 //
@@ -47,6 +48,16 @@ type Exercise struct {
 	Title  string   // e.g. "Sine discretization"
 	Files  []string // the files the student edits, relative to the folder
 	Checks []Check
+	// Imports are the packages a submitted file may import (the static
+	// check, CheckSource).
+	Imports []string
+	// Deny are identifiers, as "import/path.Name", that a submitted file
+	// may not name: the lab's code that would do the exercise's work.
+	Deny []string
+	// Serve answers the grader's calls to the student's functions when the
+	// exercise's test binary runs as the grader's child (EnvServe); the
+	// checks then run in the grader, not here.
+	Serve Handler
 }
 
 // MaxPoints returns the sum of the points of the exercise's checks.

@@ -213,24 +213,3 @@ func TestReportTotalsAndJSON(t *testing.T) {
 	assert.Contains(t, text, "02_b  B  0/4  [build_failed]")
 	assert.True(t, strings.HasPrefix(text[strings.LastIndex(text, "Total"):], "Total 2/9"))
 }
-
-func TestEventsRoundTrip(t *testing.T) {
-	e := Exercise{ID: "01_a", Title: "A", Files: []string{"a.go"}, Checks: []Check{{ID: "c", Title: "t", Points: 2, Hidden: true}}}
-	var buf bytes.Buffer
-	for _, ev := range []Event{{Event: "exercise", Exercise: ptr(e.Info()), Seed: 5}, {Event: "start", Check: "c"}} {
-		b, err := json.Marshal(ev)
-		require.NoError(t, err)
-		buf.Write(append(b, '\n'))
-	}
-	buf.WriteString(`{"event":"res`) // a line cut short by a crash
-	evs, err := ReadEvents(&buf)
-	require.NoError(t, err)
-	require.Len(t, evs, 2)
-	back := evs[0].Exercise.Exercise()
-	assert.Equal(t, e.ID, back.ID)
-	assert.Equal(t, 2, back.MaxPoints())
-	assert.True(t, back.Checks[0].Hidden)
-	assert.Equal(t, "c", evs[1].Check)
-}
-
-func ptr[V any](v V) *V { return &v }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"strings"
 )
 
@@ -103,9 +104,41 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
 // Print runs the checks of e with a fresh seed, writes the text report to
 // standard output and returns the result. Notebooks call it in the cell
 // after the student's function; the score is the one the grader gives.
+//
+// Code that ends the program during the checks (os.Exit(0), say) would
+// leave the cell silent, as if all were well: a guard process started
+// first prints, when the program ends before the report, that the checks
+// did not finish and the exercise scores 0, and the cell shows it.
 func Print(e Exercise) ExerciseResult {
+	done := exitGuard(e.ID)
 	res := Run(e, Options{})
 	_ = res.WriteText(os.Stdout)
 	fmt.Printf("Score %d/%d   (seed %d)\n", res.Points, res.MaxPoints, res.Seed)
+	done()
 	return res
+}
+
+// exitGuard starts a process that waits on a pipe this program holds; if
+// the program ends before done is called, the pipe closes unread and the
+// guard writes the failure to standard error. Without /bin/sh it does
+// nothing.
+func exitGuard(id string) (done func()) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return func() {}
+	}
+	msg := fmt.Sprintf("%s: FAILED: the program ended before the checks finished (status 0: does the code call os.Exit?). The exercise scores 0; the grader reports it the same way.", id)
+	cmd := exec.Command("/bin/sh", "-c", `read line || { printf '%s\n' "$0" >&2; exit 1; }`, msg)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return func() {}
+	}
+	r.Close()
+	return func() {
+		_, _ = w.Write([]byte("done\n"))
+		w.Close()
+		_ = cmd.Wait()
+	}
 }

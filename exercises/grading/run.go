@@ -12,7 +12,9 @@ import (
 // Status says how the grading of an exercise ended.
 type Status string
 
-// Statuses of an exercise. Every status but Graded scores 0.
+// Statuses of an exercise. Every status but Graded scores 0; NeedsGPU
+// and NotAvailable are not the student's doing, and a gradebook leaves
+// their cells empty rather than 0.
 const (
 	Graded       Status = "graded"        // every check ran
 	Panicked     Status = "panicked"      // a check panicked
@@ -20,6 +22,9 @@ const (
 	OutOfMemory  Status = "out_of_memory" // the process ran past its memory limit
 	Crashed      Status = "crashed"       // the process died for another reason
 	BuildFailed  Status = "build_failed"  // the exercise does not compile
+	Rejected     Status = "rejected"      // a submitted file breaks a rule of the static check
+	Missing      Status = "missing"       // the submission has no file for the exercise
+	NeedsGPU     Status = "needs_gpu"     // graded only on a machine with a GPU: withheld, not zero
 	NotAvailable Status = "not_available" // the exercise could not be graded at all
 )
 
@@ -77,6 +82,20 @@ type outcome struct {
 	where    string
 }
 
+// stopOf turns a panic that stops a check into the exercise's status and
+// the check's message: a student's panic (here or in the child), or the
+// child's failure.
+func stopOf(c Check, o outcome) (Status, string, string) {
+	switch v := o.value.(type) {
+	case *ChildFailure:
+		return v.Status, v.Message, fmt.Sprintf("check %q stopped: %s", c.ID, v.Message)
+	case *RemotePanic:
+		return Panicked, "panicked: " + v.Value, fmt.Sprintf("check %q panicked: %s. The exercise scores 0 until it no longer panics.", c.ID, v.Value)
+	}
+	return Panicked, fmt.Sprintf("panicked: %v%s", o.value, o.where),
+		fmt.Sprintf("check %q panicked: %v%s. The exercise scores 0 until it no longer panics.", c.ID, o.value, o.where)
+}
+
 // stopCheck ends the running check's goroutine; the runner sees a normal
 // end with a recorded failure.
 func stopCheck() { runtime.Goexit() }
@@ -118,13 +137,12 @@ func Run(e Exercise, opt Options) ExerciseResult {
 		select {
 		case o := <-done:
 			if o.panicked {
-				cr.Message = fmt.Sprintf("panicked: %v%s", o.value, o.where)
-				stop, why = Panicked, fmt.Sprintf("check %q panicked: %v%s. The exercise scores 0 until it no longer panics.", c.ID, o.value, o.where)
+				stop, cr.Message, why = stopOf(c, o)
 				break
 			}
 			cr.Passed, cr.NotImplemented, cr.Message = t.result()
 			if cr.Passed {
-				cr.Points = c.Points
+				cr.Points = Clamp(c.Points, c.Points)
 				cr.Message = "ok"
 			}
 		case <-time.After(opt.CheckTimeout):
@@ -142,6 +160,42 @@ func Run(e Exercise, opt Options) ExerciseResult {
 		}
 	}
 	return res
+}
+
+// Clamp returns points limited to 0 … max.
+func Clamp(points, max int) int {
+	switch {
+	case max < 0 || points < 0:
+		return 0
+	case points > max:
+		return max
+	}
+	return points
+}
+
+// Validate reports an error unless every check's points lie in 0 … its
+// maximum, the maxima add up to the exercise's, the points add up to its
+// points, and a check that did not pass scores 0. The grader asserts it
+// of every result it reports.
+func (r ExerciseResult) Validate() error {
+	sum, maxSum := 0, 0
+	for _, c := range r.Checks {
+		if c.Points < 0 || c.Points > c.MaxPoints {
+			return fmt.Errorf("grading: %s/%s scores %d of %d", r.ID, c.ID, c.Points, c.MaxPoints)
+		}
+		if !c.Passed && c.Points != 0 {
+			return fmt.Errorf("grading: %s/%s failed but scores %d", r.ID, c.ID, c.Points)
+		}
+		sum += c.Points
+		maxSum += c.MaxPoints
+	}
+	if sum != r.Points || maxSum != r.MaxPoints || r.Points > r.MaxPoints {
+		return fmt.Errorf("grading: %s scores %d of %d, its checks %d of %d", r.ID, r.Points, r.MaxPoints, sum, maxSum)
+	}
+	if r.Status != Graded && r.Points != 0 {
+		return fmt.Errorf("grading: %s is %s but scores %d", r.ID, r.Status, r.Points)
+	}
+	return nil
 }
 
 // stop marks the exercise as ended at check idx with status s: every check

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -270,4 +271,33 @@ func TestIsInstructorTree(t *testing.T) {
 	assert.False(t, IsInstructorTree(root), "a release has no hidden checks")
 	writeFiles(t, root, map[string]string{"exercises/checks/hidden.go": "//go:build hidden\n\npackage checks\n"})
 	assert.True(t, IsInstructorTree(root))
+}
+
+// TestTheStudentsCopyStaysGreen writes the release and runs its exercises'
+// tests as make test does: unfinished exercises (09_find_the_bug starts as
+// a broken kernel) do not fail CI, while a student running the test of an
+// exercise still sees its checks fail.
+func TestTheStudentsCopyStaysGreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the release's exercises; not in -short mode")
+	}
+	root := repoRoot(t)
+	if !IsInstructorTree(root) {
+		t.Skip("needs the instructor's tree to make the release")
+	}
+	out := filepath.Join(t.TempDir(), "student")
+	_, err := Tree(root, out)
+	require.NoError(t, err)
+	run := func(env string, pkgs ...string) (string, error) {
+		cmd := exec.Command("go", append([]string{"test", "-count=1"}, pkgs...)...)
+		cmd.Dir = out
+		cmd.Env = append(os.Environ(), env)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	text, err := run("STENCILLAB_EXERCISES_UNGRADED=1", "./exercises/...")
+	assert.NoError(t, err, "make test's unit stage passes in the students' copy:\n%s", text)
+	text, err = run("STENCILLAB_EXERCISES_UNGRADED=", "./exercises/09_find_the_bug")
+	assert.Error(t, err, "go test of the broken kernel still fails for the student")
+	assert.Contains(t, text, "FAIL")
 }

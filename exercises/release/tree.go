@@ -182,6 +182,11 @@ func Tree(root, out string) (Summary, error) {
 			return sum, fmt.Errorf("release: %w", err)
 		}
 		slash := filepath.ToSlash(rel)
+		if strings.HasSuffix(rel, ".ipynb") && NotebookHasAnswers(b) {
+			if b, err = StripAnswers(slash, b); err != nil {
+				return sum, err
+			}
+		}
 		switch {
 		case strings.HasSuffix(rel, ".go") && IsHidden(b):
 			sum.Left = append(sum.Left, slash)

@@ -51,3 +51,28 @@ func ShowSVG(d Drawer, w, h vg.Length) error {
 	}
 	return nil
 }
+
+// ShowUpdate renders d as a w×h PNG at ShowDPI and displays it in the
+// output named id, replacing what that output showed before: the first
+// call with an id adds the output, later ones redraw it, so that a cell
+// can animate. The picture is image/png, which a saved notebook keeps and
+// GitHub's notebook view shows (a picture inside HTML it does not). Outside
+// a notebook it renders and returns.
+func ShowUpdate(id string, d Drawer, w, h vg.Length) error {
+	png, err := PNG(d, w, h, ShowDPI)
+	if err != nil {
+		return fmt.Errorf("fig: show update: %w", err)
+	}
+	if !gonbui.IsNotebook {
+		return nil
+	}
+	gonbui.SendData(&protocol.DisplayData{
+		Data:      map[protocol.MIMEType]any{protocol.MIMEImagePNG: png},
+		DisplayID: id,
+	})
+	gonbui.Sync()
+	if err := gonbui.Error(); err != nil {
+		return fmt.Errorf("fig: show update: notebook display: %w", err)
+	}
+	return nil
+}

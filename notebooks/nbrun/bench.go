@@ -132,6 +132,25 @@ func MeasuredBench() (*fig.Bench, error) {
 	return b, nil
 }
 
+// DRAMFile is where the DRAM traffic a profiler measured on the H200 is
+// recorded (fig.DRAMFile's format), relative to the repository's root.
+const DRAMFile = "figures/data/dram_h200.json"
+
+// MeasuredDRAM reads DRAMFile at grid side n, for the roofline
+// (fig.BandwidthOptions.DRAM). While the file is not in the repository the
+// error wraps fs.ErrNotExist.
+func MeasuredDRAM(n int) (fig.DRAMTraffic, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	d, err := fig.LoadDRAMTraffic(filepath.Join(root, filepath.FromSlash(DRAMFile)), n)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: %s: %w", DRAMFile, err)
+	}
+	return d, nil
+}
+
 // HopperRun is one kernel timed on an NVIDIA H200 at N = 512: the median
 // time of its launches and its effective bandwidth as a share of the float4
 // copy kernel's, 8 bytes per point.
@@ -142,33 +161,11 @@ type HopperRun struct {
 	PctCopy float64 // share of the copy kernel's bandwidth, percent
 }
 
-// blockShapeRun is the basic kernel with blocks of 32×8×1 threads instead of
-// 8×8×8, which docs/gpu.md records on the H200 at N = 512 (52–54 % of the
-// copy) and the bench file does not hold.
-var blockShapeRun = HopperRun{Kernel: freeBlockStep(), Config: "32×8×1 blocks", PctCopy: 53}
-
-// freeBlockStep returns the step of the chapter whose block is free: the
-// basic kernel of Fig. 8.6, one thread per point.
-func freeBlockStep() string {
-	s, err := lab.StepOfFigure("8.6")
-	if err != nil {
-		return ""
-	}
-	return s.Name
-}
-
 // RecordedRuns are the H200 runs notebook 07 compares with the model: the
-// bench file's at N = 512 (FromBench), and after the basic kernel the same
-// kernel with blocks of 32×8×1 threads.
+// bench file's at N = 512 (FromBench). Only what the bench file holds is
+// shown; a run recorded nowhere else has no place here.
 func RecordedRuns(b *fig.Bench) []HopperRun {
-	var runs []HopperRun
-	for _, r := range FromBench(b, 512) {
-		runs = append(runs, r)
-		if r.Kernel == blockShapeRun.Kernel {
-			runs = append(runs, blockShapeRun)
-		}
-	}
-	return runs
+	return FromBench(b, 512)
 }
 
 // ModelShare is the share of the copy bandwidth the chapter's traffic

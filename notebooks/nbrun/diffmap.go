@@ -169,10 +169,13 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	return d, nil
 }
 
+// shortErr formats the largest difference from the reference. The
+// comparison reports +Inf when an output is NaN, never written or computed
+// from values nobody loaded: no difference can be given then.
 func shortErr(v float64) string {
 	switch {
-	case math.IsInf(v, 1):
-		return "∞ (NaN)"
+	case math.IsInf(v, 1) || math.IsNaN(v):
+		return "none, some outputs are NaN"
 	case v == 0:
 		return "0"
 	}
