@@ -17,7 +17,7 @@ mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv >"$out/device.txt" 2>&1
 
 echo "== tests" | tee "$out/summary.txt"
-timeout 120 "$bin/gpu.test" -test.run 'TestGPUTemporal|TestGPUTimeLoop|TestTemporal|TestLaunchersMatch|TestChooseChunk' -test.v \
+timeout 100 "$bin/gpu.test" -test.run 'TestGPUTemporal|TestGPUTimeLoop|TestTemporal|TestLaunchersMatch|TestChooseChunk' -test.v \
   >"$out/tests.log" 2>&1
 echo "tests rc=$? pass=$(grep -c -- '--- PASS' "$out/tests.log") fail=$(grep -c -- '--- FAIL' "$out/tests.log")" | tee -a "$out/summary.txt"
 grep -- '--- FAIL' "$out/tests.log" | head -20 | tee -a "$out/summary.txt"
@@ -26,21 +26,19 @@ grep -m3 'Error\|max |gpu' "$out/tests.log" | tee -a "$out/summary.txt"
 variants=()
 for k in 1 2 4 8; do variants+=(-variant "temporal:tile=$k"); done
 variants+=(
-  -variant "temporal:tile=4,TB_BX=128,TB_BY=16"
-  -variant "temporal:tile=4,TB_BX=128,TB_BY=32"
-  -variant "temporal:tile=4,TB_L2PF=2"
-  -variant "temporal:tile=4,TB_MINB=2"
+  -variant "temporal:tile=4,TB_MINB=1"
+  -variant "temporal:tile=4,TB_MINB=3"
   -variant "temporal:tile=4,TB_STREAM=1"
-  -variant "temporal:tile=8,TB_BX=32,TB_BY=32"
-  -variant "temporal:tile=8,TB_L2PF=2"
+  -variant "temporal:tile=4,TB_BX=128,TB_BY=32"
+  -variant "temporal:tile=8,TB_MINB=2"
 )
-"$bin/stencil" bench -n 512 -steps 8 -reps 20 -warmup 3 -kernels fast "${variants[@]}" \
+"$bin/stencil" bench -n 512 -steps 8 -reps 15 -warmup 3 -kernels fast "${variants[@]}" \
   -json "$out/bench512.json" >"$out/bench512.log" 2>&1
 echo "bench 512 rc=$?" | tee -a "$out/summary.txt"
 "$bin/stencil" bench -n 1024 -steps 8 -reps 10 -warmup 2 -check=false -kernels fast "${variants[@]}" \
   -json "$out/bench1024.json" >"$out/bench1024.log" 2>&1
 echo "bench 1024 rc=$?" | tee -a "$out/summary.txt"
-declare -A limits=([memcheck]=50 [synccheck]=40 [racecheck]=40)
+declare -A limits=([memcheck]=40 [synccheck]=30 [racecheck]=30)
 for tool in memcheck synccheck racecheck; do
   STENCIL_TEST_N=67,68 STENCIL_TEST_K=1,2,4 timeout "${limits[$tool]}" compute-sanitizer --tool "$tool" \
     "$bin/gpu.test" -test.run TestGPUTemporal >"$out/sanitizer-$tool.log" 2>&1

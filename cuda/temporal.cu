@@ -57,7 +57,7 @@
 #define TB_L2PF 0
 #endif
 #ifndef TB_MINB
-#define TB_MINB 1
+#define TB_MINB 1 // the gpu backend passes 2 for k ≤ 4 (gpu/temporal.go)
 #endif
 #ifndef TB_STREAM
 #define TB_STREAM 0

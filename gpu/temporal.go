@@ -25,8 +25,20 @@ type temporalParams struct {
 }
 
 // temporalDefaults is the default tile of the temporal kernel: 64×32
-// input points, 512 threads, (64−2·hx)×(32−2k) outputs.
-var temporalDefaults = temporalParams{BX: 64, BY: 32, MinBlocks: 1}
+// input points, 512 threads, (64−2·hx)×(32−2k) outputs. MinBlocks is set
+// per k by temporalMinBlocks.
+var temporalDefaults = temporalParams{BX: 64, BY: 32}
+
+// temporalMinBlocks is the default TB_MINB for k time steps a pass: two
+// resident blocks of 512 threads (at most 64 registers each) for k ≤ 4,
+// which measured fastest on an H100 at k = 4 (docs/gpu.md); one above,
+// where the 8k registers each thread holds across the march would spill.
+func temporalMinBlocks(k int) int {
+	if k <= 4 {
+		return 2
+	}
+	return 1
+}
 
 // halo returns the x halo, k rounded up to whole float4s.
 func (p temporalParams) halo() int { return (p.K + 3) / 4 * 4 }
@@ -39,6 +51,7 @@ func (p temporalParams) outputs() (ox, oy int) { return p.BX - 2*p.halo(), p.BY 
 func configureTemporal(c *config3, user map[string]string) error {
 	p := temporalDefaults
 	p.K = c.tile
+	p.MinBlocks = temporalMinBlocks(p.K)
 	for _, d := range []struct {
 		name   string
 		dst    *int

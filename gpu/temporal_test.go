@@ -39,6 +39,8 @@ var temporalConfigs = func() []Options {
 		Options{Tile: 4, Defines: def("TB_CZ", "7", "TB_BX", "128", "TB_BY", "16")},
 		Options{Tile: 8, Defines: def("TB_CZ", "5")},
 		Options{Tile: 4, Defines: def("TB_L2PF", "2")},
+		Options{Tile: 4, Defines: def("TB_MINB", "1")},
+		Options{Tile: 8, Defines: def("TB_MINB", "2")},
 		Options{Tile: 2, Defines: def("TB_STREAM", "1")},
 		Options{Tile: 4, Defines: def("TB_L2PF", "3", "TB_BX", "128", "TB_BY", "32")},
 		Options{Tile: 6, Defines: def("TB_BX", "128", "TB_BY", "32")},
@@ -146,6 +148,7 @@ func TestTemporalPlan(t *testing.T) {
 	assert.Contains(t, p.Defines, Define{"TB_K", "4"})
 	assert.Contains(t, p.Defines, Define{"TB_BX", "64"})
 	assert.Contains(t, p.Defines, Define{"TB_BY", "32"})
+	assert.Contains(t, p.Defines, Define{"TB_MINB", "2"}, "two blocks a multiprocessor up to k = 4")
 	// 64 − 2·4 = 56 outputs a row: ceil(511/56) = 10 blocks cover x = 0 … 559;
 	// 32 − 2·4 = 24 rows: ceil(510/24) = 22; one chunk of 510 planes.
 	assert.Equal(t, [3]int{16, 32, 1}, p.Geometry.Block)
@@ -161,6 +164,7 @@ func TestTemporalPlan(t *testing.T) {
 	assert.NotContains(t, p.Defines, Define{"TB_CZ", "7"}, "the chunk is a launch argument")
 	p, err = PlanLaunch("temporal", Options{Tile: 8}, 100, 100, 100)
 	require.NoError(t, err)
+	assert.Contains(t, p.Defines, Define{"TB_MINB", "1"}, "one block a multiprocessor above k = 4")
 	assert.Equal(t, [3]int{ceilDiv(99, 64-16), ceilDiv(98, 32-16), 1}, p.Geometry.Grid)
 }
 
