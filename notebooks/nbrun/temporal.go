@@ -196,23 +196,31 @@ func BestTemporal(bs []*benchfile.File) map[int]struct {
 }
 
 // Peers is a run of bench/peers.py: the sweep in PyTorch and JAX against a
-// copy in the same process.
+// copy in the same process, per grid side.
 type Peers struct {
-	Device  string `json:"device"`
-	Torch   string `json:"torch"`
-	JAX     string `json:"jax"`
-	Copies  []PeerRun
-	Results []PeerRun
+	Device   string            `json:"device"`
+	Versions map[string]string `json:"versions"`
+	Runs     []PeersAtN        `json:"runs"`
 }
 
-// PeerRun is one implementation at one grid side.
+// PeersAtN is one grid side of a peers run.
+type PeersAtN struct {
+	N     int       `json:"n"`
+	Copy  PeerRun   `json:"copy"`
+	Peers []PeerRun `json:"peers"`
+}
+
+// PeerRun is one implementation (or the copy) at one grid side; Error is
+// set for one that failed (out of memory, say).
 type PeerRun struct {
-	Impl      string  `json:"impl"`
+	Name      string  `json:"name"`
 	N         int     `json:"n"`
 	MedianMs  float64 `json:"median_ms"`
 	GBps      float64 `json:"gbps"`
 	PctCopy   float64 `json:"pct_copy"`
 	MaxAbsErr float64 `json:"max_abs_err"`
+	TimedWith string  `json:"timed_with"`
+	Error     string  `json:"error"`
 }
 
 // RecordedPeers returns the runs of PeersGlob; none while nothing is
@@ -241,13 +249,17 @@ func RecordedPeers() ([]Peers, error) {
 func PeersTable(ps []Peers) string {
 	var s strings.Builder
 	for _, p := range ps {
-		fmt.Fprintf(&s, "%s (torch %s, jax %s)\n", p.Device, p.Torch, p.JAX)
-		fmt.Fprintf(&s, "%-18s %5s %10s %8s %7s %9s\n", "implementation", "N", "median ms", "GB/s", "% copy", "max err")
-		for _, r := range p.Copies {
-			fmt.Fprintf(&s, "%-18s %5d %10.4f %8.0f %7s %9s\n", r.Impl, r.N, r.MedianMs, r.GBps, "-", "-")
-		}
-		for _, r := range p.Results {
-			fmt.Fprintf(&s, "%-18s %5d %10.4f %8.0f %7.1f %9.2g\n", r.Impl, r.N, r.MedianMs, r.GBps, r.PctCopy, r.MaxAbsErr)
+		fmt.Fprintf(&s, "%s (torch %s, jax %s)\n", p.Device, p.Versions["torch"], p.Versions["jax"])
+		fmt.Fprintf(&s, "%-16s %5s %10s %8s %7s %9s  %s\n", "implementation", "N", "median ms", "GB/s", "% copy", "max err", "timed with")
+		for _, at := range p.Runs {
+			fmt.Fprintf(&s, "%-16s %5d %10.4f %8.0f %7s %9s\n", "copy ("+at.Copy.Name+")", at.N, at.Copy.MedianMs, at.Copy.GBps, "-", "-")
+			for _, r := range at.Peers {
+				if r.Error != "" {
+					fmt.Fprintf(&s, "%-16s %5d  failed: %.60s\n", r.Name, at.N, r.Error)
+					continue
+				}
+				fmt.Fprintf(&s, "%-16s %5d %10.4f %8.0f %7.1f %9.2g  %s\n", r.Name, at.N, r.MedianMs, r.GBps, r.PctCopy, r.MaxAbsErr, r.TimedWith)
+			}
 		}
 	}
 	return s.String()
@@ -385,9 +397,11 @@ func PeersChart(ps []Peers, bs []*benchfile.File, n int) (*plot.Plot, error) {
 	}
 	var bars []bar
 	for _, p := range ps {
-		for _, r := range p.Results {
-			if r.N == n {
-				bars = append(bars, bar{r.Impl, r.PctCopy})
+		for _, at := range p.Runs {
+			for _, r := range at.Peers {
+				if at.N == n && r.Error == "" {
+					bars = append(bars, bar{r.Name, r.PctCopy})
+				}
 			}
 		}
 	}

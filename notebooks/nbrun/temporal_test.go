@@ -50,7 +50,9 @@ func TestTemporalLimits(t *testing.T) {
 }
 
 func TestPeersChartAndBest(t *testing.T) {
-	ps := []Peers{{Device: "GPU", Results: []PeerRun{{Impl: "torch eager", N: 512, PctCopy: 5}, {Impl: "jax jit", N: 512, PctCopy: 10}, {Impl: "torch eager", N: 1024, PctCopy: 6}}}}
+	ps := []Peers{{Device: "GPU", Runs: []PeersAtN{
+		{N: 512, Peers: []PeerRun{{Name: "pytorch_eager", PctCopy: 5}, {Name: "jax_jit", PctCopy: 10}}},
+		{N: 1024, Peers: []PeerRun{{Name: "pytorch_eager", PctCopy: 6}, {Name: "jax_jit", Error: "out of memory"}}}}}}
 	// Two benches at N = 512 over 8 time steps: fast in 8 passes of 2 ms,
 	// temporal at k = 4 in 2 passes of 1.6 ms and k = 2 in 4 of 1.5 ms.
 	n := 512
@@ -68,5 +70,45 @@ func TestPeersChartAndBest(t *testing.T) {
 	_, err = PeersChart(ps, nil, 2048)
 	assert.Error(t, err)
 	assert.Contains(t, TemporalBenchTable([]*benchfile.File{b}), "temporal[tile=4]")
-	assert.Contains(t, PeersTable(ps), "jax jit")
+	assert.Contains(t, PeersTable(ps), "jax_jit")
+	assert.Contains(t, PeersTable(ps), "failed: out of memory")
+}
+
+// The recorded files read back, and their shares agree with their own
+// times: the peers' against the copy of the same process, the best temporal
+// run's speed-up against the fast sweep's time in the same file.
+func TestRecordedTemporalAndPeers(t *testing.T) {
+	bs, err := TemporalBenches()
+	require.NoError(t, err)
+	ps, err := RecordedPeers()
+	require.NoError(t, err)
+	if len(bs) == 0 || len(ps) == 0 {
+		t.Skip("no recorded temporal bench or peers in figures/data")
+	}
+	for _, p := range ps {
+		for _, at := range p.Runs {
+			for _, r := range at.Peers {
+				if r.Error != "" {
+					continue
+				}
+				inner := float64(at.N-2) * float64(at.N-2) * float64(at.N-2)
+				copyGBps := 8 * float64(at.N) * float64(at.N) * float64(at.N) / (at.Copy.MedianMs * 1e6)
+				assert.InDelta(t, 100*(8*inner/(r.MedianMs*1e6))/copyGBps, r.PctCopy, 0.01, "%s at N = %d", r.Name, at.N)
+			}
+		}
+	}
+	for n, b := range BestTemporal(bs) {
+		for _, f := range bs {
+			fast, ok := FastRun(f, n)
+			if !ok {
+				continue
+			}
+			for _, r := range f.Results {
+				if r.Label == b.Run.Label && r.N == n {
+					// The same points (N−2)³ × steps in both runs.
+					assert.InDelta(t, fast.MedianMs/r.MedianMs, b.Speedup, 1e-9)
+				}
+			}
+		}
+	}
 }
