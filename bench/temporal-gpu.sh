@@ -10,6 +10,7 @@
 # Run on the GPU machine, from the repository root:
 #   bench/temporal-gpu.sh OUTDIR
 # Logs and bench JSON go to OUTDIR; the bench tables are printed last.
+# SANITIZERS="memcheck" limits the compute-sanitizer tools run.
 set -u
 out=${1:?usage: bench/temporal-gpu.sh OUTDIR}
 bin=${BIN:-build/temporal}
@@ -39,7 +40,7 @@ echo "bench 512 rc=$?" | tee -a "$out/summary.txt"
   -json "$out/bench1024.json" >"$out/bench1024.log" 2>&1
 echo "bench 1024 rc=$?" | tee -a "$out/summary.txt"
 declare -A limits=([memcheck]=40 [synccheck]=30 [racecheck]=30)
-for tool in memcheck synccheck racecheck; do
+for tool in ${SANITIZERS:-memcheck synccheck racecheck}; do
   STENCIL_TEST_N=67,68 STENCIL_TEST_K=1,2,4 timeout "${limits[$tool]}" compute-sanitizer --tool "$tool" \
     "$bin/gpu.test" -test.run TestGPUTemporal >"$out/sanitizer-$tool.log" 2>&1
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)" | tee -a "$out/summary.txt"
