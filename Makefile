@@ -58,6 +58,8 @@ vet:
 unit:
 	STENCILLAB_EXERCISES_UNGRADED=1 go test ./...
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
+	GOEXPERIMENT=simd go test -tags purego ./lab -run 'SevenPoint'
+	go test -tags purego ./lab -run 'SevenPoint'
 
 run-notebooks: install
 	@scripts/run-notebooks.sh

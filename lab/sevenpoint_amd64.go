@@ -1,4 +1,4 @@
-//go:build amd64 && !goexperiment.simd && !purego
+//go:build amd64 && !purego
 
 package lab
 
@@ -6,9 +6,10 @@ package lab
 // eight points at a time with AVX2 fused multiply-adds written in assembly
 // (sevenpoint_amd64.s), where the CPU and the operating system support
 // them: Go does not vectorise loops, and its scalar loop is bound by its 13
-// floating-point instructions per point. GOEXPERIMENT=simd builds use the
-// same arithmetic written with simd/archsimd instead (sevenpoint_simd.go);
-// -tags purego keeps the scalar loop.
+// floating-point instructions per point. GOEXPERIMENT=simd builds run these
+// rows too, which measured faster than the same arithmetic written with
+// simd/archsimd (sevenpoint_simd.go, which runs in simd builds with -tags
+// purego); -tags purego in a default build keeps the scalar loop.
 func init() {
 	if hasAVX2FMA() {
 		rowKernel32 = sevenPointRowFMA

@@ -1,4 +1,4 @@
-//go:build amd64 && !goexperiment.simd && !purego
+//go:build amd64 && !purego
 
 #include "textflag.h"
 
