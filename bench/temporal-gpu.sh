@@ -32,6 +32,7 @@ variants+=(
   -variant "temporal:tile=4,TB_STREAM=1"
   -variant "temporal:tile=4,TB_BX=128,TB_BY=32"
   -variant "temporal:tile=8,TB_MINB=2"
+  -variant "temporal:tile=2,TB_MINB=3"
 )
 "$bin/stencil" bench -n 512 -steps 8 -reps 15 -warmup 3 -kernels fast "${variants[@]}" \
   -json "$out/bench512.json" >"$out/bench512.log" 2>&1
