@@ -452,3 +452,20 @@ func stepsPerPass(r benchfile.Run) int {
 	}
 	return 1
 }
+
+// BestTemporalSummary writes, for each grid side in increasing order, the
+// best temporal run and its speed-up over the fast sweep (BestTemporal).
+func BestTemporalSummary(bs []*benchfile.File) string {
+	best := BestTemporal(bs)
+	ns := make([]int, 0, len(best))
+	for n := range best {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	var s strings.Builder
+	for _, n := range ns {
+		b := best[n]
+		fmt.Fprintf(&s, "N = %d: the best temporal run, %s, does %.2f× the fast sweep's points per second\n", n, b.Run.Label, b.Speedup)
+	}
+	return s.String()
+}

@@ -64,6 +64,8 @@ func TestPeersChartAndBest(t *testing.T) {
 	require.Contains(t, best, n)
 	assert.Equal(t, "temporal[tile=4]", best[n].Run.Label)
 	assert.InDelta(t, 16/3.2, best[n].Speedup, 1e-9, "the same points in a fifth of the time")
+	assert.Equal(t, "N = 512: the best temporal run, temporal[tile=4], does 5.00× the fast sweep's points per second\n",
+		BestTemporalSummary([]*benchfile.File{b}))
 	p, err := PeersChart(ps, []*benchfile.File{b}, n)
 	require.NoError(t, err)
 	assert.NotNil(t, p)
