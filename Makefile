@@ -2,8 +2,9 @@
 #
 #   make lab    install what is missing and open the notebooks in Jupyter
 #   make test   install what is missing, then go vet (and go mod tidy -diff),
-#               go test and run every notebook headless with the GoNB kernel into
-#               notebooks/_out/, comparing notebooks 01 to 08 with their committed outputs
+#               go test, each fuzz target for a few seconds (scripts/fuzz.sh) and run
+#               every notebook headless with the GoNB kernel into notebooks/_out/,
+#               comparing notebooks 01 to 08 with their committed outputs
 #   make notebooks
 #               run notebooks 01 to 08 and write them, with their outputs, over the
 #               committed ones (after changing a notebook or what it draws)
@@ -25,17 +26,17 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test lab install install-lab vet unit run-notebooks notebooks
+.PHONY: test lab install install-lab vet unit fuzz run-notebooks notebooks
 
 # Every stage runs even when an earlier one fails, so that one run reports
 # everything; the last line sums up and the exit status is non-zero on any failure.
 test: install
 	@failed=""; \
-	for stage in vet unit run-notebooks; do \
+	for stage in vet unit fuzz run-notebooks; do \
 		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
 	done; \
 	if [[ -n "$$failed" ]]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
-	echo "make test: vet, unit tests and notebooks passed"
+	echo "make test: vet, unit tests, fuzz targets and notebooks passed"
 
 lab: install-lab
 	$(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
@@ -60,6 +61,9 @@ unit:
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
 	GOEXPERIMENT=simd go test -tags purego ./lab -run 'SevenPoint'
 	go test -tags purego ./lab -run 'SevenPoint'
+
+fuzz:
+	@scripts/fuzz.sh
 
 run-notebooks: install
 	@scripts/run-notebooks.sh

@@ -29,14 +29,33 @@ func (b *Buffer) Bytes() uint64 { return uint64(b.n) * 4 }
 func (b *Buffer) Device() *Device { return b.d }
 
 // checkFits returns an error naming the sizes when need bytes do not fit
-// in the free device memory.
+// in the free device memory; it matches lab.ErrMemory.
 func checkFits(what string, need, free, total uint64) error {
-	if need > free {
-		return fmt.Errorf("gpu: %s needs %s of device memory, more than the %s free (of %s)",
-			what, humanBytes(need), humanBytes(free), humanBytes(total))
-	}
-	return nil
+	return checkFitsTo(what, need, free, total, nil)
 }
+
+// checkFitsTo is checkFits whose error ends with what would fit, as fit
+// writes it for the free bytes ("N ≤ 2320 fits").
+func checkFitsTo(what string, need, free, total uint64, fit func(avail uint64) string) error {
+	if need <= free {
+		return nil
+	}
+	msg := fmt.Sprintf("gpu: %s needs %s of device memory, more than the %s free (of %s)",
+		what, humanBytes(need), humanBytes(free), humanBytes(total))
+	if fit != nil {
+		if f := fit(free); f != "" {
+			msg += ": " + f
+		}
+	}
+	return &memoryError{msg}
+}
+
+// memoryError is a refusal for want of device memory: its message, and
+// errors.Is(err, lab.ErrMemory).
+type memoryError struct{ msg string }
+
+func (e *memoryError) Error() string        { return e.msg }
+func (e *memoryError) Is(target error) bool { return target == lab.ErrMemory }
 
 // humanBytes writes a byte count in decimal units: 68.7 GB, 512.0 MB.
 func humanBytes(b uint64) string {
@@ -59,6 +78,15 @@ func (d *Device) CheckFree(what string, bytes uint64) error {
 		return err
 	}
 	return checkFits(what, bytes, free, total)
+}
+
+// checkFreeFit is CheckFree whose error names what would fit.
+func (d *Device) checkFreeFit(what string, bytes uint64, fit func(avail uint64) string) error {
+	free, total, err := d.MemInfo()
+	if err != nil {
+		return err
+	}
+	return checkFitsTo(what, bytes, free, total, fit)
 }
 
 type bufferRef struct {
@@ -247,8 +275,13 @@ func (d *Device) checkGridBuffers(what string, dst, src *Buffer, nz, ny, nx int)
 				what, b.name, b.b.n, nz, ny, nx, lab.ErrMismatch)
 		}
 	}
-	if dst.ptr == src.ptr {
-		return fmt.Errorf("gpu: %s: dst and src are the same buffer; it needs two: %w", what, lab.ErrMismatch)
+	if dst.overlaps(src) {
+		return fmt.Errorf("gpu: %s: dst and src are the same buffer or share memory; it needs two: %w", what, lab.ErrMismatch)
 	}
 	return nil
+}
+
+// overlaps reports whether the device memory of b and o intersects.
+func (b *Buffer) overlaps(o *Buffer) bool {
+	return b.ptr < o.ptr+o.Bytes() && o.ptr < b.ptr+b.Bytes()
 }

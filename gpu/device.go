@@ -56,6 +56,7 @@ type Device struct {
 	w     *worker
 	dev   int
 	ctx   handle
+	gen   uint64 // the generation of the primary context it holds (lost.go)
 
 	// life guards closed: calls hold it for reading while they use the
 	// worker, Close for writing.
@@ -152,6 +153,7 @@ func (d *Device) init(ordinal int) error {
 	if p.DriverVersion, r = cuDriverGetVersion(); r != 0 {
 		return fmt.Errorf("gpu: %w", cuCheck("cuDriverGetVersion", r))
 	}
+	d.gen, _ = contextGen(ordinal)
 	ctx, r := cuDevicePrimaryCtxRetain(dev)
 	if err := cuCheck("cuDevicePrimaryCtxRetain", r); err != nil {
 		return fmt.Errorf("gpu: device %d: %w", ordinal, err)
@@ -183,7 +185,10 @@ func (d *Device) do(f func() error) error {
 	if d.closed {
 		return fmt.Errorf("gpu: device %d is closed", d.props.Ordinal)
 	}
-	return d.w.do(f)
+	if err := d.Lost(); err != nil {
+		return err
+	}
+	return d.checkSticky(d.w.do(f))
 }
 
 // MemInfo returns the device memory free and in total, in bytes.
@@ -200,7 +205,9 @@ func (d *Device) MemInfo() (free, total uint64, err error) {
 }
 
 // Close frees every buffer and module of the device, releases its context
-// and stops its thread. Closing twice is harmless.
+// and stops its thread. Closing twice is harmless. A device whose context
+// is lost only releases its hold on the context, which the fault's reset
+// already emptied.
 func (d *Device) Close() error {
 	d.life.Lock()
 	defer d.life.Unlock()
@@ -214,9 +221,19 @@ func (d *Device) Close() error {
 			first = err
 		}
 	}
+	lost := d.Lost() != nil
 	d.w.do(func() error {
 		d.state.Lock()
 		defer d.state.Unlock()
+		if lost {
+			// The reset freed the buffers, modules and events with the
+			// context; their handles mean nothing now (a pointer may even
+			// name a new allocation). Only the retain is ours to release.
+			clear(d.buffers)
+			clear(d.modules)
+			cuDevicePrimaryCtxRelease(d.dev)
+			return nil
+		}
 		for p := range d.buffers {
 			keep(cuCheck("cuMemFree", cuMemFree(p)))
 			delete(d.buffers, p)
@@ -249,10 +266,19 @@ var (
 
 // Default returns device 0, opening it on first use. It is shared by the
 // lab's registered steps and the package-level functions. A failed open is
-// not remembered: the next call tries again.
+// not remembered: the next call tries again; nor is a device whose context
+// a fault lost: the next call opens a new one.
 func Default() (*Device, error) {
 	defaultMu.Lock()
 	defer defaultMu.Unlock()
+	if defaultDev != nil && defaultDev.Lost() != nil {
+		// A fault lost its context: open a fresh one.
+		old := defaultDev
+		defaultDev = nil
+		defaultMu.Unlock()
+		old.Close()
+		defaultMu.Lock()
+	}
 	if defaultDev != nil {
 		return defaultDev, nil
 	}

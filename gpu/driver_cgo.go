@@ -55,6 +55,7 @@ typedef struct {
 	// Optional.
 	CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t);
 	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+	CUresult (*cuDevicePrimaryCtxReset)(CUdevice);
 } cuAPI;
 
 typedef struct {
@@ -134,6 +135,8 @@ static const char* bind_cuda(void* h) {
 	BIND(a, cuGetErrorName, "cuGetErrorName");
 	BIND_OPTIONAL(a, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
 	BIND_OPTIONAL(a, cuFuncSetAttribute, "cuFuncSetAttribute");
+	BIND_OPTIONAL(a, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2");
+	if (!a.cuDevicePrimaryCtxReset) BIND_OPTIONAL(a, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset");
 	cu = a;
 	return NULL;
 }
@@ -190,6 +193,10 @@ static CUresult w_cuEventSynchronize(CUevent e) { return cu.cuEventSynchronize(e
 static CUresult w_cuEventElapsedTime(float* ms, CUevent a, CUevent b) { return cu.cuEventElapsedTime(ms, a, b); }
 static CUresult w_cuEventDestroy(CUevent e) { return cu.cuEventDestroy(e); }
 static CUresult w_cuStreamSynchronize(void) { return cu.cuStreamSynchronize(NULL); }
+static CUresult w_cuDevicePrimaryCtxReset(CUdevice d) {
+	if (!cu.cuDevicePrimaryCtxReset) return 500; // CUDA_ERROR_NOT_FOUND
+	return cu.cuDevicePrimaryCtxReset(d);
+}
 static CUresult w_cuFuncSetAttribute(CUfunction f, int attr, int v) {
 	if (!cu.cuFuncSetAttribute) return 500; // CUDA_ERROR_NOT_FOUND
 	return cu.cuFuncSetAttribute(f, attr, v);
@@ -338,6 +345,13 @@ func cuDevicePrimaryCtxRetain(dev int) (handle, int) {
 
 func cuDevicePrimaryCtxRelease(dev int) int {
 	return int(C.w_cuDevicePrimaryCtxRelease(C.CUdevice(dev)))
+}
+
+// cuDevicePrimaryCtxReset destroys the device's primary context and all it
+// holds, so that the next retain makes a fresh one; CUDA_ERROR_NOT_FOUND
+// when the driver lacks it.
+func cuDevicePrimaryCtxReset(dev int) int {
+	return int(C.w_cuDevicePrimaryCtxReset(C.CUdevice(dev)))
 }
 
 func cuCtxSetCurrent(ctx handle) int {

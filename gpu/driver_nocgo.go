@@ -28,6 +28,7 @@ func cuDeviceGetAttribute(int, int) (int, int)              { return 0, errNotAv
 func cuDeviceTotalMem(int) (uint64, int)                    { return 0, errNotAvailable }
 func cuDevicePrimaryCtxRetain(int) (handle, int)            { return nil, errNotAvailable }
 func cuDevicePrimaryCtxRelease(int) int                     { return errNotAvailable }
+func cuDevicePrimaryCtxReset(int) int                       { return errNotAvailable }
 func cuCtxSetCurrent(handle) int                            { return errNotAvailable }
 func cuMemGetInfo() (uint64, uint64, int)                   { return 0, 0, errNotAvailable }
 func cuMemAlloc(uint64) (uint64, int)                       { return 0, errNotAvailable }

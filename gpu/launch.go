@@ -202,8 +202,8 @@ func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error
 	if dst.n != src.n {
 		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: buffers of %d and %d floats differ in length", dst.n, src.n)
 	}
-	if dst.ptr == src.ptr {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source and destination are the same buffer")
+	if dst.overlaps(src) {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source and destination are the same buffer or share memory")
 	}
 	f, err := d.memFunction("copy", "copy_float4")
 	if err != nil {

@@ -315,7 +315,7 @@ func (s *sweeper) buffers(src *lab.Grid3[float32]) error {
 	}
 	s.free()
 	what := fmt.Sprintf("%s on a %d×%d×%d grid (source and destination)", s.k.cfg.step, src.NZ, src.NY, src.NX)
-	if err := s.k.d.CheckFree(what, 2*uint64(n)*4); err != nil {
+	if err := s.k.d.checkFreeFit(what, 2*uint64(n)*4, lab.CubeFit(2)); err != nil {
 		return err
 	}
 	a, err := s.k.d.Alloc(n)

@@ -266,8 +266,8 @@ func (d *Device) Sweep2(dst, src *lab.Grid2[float32], s lab.Stencil2) error {
 	if src.NY < 3 || src.NX < 3 {
 		return fmt.Errorf("gpu: five_point: grid %d×%d has no interior for a stencil of radius 1: %w", src.NY, src.NX, lab.ErrSize)
 	}
-	if len(dst.Data) > 0 && &dst.Data[0] == &src.Data[0] {
-		return fmt.Errorf("gpu: five_point: dst and src are the same grid; a sweep needs two: %w", lab.ErrMismatch)
+	if lab.Overlap(dst.Data, src.Data) {
+		return fmt.Errorf("gpu: five_point: %s; a sweep needs two separate grids: %w", lab.OverlapError(dst.Data, src.Data), lab.ErrMismatch)
 	}
 	p, err := d.FivePoint2(s, 0)
 	if err != nil {

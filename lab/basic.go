@@ -65,6 +65,9 @@ func BasicKernel(a StencilArgs) (sim.Kernel, error) {
 	if B < 1 {
 		return sim.Kernel{}, fmt.Errorf("basic: block edge %d must be at least 1", B)
 	}
+	if b := a.Block; b != (sim.Dim3{}) && (b.X < 1 || b.Y < 1 || b.Z < 1) {
+		return sim.Kernel{}, fmt.Errorf("basic: block %d×%d×%d: every side must be at least 1", b.X, b.Y, b.Z)
+	}
 	nz, ny, nx := a.NZ, a.NY, a.NX
 	in, out := a.In, a.Out
 	c0, c1, c2, c3, c4, c5, c6 := a.coeffs()

@@ -124,7 +124,7 @@ func Derivative[T Float](dst, src *Grid1[T], s Stencil1) error {
 		return fmt.Errorf("lab: derivative: %w", err)
 	}
 	if aliased(dst.Data, src.Data) {
-		return fmt.Errorf("lab: derivative: dst and src are the same grid; it needs two: %w", ErrMismatch)
+		return fmt.Errorf("lab: derivative: %s; it needs two separate grids: %w", OverlapError(dst.Data, src.Data), ErrMismatch)
 	}
 	if src.N < 2*s.Radius+1 {
 		return fmt.Errorf("lab: derivative: %d points is fewer than the %d the stencil spans: %w", src.N, 2*s.Radius+1, ErrSize)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 )
 
 // Float is the element type of a grid: float32 or float64.
@@ -45,6 +46,12 @@ type Grid3[T Float] struct {
 	Data       []T
 }
 
+// elemSize returns the bytes of one element of T.
+func elemSize[T Float]() int {
+	var z T
+	return int(unsafe.Sizeof(z))
+}
+
 func checkDims(min int, dims ...int) error {
 	total := 1.0
 	for _, d := range dims {
@@ -68,6 +75,9 @@ func NewGrid1[T Float](n int, x0, h float64) (*Grid1[T], error) {
 	if !(h > 0) || math.IsInf(h, 0) {
 		return nil, fmt.Errorf("lab: grid spacing h = %g must be positive and finite: %w", h, ErrSize)
 	}
+	if err := checkAlloc(fmt.Sprintf("lab: grid of %d points", n), n, elemSize[T]()); err != nil {
+		return nil, err
+	}
 	return &Grid1[T]{N: n, X0: x0, H: h, Data: make([]T, n)}, nil
 }
 
@@ -76,12 +86,18 @@ func NewGrid2[T Float](ny, nx int) (*Grid2[T], error) {
 	if err := checkDims(1, ny, nx); err != nil {
 		return nil, err
 	}
+	if err := checkAlloc(fmt.Sprintf("lab: grid %d×%d", ny, nx), ny*nx, elemSize[T]()); err != nil {
+		return nil, err
+	}
 	return &Grid2[T]{NY: ny, NX: nx, Data: make([]T, ny*nx)}, nil
 }
 
 // NewGrid3 returns a zeroed 3D grid of nz×ny×nx points, each at least 1.
 func NewGrid3[T Float](nz, ny, nx int) (*Grid3[T], error) {
 	if err := checkDims(1, nz, ny, nx); err != nil {
+		return nil, err
+	}
+	if err := checkAlloc(fmt.Sprintf("lab: grid %d×%d×%d", nz, ny, nx), nz*ny*nx, elemSize[T]()); err != nil {
 		return nil, err
 	}
 	return &Grid3[T]{NZ: nz, NY: ny, NX: nx, Data: make([]T, nz*ny*nx)}, nil

@@ -238,6 +238,10 @@ func Execute(r Run) (Result, error) {
 	if res.Step == "" {
 		res.Step = s.Name
 	}
+	_, adv := run.(Advancer)
+	if err := checkRunMemory(r, adv); err != nil {
+		return Result{}, fmt.Errorf("lab: run %s: %w", res.Step, err)
+	}
 	src := r.Src
 	if src == nil {
 		if src, err = NewGrid3[float32](r.NZ, r.NY, r.NX); err != nil {
@@ -282,6 +286,58 @@ func Execute(r Run) (Result, error) {
 		res.Millis = append(res.Millis, wall)
 	}
 	return res, nil
+}
+
+// HostGrids returns the number of float32 grids of the run's shape that
+// Execute allocates on the host for r: the input unless Src is given, the
+// output unless Dst is given, and two more to ping-pong between when a
+// repetition takes several passes and the backend has no time loop of
+// its own (advancer false).
+func (r Run) HostGrids(advancer bool) int {
+	n := 0
+	if r.Src == nil {
+		n++
+	}
+	if r.Dst == nil {
+		n++
+	}
+	if r.Steps > 1 && !advancer {
+		n += 2
+	}
+	return n
+}
+
+// shape returns the run's grid: Src's when given, else NZ×NY×NX.
+func (r Run) shape() (nz, ny, nx int) {
+	if r.Src != nil {
+		return r.Src.NZ, r.Src.NY, r.Src.NX
+	}
+	return r.NZ, r.NY, r.NX
+}
+
+// checkRunMemory checks, before anything is allocated, that the host
+// grids of r fit in the memory available.
+func checkRunMemory(r Run, advancer bool) error {
+	nz, ny, nx := r.shape()
+	if checkDims(1, nz, ny, nx) != nil {
+		return nil // NewGrid3 says what is wrong
+	}
+	grids := r.HostGrids(advancer)
+	need := uint64(grids) * gridBytes(nz, ny, nx)
+	if need < checkAbove {
+		return nil // small runs pass unchecked, as small grids do
+	}
+	return CheckMemory(RunWhat(grids, nz, ny, nx), need, CubeFit(grids))
+}
+
+// RunWhat names grids float32 grids of nz×ny×nx points for a memory
+// error: "2 grids of 1600×1600×1600 float32".
+func RunWhat(grids, nz, ny, nx int) string {
+	noun := "grids"
+	if grids == 1 {
+		noun = "grid"
+	}
+	return fmt.Sprintf("%d %s of %d×%d×%d float32", grids, noun, nz, ny, nx)
 }
 
 // advance runs the passes of steps time steps, per a pass: one sweep for a

@@ -56,7 +56,7 @@ func checkSweep[T Float](dst, src *Grid3[T]) error {
 			src.NZ, src.NY, src.NX, ErrSize)
 	}
 	if aliased(dst.Data, src.Data) {
-		return fmt.Errorf("lab: seven-point sweep: dst and src are the same grid; a sweep needs two: %w", ErrMismatch)
+		return fmt.Errorf("lab: seven-point sweep: %s; a sweep needs two separate grids: %w", OverlapError(dst.Data, src.Data), ErrMismatch)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 
 	"stencillab.dev/lab/sim"
@@ -62,10 +63,29 @@ func Prepare(k StencilKernel, cfg Config, dst, src *Grid3[float32], c Coeffs) (s
 		Block: cfg.Block,
 	})
 	if err != nil {
-		return sim.Kernel{}, fmt.Errorf("lab: sim: %w", err)
+		return sim.Kernel{}, fmt.Errorf("lab: sim: %w", refused(err))
 	}
 	return kern, nil
 }
+
+// refused makes a kernel's own refusal of its arguments (a tile that
+// leaves no output, say) match sim.ErrLimit, as a launch over the limits
+// does, unless it already matches a sentinel of the simulator or the lab.
+func refused(err error) error {
+	for _, s := range []error{sim.ErrLimit, sim.ErrHazard, sim.ErrBarrier, sim.ErrFault, ErrSize, ErrMismatch, ErrMemory, ErrUnknown} {
+		if errors.Is(err, s) {
+			return err
+		}
+	}
+	return refusal{err}
+}
+
+// refusal is a kernel's refusal of its arguments: its message, matching
+// sim.ErrLimit with errors.Is.
+type refusal struct{ err error }
+
+func (r refusal) Error() string   { return r.err.Error() }
+func (r refusal) Unwrap() []error { return []error{r.err, sim.ErrLimit} }
 
 // Simulate runs a seven-point kernel on the simulator s: dst gets the
 // interior points of the sweep of src, its boundary points are left as they

@@ -1,6 +1,9 @@
 package lab
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Stencil2 is a 2D stencil as data: the output at (j, k) is
 // Σ Coeffs[m]·in(j+Offsets[m][0], k+Offsets[m][1]).
@@ -85,10 +88,43 @@ func checkStencil(offsets, coeffs int) error {
 	return nil
 }
 
-// aliased reports whether two grids share their first element: a sweep
-// reads neighbours it has already overwritten when dst is src.
-func aliased[T Float](dst, src []T) bool {
-	return len(dst) > 0 && len(src) > 0 && &dst[0] == &src[0]
+// aliased reports whether two grids share any memory: a sweep reads
+// neighbours it has already overwritten when dst is src, or is cut from
+// the same array at another offset.
+func aliased[T Float](dst, src []T) bool { return Overlap(dst, src) }
+
+// Overlap reports whether the elements of a and b share any memory: their
+// address ranges intersect. Two slices cut from one array at different
+// offsets overlap when their ranges do, not only when their first
+// elements are the same.
+func Overlap[T Float](a, b []T) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	a0, a1 := span(a)
+	b0, b1 := span(b)
+	return a0 < b1 && b0 < a1
+}
+
+// span returns the address range [lo, hi) of the elements of s.
+func span[T Float](s []T) (lo, hi uintptr) {
+	lo = uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	return lo, lo + uintptr(len(s))*unsafe.Sizeof(s[0])
+}
+
+// OverlapError describes how dst and src overlap, for an error: "dst and
+// src share memory (src starts 36 elements after dst)".
+func OverlapError[T Float](dst, src []T) string {
+	d0, _ := span(dst)
+	s0, _ := span(src)
+	size := unsafe.Sizeof(dst[0])
+	switch {
+	case d0 == s0:
+		return "dst and src are the same grid"
+	case s0 > d0:
+		return fmt.Sprintf("dst and src share memory (src starts %d elements after dst)", (s0-d0)/size)
+	}
+	return fmt.Sprintf("dst and src share memory (dst starts %d elements after src)", (d0-s0)/size)
 }
 
 // Sweep2 applies s to every interior point of src, those at least Radius
@@ -102,7 +138,7 @@ func Sweep2[T Float](dst, src *Grid2[T], s Stencil2) error {
 		return fmt.Errorf("lab: 2D sweep: %w", err)
 	}
 	if aliased(dst.Data, src.Data) {
-		return fmt.Errorf("lab: 2D sweep: dst and src are the same grid; a sweep needs two: %w", ErrMismatch)
+		return fmt.Errorf("lab: 2D sweep: %s; a sweep needs two separate grids: %w", OverlapError(dst.Data, src.Data), ErrMismatch)
 	}
 	r := s.Radius()
 	if src.NY < 2*r+1 || src.NX < 2*r+1 {
@@ -131,7 +167,7 @@ func Sweep3[T Float](dst, src *Grid3[T], s Stencil3) error {
 		return fmt.Errorf("lab: 3D sweep: %w", err)
 	}
 	if aliased(dst.Data, src.Data) {
-		return fmt.Errorf("lab: 3D sweep: dst and src are the same grid; a sweep needs two: %w", ErrMismatch)
+		return fmt.Errorf("lab: 3D sweep: %s; a sweep needs two separate grids: %w", OverlapError(dst.Data, src.Data), ErrMismatch)
 	}
 	r := s.Radius()
 	if src.NZ < 2*r+1 || src.NY < 2*r+1 || src.NX < 2*r+1 {

@@ -115,6 +115,9 @@ func parseSizes(s string) ([]int, error) {
 		if err != nil || n < 3 {
 			return nil, fmt.Errorf("-n %q: each size must be an integer N ≥ 3", s)
 		}
+		if float64(n)*float64(n)*float64(n) > lab.MaxPoints {
+			return nil, fmt.Errorf("-n %q: %d³ points exceeds the limit of %d points", s, n, int64(lab.MaxPoints))
+		}
 		ns = append(ns, n)
 	}
 	return ns, nil
@@ -399,6 +402,13 @@ func measureRun(k *gpu.Stencil3, dst, src *gpu.Buffer, n int, c lab.Coeffs, step
 // lab.Advance on the host; it returns the largest difference and the
 // points compared.
 func checkSteps(d *gpu.Device, out, src *gpu.Buffer, n int, c lab.Coeffs, steps int) (float64, int, error) {
+	// in, got, want and the two grids lab.Advance ping-pongs between,
+	// counted before the first is allocated.
+	const grids = 5
+	if err := lab.CheckMemory(fmt.Sprintf("the host check of N = %d: %s", n, lab.RunWhat(grids, n, n, n)),
+		grids*4*uint64(n)*uint64(n)*uint64(n), lab.CubeFit(grids)); err != nil {
+		return 0, 0, err
+	}
 	in, err := lab.NewCube[float32](n)
 	if err != nil {
 		return 0, 0, err

@@ -106,8 +106,19 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if !slices.Contains([]string{lab.CPU, lab.Sim, lab.GPU}, *backend) {
 		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
 	}
-	res, err := lab.Execute(lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile},
-		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps})
+	run := lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile},
+		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps}
+	// Every host grid of the run and of the check, counted before any is
+	// allocated; the GPU checks its own memory.
+	grids := run.HostGrids(*backend == lab.GPU)
+	if *check {
+		grids += lab.CheckGrids(*steps)
+	}
+	if err := lab.CheckMemory(fmt.Sprintf("-n %d: %s", *n, lab.RunWhat(grids, *n, *n, *n)),
+		uint64(grids)*4*uint64(*n)*uint64(*n)*uint64(*n), lab.CubeFit(grids)); err != nil {
+		return 1, err
+	}
+	res, err := lab.Execute(run)
 	if err != nil {
 		if res.Out == nil {
 			return 1, err
@@ -124,13 +135,11 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		GFlops: lab.Flops7 * work / (ms * 1e6),
 	}
 	if *check {
-		want := lab.Convert[float64](src)
-		if err := lab.Advance(lab.SevenPoint[float64], want, lab.Convert[float64](src), lab.DistinctCoeffs(), res.Steps); err != nil {
-			return 1, fmt.Errorf("float64 reference: %w", err)
-		}
-		d, err := lab.Compare(lab.Convert[float64](dst).Data, want.Data)
+		// The reference accumulates in float64 and costs at most one
+		// extra grid; src is not needed afterwards.
+		d, err := lab.CheckRun(dst, src, lab.DistinctCoeffs(), res.Steps)
 		if err != nil {
-			return 1, err
+			return 1, fmt.Errorf("float64 reference: %w", err)
 		}
 		out.MaxAbsErr, out.RelL2Err = &d.MaxAbs, &d.RelL2
 	}

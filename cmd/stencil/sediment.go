@@ -116,8 +116,10 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 		return 2, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case *nx < 1 || *ny < 1:
 		return 2, fmt.Errorf("-nx %d -ny %d: the mesh needs at least one interior point per side", *nx, *ny)
-	case float64(*nx+2)*float64(*ny+2) > lab.MaxPoints:
-		return 2, fmt.Errorf("-nx %d -ny %d: %d×%d points with ghosts exceeds the limit of %d points", *nx, *ny, *nx+2, *ny+2, int64(lab.MaxPoints))
+	case (float64(*nx)+2)*(float64(*ny)+2) > lab.MaxPoints:
+		// In floating point, from the values given: nx+2 may overflow.
+		return 2, fmt.Errorf("-nx %d -ny %d: (nx+2)·(ny+2) = %.4g points with ghosts exceeds the limit of %d points",
+			*nx, *ny, (float64(*nx)+2)*(float64(*ny)+2), int64(lab.MaxPoints))
 	case *steps < 0:
 		return 2, fmt.Errorf("-steps %d: the number of steps must not be negative", *steps)
 	case *backend != lab.CPU && *backend != lab.GPU:
@@ -145,6 +147,15 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 		return sedimentBench(stdout, args, *nx, *ny, *seed, *warmup, *reps, shapes, *asJSON)
 	}
 
+	// The basin, and the CPU reference's copy with -check on the GPU,
+	// counted before anything is allocated.
+	basins := 1
+	if *check && *backend == lab.GPU {
+		basins = 2
+	}
+	if err := sediment.CheckMemory(*nx, *ny, basins); err != nil {
+		return 1, err
+	}
 	var b *sediment.Basin
 	if *scenario == "delta" {
 		b, err = sediment.Delta(*nx, *ny)

@@ -153,6 +153,8 @@ func hazardHint(k sim.HazardKind) string {
 		return "a thread overwrites shared memory that other threads may still be reading: a t.Sync() must come between the computation and the next load"
 	case sim.WriteAfterWrite:
 		return "two threads write different values to one element: check the shared-memory indices"
+	case sim.DivergentBarrier:
+		return "the threads of a block waited at different t.Sync() calls: in CUDA every thread of a block must reach the same __syncthreads(), so call t.Sync() once, outside the if, where every thread passes"
 	case sim.Uninitialised:
 		return "a thread reads a shared element that no thread loaded: compute only at interior points of the grid and only with the inner threads of the tile, and copy only elements that were loaded"
 	}

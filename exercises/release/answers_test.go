@@ -77,12 +77,15 @@ func TestExerciseNotebookOutputsStripped(t *testing.T) {
 
 // TestCourseQuestions: each of notebooks 01 to 08 ends with two or three
 // questions; at least one per notebook is checked by a cell that grades a
-// prediction (nbrun.Predict); each question is followed by its answer, and
-// the student version has no answer left.
+// prediction (nbrun.Predict); in the instructor's tree each question is
+// followed by its answer, and the student version has no answer left; in
+// the students' copy no answer is left at all.
 func TestCourseQuestions(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(repoRoot(t), "notebooks", "0[1-8]_*.ipynb"))
+	root := repoRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "notebooks", "0[1-8]_*.ipynb"))
 	require.NoError(t, err)
 	require.Len(t, files, 8)
+	instructor := IsInstructorTree(root)
 	for _, f := range files {
 		name := filepath.Base(f)
 		b, err := os.ReadFile(f)
@@ -91,8 +94,13 @@ func TestCourseQuestions(t *testing.T) {
 		questions, checks := 0, 0
 		for i, c := range cells {
 			switch {
+			case slices.Contains(c.Metadata.Tags, AnswerTag):
+				assert.True(t, instructor, "%s: answer %s left in the students' copy", name, c.ID)
 			case slices.Contains(c.Metadata.Tags, "question"):
 				questions++
+				if !instructor {
+					continue
+				}
 				j := i + 1
 				for j < len(cells) && !slices.Contains(cells[j].Metadata.Tags, AnswerTag) && !slices.Contains(cells[j].Metadata.Tags, "question") {
 					j++

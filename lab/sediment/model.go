@@ -73,6 +73,13 @@ func NewBasin(nx, ny int, p Params) (*Basin, error) {
 	if nx < 1 || ny < 1 {
 		return nil, fmt.Errorf("sediment: mesh %d×%d needs at least one interior point per side: %w", nx, ny, lab.ErrSize)
 	}
+	if pts := (float64(nx) + 2) * (float64(ny) + 2); pts > lab.MaxPoints {
+		// Checked before nx+2 is formed, which may overflow.
+		return nil, fmt.Errorf("sediment: mesh %d×%d with ghosts has %.4g points, over the limit of %d: %w", nx, ny, pts, int64(lab.MaxPoints), lab.ErrSize)
+	}
+	if err := CheckMemory(nx, ny, 1); err != nil {
+		return nil, err
+	}
 	b := &Basin{Nx: nx, Ny: ny, P: p}
 	var err error
 	for _, g := range []**lab.Grid2[float64]{&b.Alpha, &b.Beta, &b.H, &b.S} {
@@ -81,6 +88,39 @@ func NewBasin(nx, ny int, p Params) (*Basin, error) {
 		}
 	}
 	return b, nil
+}
+
+// BasinFields is the number of padded float64 fields a basin holds once
+// it has stepped: α, β, h, s and the next h and s.
+const BasinFields = 6
+
+// BasinBytes returns the bytes of one basin of nx×ny interior points: its
+// BasinFields padded float64 fields.
+func BasinBytes(nx, ny int) uint64 {
+	return BasinFields * 8 * uint64(nx+2) * uint64(ny+2)
+}
+
+// CheckMemory checks, before anything is allocated, that basins of nx×ny
+// interior points fit in the memory available (lab.AvailableMemory). The
+// error wraps lab.ErrMemory and names the largest square mesh that fits:
+// "-nx = -ny ≤ 21000 fits".
+func CheckMemory(nx, ny, basins int) error {
+	if nx < 1 || ny < 1 || basins < 1 || (float64(nx)+2)*(float64(ny)+2) > lab.MaxPoints {
+		return nil // NewBasin says what is wrong
+	}
+	noun := "basin"
+	if basins > 1 {
+		noun = "basins"
+	}
+	what := fmt.Sprintf("sediment: %d %s of %d×%d points", basins, noun, nx, ny)
+	perPoint := float64(basins * BasinFields * 8)
+	return lab.CheckMemory(what, uint64(basins)*BasinBytes(nx, ny), func(avail uint64) string {
+		n := lab.LargestSide(avail, perPoint, 2) - 2
+		if n < 1 {
+			return "not even a 1×1 mesh fits"
+		}
+		return fmt.Sprintf("-nx = -ny ≤ %d fits", n)
+	})
 }
 
 // Index returns the flat index of point (i, j) of a padded field, i in

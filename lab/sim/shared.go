@@ -330,6 +330,8 @@ func (k HazardKind) String() string {
 		return "write after write"
 	case Uninitialised:
 		return "uninitialised read"
+	case DivergentBarrier:
+		return "divergent barriers"
 	}
 	return fmt.Sprintf("HazardKind(%d)", int(k))
 }
@@ -343,6 +345,11 @@ type Hazard struct {
 	Array    string     `json:"array"`    // the shared array, e.g. "in_s"
 	Index    []int      `json:"index"`    // its subscripts, in declared order ([z][y][x])
 	Interval int        `json:"interval"` // barrier interval in the block: 0 before the first Sync
+	// For DivergentBarrier: the site where thread (0,0,0) waited, how
+	// many threads waited there, and the other sites.
+	Site       string `json:"site,omitempty"`
+	Reached    int    `json:"reached,omitempty"`
+	OtherSites string `json:"other_sites,omitempty"`
 }
 
 // String describes the hazard in one line, e.g.
@@ -360,6 +367,8 @@ func (h Hazard) String() string {
 		return fmt.Sprintf("race: %s writes %s, also written by thread %v with no barrier between", who, elem, h.Other)
 	case Uninitialised:
 		return fmt.Sprintf("uninitialised read: %s reads %s, which no thread of the block wrote", who, elem)
+	case DivergentBarrier:
+		return h.barrierString()
 	}
 	return fmt.Sprintf("%v: %s, %s", h.Kind, who, elem)
 }
@@ -373,6 +382,7 @@ type hazardRecord struct {
 	a             *sharedArray
 	idx           int
 	interval      int
+	barrier       *barrierRecord // for DivergentBarrier (barrier.go)
 }
 
 func (w *worker) hazard(kind HazardKind, thread, other int32, a *sharedArray, idx int) {
@@ -388,9 +398,13 @@ func (r hazardRecord) hazard(k Kernel) Hazard {
 		Kind:     r.kind,
 		Block:    k.Grid.at(r.block),
 		Thread:   k.Block.at(int(r.thread)),
-		Array:    r.a.name,
-		Index:    r.a.index(r.idx),
 		Interval: r.interval,
+	}
+	if r.a != nil {
+		h.Array, h.Index = r.a.name, r.a.index(r.idx)
+	}
+	if r.barrier != nil {
+		r.barrier.describe(&h)
 	}
 	if r.other >= 0 {
 		h.Other = k.Block.at(int(r.other))

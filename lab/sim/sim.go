@@ -117,8 +117,9 @@ type Thread struct {
 	id      int32 // linear index in the block, x fastest
 	w       *worker
 	yield   func(threadEvent) bool
-	abort   bool // the block failed: unwind at the next Sync
-	stopped bool // the coroutine is being closed: unwind and return
+	abort   bool    // the block failed: unwind at the next Sync
+	stopped bool    // the coroutine is being closed: unwind and return
+	site    uintptr // where the thread last called Sync (barrier.go)
 }
 
 // threadEvent is what a thread's coroutine reports when it gives control
@@ -147,11 +148,15 @@ type kernelFault struct {
 // has reached the barrier. Shared-memory writes made before it are visible
 // to every thread of the block after it. A barrier that some threads of the
 // block never reach, because they returned, makes the launch fail with an
-// error naming them, as CUDA leaves that case undefined.
+// error naming them, as CUDA leaves that case undefined; threads that wait
+// at different calls of Sync are a DivergentBarrier hazard.
+//
+//go:noinline
 func (t *Thread) Sync() {
 	if t.abort || t.stopped {
 		panic(abortSignal{})
 	}
+	t.site = callerPC() // the kernel's call of Sync (barrier.go)
 	if !t.yield(evBarrier) {
 		t.stopped = true
 		panic(abortSignal{})
@@ -513,6 +518,7 @@ func (w *worker) runBlock(b int) {
 			w.abortWaiting()
 			break
 		}
+		w.checkBarrierSites()
 		w.epoch++
 		w.barriers++
 		for r := range w.state {

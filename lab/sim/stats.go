@@ -43,11 +43,14 @@ type HazardCounts struct {
 	WriteAfterRead  int64 `json:"write_after_read"`
 	WriteAfterWrite int64 `json:"write_after_write"`
 	Uninitialised   int64 `json:"uninitialised"`
+	// DivergentBarrier counts barrier intervals of a block whose threads
+	// waited at different calls of Sync.
+	DivergentBarrier int64 `json:"divergent_barrier"`
 }
 
 // Total returns the number of hazards of every kind.
 func (h HazardCounts) Total() int64 {
-	return h.ReadAfterWrite + h.WriteAfterRead + h.WriteAfterWrite + h.Uninitialised
+	return h.ReadAfterWrite + h.WriteAfterRead + h.WriteAfterWrite + h.Uninitialised + h.DivergentBarrier
 }
 
 func (h *HazardCounts) count(k HazardKind) {
@@ -60,6 +63,8 @@ func (h *HazardCounts) count(k HazardKind) {
 		h.WriteAfterWrite++
 	case Uninitialised:
 		h.Uninitialised++
+	case DivergentBarrier:
+		h.DivergentBarrier++
 	}
 }
 
@@ -68,6 +73,7 @@ func (h *HazardCounts) add(o HazardCounts) {
 	h.WriteAfterRead += o.WriteAfterRead
 	h.WriteAfterWrite += o.WriteAfterWrite
 	h.Uninitialised += o.Uninitialised
+	h.DivergentBarrier += o.DivergentBarrier
 }
 
 // OpPerByte is the measured arithmetic intensity as the chapter defines it:

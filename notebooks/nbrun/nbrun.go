@@ -361,8 +361,12 @@ func (r Result) Hazards(max int) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d hazards: %d read after write, %d write after read, %d write after write, %d uninitialised reads\n",
+	fmt.Fprintf(&b, "%d hazards: %d read after write, %d write after read, %d write after write, %d uninitialised reads",
 		hc.Total(), hc.ReadAfterWrite, hc.WriteAfterRead, hc.WriteAfterWrite, hc.Uninitialised)
+	if hc.DivergentBarrier > 0 {
+		fmt.Fprintf(&b, ", %d divergent barriers", hc.DivergentBarrier)
+	}
+	b.WriteString("\n")
 	for i, h := range r.Stats.Hazards {
 		if i == max {
 			break

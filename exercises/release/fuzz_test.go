@@ -1,0 +1,58 @@
+package release
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// The release markers are outside input (an instructor's files): the
+// strippers never panic, a refusal for misplaced markers wraps ErrMarkers,
+// and what they return holds no solution.
+func FuzzStrip(f *testing.F) {
+	if b, err := os.ReadFile("../01_sine/sine.go"); err == nil {
+		f.Add(b)
+	}
+	for _, s := range []string{
+		"package p\n\nfunc F() int {\n\t// BEGIN SOLUTION\n\treturn 1\n\t// END SOLUTION\n\t// BEGIN STUB\n\t// return 0\n\t// END STUB\n}\n",
+		"package p\n// BEGIN SOLUTION\n", "// END SOLUTION\n", "// BEGIN STUB: note\n// x\n// END STUB\n", "package p\n\n//go:build hidden\n",
+		"package p\nimport \"fmt\"\nfunc F() {\n// BEGIN SOLUTION\nfmt.Println()\n// END SOLUTION\n}\n",
+		`{"cells": [{"cell_type": "code", "source": ["// BEGIN SOLUTION\n", "x\n", "// END SOLUTION\n"], "outputs": [1]}], "nbformat": 4}`,
+		`{"cells": [{"cell_type": "code", "source": 7}]}`, `{"cells": null}`, "",
+		`{"cells": [{"cell_type": "markdown", "metadata": {"tags": ["answer"]}, "source": "x"}, {"cell_type": "code", "metadata": {"tags": 3}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		check := func(what string, out []byte, err error) {
+			if err != nil {
+				if err.Error() == "" {
+					t.Fatalf("%s: empty error", what)
+				}
+				return
+			}
+			if strings.Contains(string(out), BeginSolution) && HasSolution(out) {
+				t.Fatalf("%s: a solution is left in %q", what, out)
+			}
+		}
+		_ = HasSolution(src)
+		_ = GoHasSolution(src)
+		_ = IsHidden(src)
+		_ = NotebookHasSolution(src)
+		out, err := StripText("fuzz.txt", src)
+		if err != nil && !errors.Is(err, ErrMarkers) {
+			t.Fatalf("StripText: error %v does not wrap ErrMarkers", err)
+		}
+		check("StripText", out, err)
+		out, err = StripGo("fuzz.go", src)
+		check("StripGo", out, err)
+		out, err = StripNotebook("fuzz.ipynb", src)
+		check("StripNotebook", out, err)
+		// The answer cells of the course's notebooks (tag AnswerTag).
+		out, err = StripAnswers("fuzz.ipynb", src)
+		if err == nil && NotebookHasAnswers(out) {
+			t.Fatalf("StripAnswers left an answer cell in %q", out)
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// A kernel that faults (an illegal address, a trap, an illegal
+// instruction) leaves the CUDA context in a sticky error state: every later
+// call on it fails with the same error, and only destroying the context
+// clears it. The lab's devices share the process's primary context of
+// their GPU, so a fault on one loses them all. The first call that sees
+// such an error resets the primary context (cuDevicePrimaryCtxReset) and
+// marks the GPU's context lost: every later call on a Device opened before
+// returns ErrContextLost with the fault that lost it, instead of odd
+// failures, and Close releases what it can. A Device opened afterwards
+// (Open, or Default, which reopens) gets a fresh context and works again.
+
+// ErrContextLost is wrapped by every error of a call on a Device whose
+// CUDA context a fault has lost.
+var ErrContextLost = errors.New("the CUDA context is lost")
+
+// stickyCodes are the CUresults after which the context cannot be used.
+var stickyCodes = map[int]bool{
+	214: true, // CUDA_ERROR_ECC_UNCORRECTABLE
+	700: true, // CUDA_ERROR_ILLEGAL_ADDRESS
+	702: true, // CUDA_ERROR_LAUNCH_TIMEOUT
+	709: true, // CUDA_ERROR_CONTEXT_IS_DESTROYED
+	710: true, // CUDA_ERROR_ASSERT
+	714: true, // CUDA_ERROR_HARDWARE_STACK_ERROR
+	715: true, // CUDA_ERROR_ILLEGAL_INSTRUCTION
+	716: true, // CUDA_ERROR_MISALIGNED_ADDRESS
+	717: true, // CUDA_ERROR_INVALID_ADDRESS_SPACE
+	718: true, // CUDA_ERROR_INVALID_PC
+	719: true, // CUDA_ERROR_LAUNCH_FAILED
+}
+
+// stickyError returns the CUDA error in err that loses the context, or nil.
+func stickyError(err error) *CUDAError {
+	var ce *CUDAError
+	if errors.As(err, &ce) && stickyCodes[ce.Code] {
+		return ce
+	}
+	return nil
+}
+
+// contexts records, per device ordinal, how many times its primary context
+// was lost and reset, and the last fault that lost it.
+var contexts struct {
+	mu    sync.Mutex
+	gen   map[int]uint64
+	cause map[int]*CUDAError
+}
+
+// contextGen returns the generation of ordinal's primary context and the
+// fault that ended the previous one.
+func contextGen(ordinal int) (uint64, *CUDAError) {
+	contexts.mu.Lock()
+	defer contexts.mu.Unlock()
+	return contexts.gen[ordinal], contexts.cause[ordinal]
+}
+
+// loseContext ends the generation gen of ordinal's primary context with
+// cause; it reports false when another call ended it first.
+func loseContext(ordinal int, gen uint64, cause *CUDAError) bool {
+	contexts.mu.Lock()
+	defer contexts.mu.Unlock()
+	if contexts.gen == nil {
+		contexts.gen, contexts.cause = map[int]uint64{}, map[int]*CUDAError{}
+	}
+	if contexts.gen[ordinal] != gen {
+		return false
+	}
+	contexts.gen[ordinal]++
+	contexts.cause[ordinal] = cause
+	return true
+}
+
+// lostError is the error of every call on a Device whose context is lost.
+type lostError struct {
+	ordinal int
+	name    string
+	cause   *CUDAError
+}
+
+// Error names the device, the fault and what to do.
+func (e *lostError) Error() string {
+	return fmt.Sprintf("gpu: device %d (%s): %v after %s: %s; a kernel faulted, and every later call on this Device fails: close it and open a new one (NVIDIA only promises a clean state to a new process)",
+		e.ordinal, e.name, ErrContextLost, e.cause.Call, e.cause.Name)
+}
+
+// Unwrap gives the fault and ErrContextLost.
+func (e *lostError) Unwrap() []error { return []error{e.cause, ErrContextLost} }
+
+// Lost returns nil while the device's context is usable, else the error
+// wrapping ErrContextLost that its calls now return.
+func (d *Device) Lost() error {
+	gen, cause := contextGen(d.props.Ordinal)
+	if gen == d.gen {
+		return nil
+	}
+	return &lostError{ordinal: d.props.Ordinal, name: d.props.Name, cause: cause}
+}
+
+// checkSticky looks at the error of a call made on the device's thread:
+// a sticky one resets the primary context, once, and becomes the lost
+// error. It runs on the caller's goroutine after the call.
+func (d *Device) checkSticky(err error) error {
+	ce := stickyError(err)
+	if ce == nil {
+		return err
+	}
+	if loseContext(d.props.Ordinal, d.gen, ce) {
+		// Reset on the device's thread; the next retain, by a new
+		// Device, makes a fresh context. Its own error is of no use:
+		// the context is gone either way.
+		d.w.do(func() error {
+			cuDevicePrimaryCtxReset(d.dev)
+			return nil
+		})
+	}
+	return d.Lost()
+}
