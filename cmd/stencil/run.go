@@ -71,7 +71,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	n := fs.Int("n", 256, "grid side N (the grid is N×N×N, N ≥ 3)")
 	tile := fs.Int("tile", 0, "input tile dimension IN_TILE_DIM (0: the step's default)")
 	reps := fs.Int("reps", 3, "timed repetitions; the summary gives the median")
-	steps := fs.Int("steps", 1, "time steps each repetition advances, the boundary fixed (a multiple of the step's steps per pass)")
+	steps := fs.Int("steps", 0, "time steps each repetition advances, the boundary fixed (a multiple of the step's steps per pass; 0: one pass)")
 	seed := fs.Uint64("seed", 1, "seed of the random input")
 	check := fs.Bool("check", false, "compare with a float64 reference sweep and report the max error")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
@@ -93,8 +93,8 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 2, fmt.Errorf("-tile %d: the tile must be positive (or 0 for the default)", *tile)
 	case *reps < 1:
 		return 2, fmt.Errorf("-reps %d: need at least one repetition", *reps)
-	case *steps < 1:
-		return 2, fmt.Errorf("-steps %d: need at least one time step", *steps)
+	case *steps < 0:
+		return 2, fmt.Errorf("-steps %d: need at least one time step (or 0 for one pass)", *steps)
 	}
 	step, err := lab.LookupStep(*kernel)
 	if err != nil {

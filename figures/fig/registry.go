@@ -75,6 +75,15 @@ func All() []Figure {
 				}
 				return Intensity(m)
 			}},
+		{Name: "intensity_temporal", Func: "IntensityTemporal", Width: Wide, Height: 4.6 * vg.Inch,
+			About: "OP/B against k, the time steps of one pass of temporal blocking: performed and useful, with the simulator's counts",
+			Make: func(Inputs) (Drawer, error) {
+				m, err := SimulatedTemporalIntensity(SimN)
+				if err != nil {
+					return nil, err
+				}
+				return IntensityTemporal(m)
+			}},
 		{Name: "bandwidth", Func: "Bandwidth", Width: Wide, Height: 4.2 * vg.Inch,
 			About: "effective bandwidth and roofline of the kernels on the GPU, from `stencil bench -json` (the model until measured)",
 			Make:  func(in Inputs) (Drawer, error) { return Bandwidth(in.Bench) }},

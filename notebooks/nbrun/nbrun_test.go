@@ -429,7 +429,7 @@ func TestCompareModel(t *testing.T) {
 	s, err := CompareModel(runs)
 	require.NoError(t, err)
 	lines := strings.Split(s, "\n")
-	require.Len(t, lines, len(gpu.Steps3())+1, "a header and the steps")
+	require.Len(t, lines, len(gpu.Sweeps3())+1, "a header and the sweeps")
 	at512 := map[string]fig.BenchResult{}
 	for _, r := range b.Results {
 		if r.N == 512 {
