@@ -12,7 +12,7 @@ TEXT ·framePCs(SB), NOSPLIT|NOFRAME, $0-8
 	MOVQ BP, AX
 	XORQ CX, CX
 walk:
-	CMPQ CX, $8
+	CMPQ CX, $4
 	JGE  done
 	TESTQ AX, AX
 	JZ   zero
@@ -22,7 +22,7 @@ walk:
 	INCQ CX
 	JMP  walk
 zero:
-	CMPQ CX, $8
+	CMPQ CX, $4
 	JGE  done
 	MOVQ $0, (DI)(CX*8)
 	INCQ CX

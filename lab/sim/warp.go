@@ -265,8 +265,11 @@ func (m Memory) String() string {
 }
 
 // pcKey identifies the call path of an access by the return addresses of
-// the frames above the simulator's accessor.
-type pcKey [8]uintptr
+// the frames above the simulator's accessor: the accessor's own frames
+// (Shared3.Load, sharedArray.load), the kernel's line and one more, so
+// that a kernel calling the accessors through a helper of its own still
+// tells its call sites apart.
+type pcKey [4]uintptr
 
 // siteID is a site's index in the process-wide table of sites.
 type siteID int32
@@ -364,7 +367,7 @@ func shortFunc(fn string) string {
 // a warp's threads run one after the other and its requests are complete
 // when a thread of another warp runs, or the block ends.
 type warpCounter struct {
-	cache [256]cacheEntry // call path → local site, direct-mapped
+	cache [256]cacheEntry // call path → local site
 	local []siteID        // local site → process-wide site
 	count []WarpCounts    // per local site
 	names []string        // per local site: the first array accessed
@@ -450,15 +453,23 @@ func (c *warpCounter) access(t *Thread, kind AccessKind, g *Global, a *sharedArr
 	c.pos = i + 1
 }
 
-// site returns the local site of a call path.
+// site returns the local site of a call path. The cache is an open
+// addressing table that never evicts: a kernel has a few dozen sites.
 func (c *warpCounter) site(key *siteKey) int32 {
 	h := uint(key.kind)
 	for _, pc := range key.pcs {
 		h = (h ^ uint(pc)) * 0x9E3779B97F4A7C15
 	}
-	e := &c.cache[(h>>56)&255]
-	if e.full && e.key == *key {
-		return e.loc
+	var e *cacheEntry
+	for probe := range len(c.cache) {
+		e = &c.cache[(h>>56+uint(probe))%uint(len(c.cache))]
+		if !e.full {
+			break
+		}
+		if e.key == *key {
+			return e.loc
+		}
+		e = nil // the table is full: look the site up every time
 	}
 	id := lookupSite(key.pcs, key.kind)
 	loc := int32(slices.Index(c.local, id))
@@ -468,12 +479,23 @@ func (c *warpCounter) site(key *siteKey) int32 {
 		c.count = append(c.count, WarpCounts{})
 		c.names = append(c.names, "")
 	}
-	*e = cacheEntry{key: *key, loc: loc, full: true}
+	if e != nil {
+		*e = cacheEntry{key: *key, loc: loc, full: true}
+	}
 	return loc
 }
 
 // find returns the index of the open request rk, adding it if it is new.
 func (c *warpCounter) find(rk requestKey) int {
+	if len(c.recs) <= 16 {
+		for i := range c.recs {
+			if c.recs[i].requestKey == rk {
+				return i
+			}
+		}
+		c.recs = append(c.recs, request{requestKey: rk})
+		return len(c.recs) - 1
+	}
 	if c.byKey == nil {
 		c.byKey = map[requestKey]int{}
 	}

@@ -218,3 +218,28 @@ func TestAccessKindText(t *testing.T) {
 	}
 	assert.Error(t, new(AccessKind).UnmarshalText([]byte("texture load")))
 }
+
+func TestManyRequestsOfADivergentWarp(t *testing.T) {
+	in := &Global{Name: "in", Data: make([]float32, 64*20)}
+	// Odd threads load once more before the loop, so that their accesses
+	// do not line up with the even threads' one for one: the requests
+	// must still be told apart by site and execution.
+	st := launch1D(t, 64, func(th *Thread) {
+		x := th.ThreadIdx.X
+		if x%2 == 1 {
+			th.Load(in, 0)
+		}
+		for r := range 20 {
+			th.Load(in, 64*r+x)
+		}
+	})
+	require.Len(t, st.Memory.Sites, 2)
+	extra, loop := st.Memory.Sites[0].WarpCounts, st.Memory.Sites[1].WarpCounts
+	assert.Equal(t, int64(2), extra.Requests)
+	assert.Equal(t, int64(2), extra.Sectors)
+	// 20 executions × 2 warps, each 32 consecutive floats from a multiple
+	// of 32: 4 sectors.
+	assert.Equal(t, int64(40), loop.Requests)
+	assert.Equal(t, int64(160), loop.Sectors)
+	assert.Equal(t, int64(64*20), loop.Threads)
+}
