@@ -25,7 +25,7 @@ func init() {
 // field is one extra line of a run summary and one extra JSON field.
 type field struct {
 	Key   string // JSON key
-	Label string // summary label
+	Label string // summary label; empty for a field of the JSON only
 	Value any    // JSON value
 	Text  string // summary text
 }
@@ -244,7 +244,9 @@ func printSummary(w io.Writer, r runResult, step lab.Step, extra []field) {
 		}
 	}
 	for _, f := range extra {
-		line(f.Label, f.Text)
+		if f.Label != "" { // a JSON-only field
+			line(f.Label, f.Text)
+		}
 	}
 	fmt.Fprintln(w, rule)
 }
