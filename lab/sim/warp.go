@@ -634,3 +634,36 @@ func collectMemory(ws []*worker) Memory {
 	})
 	return m
 }
+
+// WarpThreads returns the threads of warp w of a block of extents block,
+// in lane order: linear thread indices 32w … 32w+31 (fewer in the last
+// warp), x fastest, then y, then z.
+func WarpThreads(block Dim3, w int) []Dim3 {
+	n := block.Size()
+	var ts []Dim3
+	for r := w * WarpSize; r < min((w+1)*WarpSize, n); r++ {
+		if r >= 0 {
+			ts = append(ts, block.at(r))
+		}
+	}
+	return ts
+}
+
+// CountGlobal counts one warp request to global memory of the elements
+// idx (the lanes' indices into one float32 array that starts on a sector
+// boundary), as Stats.Memory counts it: distinct sectors and lines, and
+// the useful bytes. idx is left as it is.
+func CountGlobal(idx []int) WarpCounts { return globalRequest(slices.Clone(idx)) }
+
+// CountShared counts one warp request to shared memory of the elements
+// idx of one float32 array, as Stats.Memory counts it: the passes the
+// request takes through the 32 banks, and the conflicts. idx is left as it
+// is.
+func CountShared(idx []int) WarpCounts { return sharedRequest(slices.Clone(idx)) }
+
+// SectorOf returns the 32-byte sector of element i of a float32 array
+// that starts on a sector boundary.
+func SectorOf(i int) int { return i >> sectorShift }
+
+// BankOf returns the shared-memory bank of element i of a float32 array.
+func BankOf(i int) int { return i % Banks }

@@ -243,3 +243,20 @@ func TestManyRequestsOfADivergentWarp(t *testing.T) {
 	assert.Equal(t, int64(160), loop.Sectors)
 	assert.Equal(t, int64(64*20), loop.Threads)
 }
+
+func TestWarpThreadsAndCountHelpers(t *testing.T) {
+	w := WarpThreads(Dim3{8, 8, 8}, 3) // threads 96…127: tz = 1, ty = 4…7
+	require.Len(t, w, 32)
+	assert.Equal(t, Dim3{0, 4, 1}, w[0])
+	assert.Equal(t, Dim3{7, 7, 1}, w[31])
+	assert.Len(t, WarpThreads(Dim3{40, 1, 1}, 1), 8)
+	assert.Empty(t, WarpThreads(Dim3{40, 1, 1}, 2))
+	idx := []int{40, 33, 9, 8}
+	c := CountGlobal(idx)
+	assert.Equal(t, []int{40, 33, 9, 8}, idx, "left as it is")
+	assert.Equal(t, int64(3), c.Sectors)                                   // sectors 1, 4, 5
+	assert.Equal(t, int64(2), c.Lines)                                     // lines 0, 1
+	assert.Equal(t, int64(3), CountShared([]int{0, 32, 64, 1}).Wavefronts) // three words of bank 0
+	assert.Equal(t, 5, SectorOf(40))
+	assert.Equal(t, 1, BankOf(33))
+}
