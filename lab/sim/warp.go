@@ -456,9 +456,10 @@ func (c *warpCounter) access(t *Thread, kind AccessKind, g *Global, a *sharedArr
 // site returns the local site of a call path. The cache is an open
 // addressing table that never evicts: a kernel has a few dozen sites.
 func (c *warpCounter) site(key *siteKey) int32 {
+	p := &key.pcs
 	h := uint(key.kind)
-	for _, pc := range key.pcs {
-		h = (h ^ uint(pc)) * 0x9E3779B97F4A7C15
+	for i := range p {
+		h = (h ^ uint(p[i])) * 0x9E3779B97F4A7C15
 	}
 	var e *cacheEntry
 	for probe := range len(c.cache) {
@@ -466,7 +467,10 @@ func (c *warpCounter) site(key *siteKey) int32 {
 		if !e.full {
 			break
 		}
-		if e.key == *key {
+		// Compared field by field: the generated comparison of the
+		// whole key is a call, on every access.
+		q := &e.key.pcs
+		if q[0] == p[0] && q[1] == p[1] && q[2] == p[2] && q[3] == p[3] && e.key.kind == key.kind {
 			return e.loc
 		}
 		e = nil // the table is full: look the site up every time
