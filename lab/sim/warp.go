@@ -457,13 +457,13 @@ func (c *warpCounter) access(t *Thread, kind AccessKind, g *Global, a *sharedArr
 // addressing table that never evicts: a kernel has a few dozen sites.
 func (c *warpCounter) site(key *siteKey) int32 {
 	p := &key.pcs
-	h := uint(key.kind)
+	h := uint64(key.kind)
 	for i := range p {
-		h = (h ^ uint(p[i])) * 0x9E3779B97F4A7C15
+		h = (h ^ uint64(p[i])) * 0x9E3779B97F4A7C15
 	}
 	var e *cacheEntry
 	for probe := range len(c.cache) {
-		e = &c.cache[(h>>56+uint(probe))%uint(len(c.cache))]
+		e = &c.cache[(h>>56+uint64(probe))%uint64(len(c.cache))]
 		if !e.full {
 			break
 		}
