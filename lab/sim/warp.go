@@ -303,10 +303,10 @@ var simDir = func() string {
 	return path.Dir(file)
 }()
 
-// lookupSite returns the site of an access with call path k. On the first
-// sight of k it walks the call stack to the first frame outside the
-// simulator's own code (skip frames above the caller of lookupSite's
-// caller being the accessor's).
+// lookupSite returns the site of an access with call path k, called from
+// warpCounter.site in warpCounter.access. On the first sight of k it walks
+// the call stack from access to the first frame outside the simulator's
+// own source files (its tests' files count as outside): the kernel's line.
 func lookupSite(k pcKey, kind AccessKind) siteID {
 	sites.mu.Lock()
 	defer sites.mu.Unlock()
