@@ -21,7 +21,7 @@ const BenchFile = "figures/data/bench_h200.json"
 // MaxBenchN bounds the grid of a live benchmark from a notebook.
 const MaxBenchN = 512
 
-// Bench times every 3D step of gpu.Steps3() at its default tile on an
+// Bench times every 3D sweep of gpu.Sweeps3() at its default tile on an
 // n×n×n grid on the GPU, reps timed launches each after two untimed ones,
 // next to the float4 copy of the same grid, as `stencil bench` does:
 // effective bandwidth counts 8 bytes per interior point, and each output
