@@ -224,18 +224,23 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if gcfg.sandboxProbe == nil {
 		gcfg.sandboxProbe = findSandbox
 	}
+	exs, err := selectExercises(catalogueWith(gcfg.Sanitizer != ""), gcfg.Only)
+	if err != nil {
+		return nil, err
+	}
+	if goExs, _ := splitCUDA(exs); len(goExs) == 0 {
+		// Only GPU exercises: the student's code is CUDA C, run by the
+		// GPU checks' own child; no Go code of the student's runs.
+		gcfg.NoSandbox, gcfg.RequireSandbox = true, false
+	}
 	if !gcfg.NoSandbox {
 		if _, err := gcfg.sandboxProbe(); err != nil {
 			return nil, fmt.Errorf("class grading needs the sandbox: %w; -unsafe-no-sandbox grades without it", err)
 		}
 		sandbox = true
 	}
-	if gcfg.Hidden && !checks.HiddenIncluded() && hasHiddenChecks(root) {
+	if _, err := exec.LookPath("go"); err == nil && gcfg.Hidden && !checks.HiddenIncluded() && hasHiddenChecks(root) {
 		return gradeClassTrusted(cfg, gcfg)
-	}
-	exs, err := selectExercises(catalogue(), gcfg.Only)
-	if err != nil {
-		return nil, err
 	}
 	entries, err := os.ReadDir(cfg.Class)
 	if err != nil {
@@ -332,6 +337,9 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if err := book.write(cfg.Out); err != nil {
 		return nil, err
 	}
+	if err := writeLeaderboard(cfg.Out, book); err != nil {
+		return nil, err
+	}
 	book.summary(cfg.Summary, run, time.Since(start))
 	return book, nil
 }
@@ -361,6 +369,9 @@ func gradeClassTrusted(cfg ClassConfig, g Config) (*Gradebook, error) {
 	}
 	if g.NoSandbox {
 		args = append(args, "-unsafe-no-sandbox")
+	}
+	if g.Sanitizer != "" {
+		args = append(args, "-sanitize")
 	}
 	args = append(args, g.Only...)
 	cmd := exec.Command(bin, args...)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"stencillab.dev/exercises/checks"
+	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/grading"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	// Notice receives the one line that says grading goes on without the
 	// sandbox; nil discards it.
 	Notice io.Writer `json:"-"`
+	// Sanitizer is compute-sanitizer, when -sanitize found it: the CUDA
+	// exercises then get the memcheck and racecheck checks.
+	Sanitizer string
 
 	sandbox string // the bwrap program, or "" for none
 	// skipStaticCheck builds submissions without the static check, for
@@ -60,11 +64,20 @@ type Config struct {
 	// noPrune keeps every folder of the cache (class grading, where
 	// several submissions are graded at once).
 	noPrune bool
+	// cudaChild, when set, replaces this program with -cuda-child as the
+	// child of the GPU checks (tests).
+	cudaChild []string
 }
 
 // catalogue returns the exercises this program knows, with their checks
 // (the hidden ones only when it was built with the tag).
-func catalogue() []grading.Exercise { return checks.All() }
+func catalogue() []grading.Exercise { return catalogueWith(false) }
+
+// catalogueWith is the catalogue, the CUDA exercises with the sanitizer's
+// checks when sanitize.
+func catalogueWith(sanitize bool) []grading.Exercise {
+	return append(checks.All(), cudacheck.Exercises(sanitize)...)
+}
 
 // selectExercises picks the exercises named by only: a folder name, its
 // number or its topic.
@@ -145,14 +158,24 @@ func Grade(cfg Config) (grading.Report, error) {
 		return grading.Report{}, err
 	}
 	cfg.Root = root
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return grading.Report{}, fmt.Errorf("the go command is needed to build the exercises: %w", err)
-	}
-
-	exs, err := selectExercises(catalogue(), cfg.Only)
+	all, err := selectExercises(catalogueWith(cfg.Sanitizer != ""), cfg.Only)
 	if err != nil {
 		return grading.Report{}, err
+	}
+	exs, cudaExs := splitCUDA(all)
+	goBin, err := exec.LookPath("go")
+	if err != nil && len(exs) > 0 {
+		return grading.Report{}, fmt.Errorf("the go command is needed to build the exercises: %w", err)
+	}
+	if len(exs) == 0 && (!cfg.Hidden || cudacheck.HiddenIncluded() || goBin == "") {
+		// Only GPU exercises: neither go nor the sandbox is needed.
+		results := gradeCUDA(cfg, cudaExs)
+		for _, r := range results {
+			if err := r.Validate(); err != nil {
+				return grading.Report{}, fmt.Errorf("the grader's own result is inconsistent: %w", err)
+			}
+		}
+		return grading.NewReport(cfg.Seed, results), nil
 	}
 	cache := cfg.CacheDir
 	if cache == "" {
@@ -238,6 +261,12 @@ func Grade(cfg Config) (grading.Report, error) {
 			return grading.Report{}, fmt.Errorf("the grader's own result is inconsistent: %w", err)
 		}
 		results = append(results, r)
+	}
+	results = append(results, gradeCUDA(cfg, cudaExs)...)
+	for _, r := range results {
+		if err := r.Validate(); err != nil {
+			return grading.Report{}, fmt.Errorf("the grader's own result is inconsistent: %w", err)
+		}
 	}
 	return grading.NewReport(cfg.Seed, results), nil
 }

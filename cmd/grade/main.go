@@ -50,6 +50,7 @@ import (
 	"strings"
 	"time"
 
+	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/grading"
 )
 
@@ -57,6 +58,10 @@ func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-config" {
 		// The grader with the hidden checks, started by one without them.
 		os.Exit(gradeFromConfig(os.Args[2], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == cudaChildFlag {
+		// The child that runs the GPU checks of one CUDA submission.
+		os.Exit(cudacheck.ChildMain(os.Args[2:], os.Stdin, os.Stdout))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -80,10 +85,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		out        = fs.String("out", "", "with -class: write gradebook.csv, gradebook.json and feedback/ here, merging into a gradebook already there")
 		jobs       = fs.Int("j", 2, "with -class: students graded at once")
 		overrides  = fs.String("overrides", "", "with -class: a CSV of student, exercise, points, reason that replaces the grader's points")
+		sanitize   = fs.Bool("sanitize", false, "run compute-sanitizer memcheck and racecheck on the CUDA exercises (when it is on the PATH): a check each")
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-list] [-v] [-C DIR] [exercise...]")
-		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [exercise...]")
+		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-list] [-v] [-C DIR] [exercise...]")
+		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.
@@ -119,10 +125,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Notice:     stderr,
 		CacheDir:   *cacheDir,
 	}
+	if *sanitize {
+		cfg.Sanitizer = findSanitizer(stderr)
+	}
 	if *verbose {
 		cfg.Log = stderr
 	}
-	exs, err := selectExercises(catalogue(), names)
+	exs, err := selectExercises(catalogueWith(cfg.Sanitizer != ""), names)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return 2

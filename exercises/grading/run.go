@@ -50,6 +50,10 @@ type ExerciseResult struct {
 	Message   string        `json:"message,omitempty"`
 	Seed      uint64        `json:"seed"`
 	Checks    []CheckResult `json:"checks"`
+	// Metrics are measurements that come with the score, by name: the
+	// GPU exercises' share of the float4 copy ("pct_copy"), their time
+	// ("ms") and each check's seconds ("seconds:ID").
+	Metrics map[string]float64 `json:"metrics,omitempty"`
 }
 
 // Options configures a run of checks.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/checks"
+	"stencillab.dev/exercises/cudacheck"
 )
 
 const instructorGo = `package demo
@@ -200,6 +201,7 @@ func TestTreeWritesTheStudentVersion(t *testing.T) {
 	writeFiles(t, root, map[string]string{
 		"go.mod":                        "module example.com/demo\n",
 		"exercises/01_demo/demo.go":     instructorGo,
+		"exercises/20_demo/k.cu":        "__global__ void k(float* out)\n{\n    // BEGIN SOLUTION\n    out[0] = 1.0f;\n    // END SOLUTION\n    // BEGIN STUB\n    // return;\n    // END STUB\n}\n",
 		"exercises/checks/hidden.go":    "//go:build hidden\n\npackage checks\n",
 		"exercises/checks/public.go":    "package checks\n",
 		"README.md":                     "read me\n",
@@ -208,7 +210,10 @@ func TestTreeWritesTheStudentVersion(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "student")
 	sum, err := Tree(root, out)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"exercises/01_demo/demo.go"}, sum.Stripped)
+	assert.Equal(t, []string{"exercises/01_demo/demo.go", "exercises/20_demo/k.cu"}, sum.Stripped)
+	cu, err := os.ReadFile(filepath.Join(out, "exercises", "20_demo", "k.cu"))
+	require.NoError(t, err)
+	assert.Equal(t, "__global__ void k(float* out)\n{\n    "+StubMark+" "+DefaultStubNote+"\n    return;\n}\n", string(cu), "a CUDA file keeps its stub, not its solution")
 	assert.Equal(t, []string{"exercises/checks/hidden.go"}, sum.Left)
 
 	got, err := os.ReadFile(filepath.Join(out, "exercises", "01_demo", "demo.go"))
@@ -263,6 +268,19 @@ func TestRepositoryReleases(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, want, got, "each exercise's student file, and nothing else, has solutions")
+
+	// The CUDA exercises: the students' file has the stub and no solution.
+	for _, s := range cudacheck.Specs() {
+		p := filepath.Join(root, "exercises", s.ID, s.File)
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.True(t, HasSolution(b), p)
+		out, err := StripText(p, b)
+		require.NoError(t, err, p)
+		assert.False(t, HasSolution(out), p)
+		assert.Contains(t, string(out), StubMark, p)
+		assert.Contains(t, string(out), `extern "C" __global__ void `+s.Entry()+"(", "%s: the kernel's signature stays", p)
+	}
 }
 
 func TestIsInstructorTree(t *testing.T) {

@@ -196,6 +196,13 @@ func Tree(root, out string) (Summary, error) {
 				return sum, err
 			}
 			sum.Stripped = append(sum.Stripped, slash)
+		case strings.HasSuffix(rel, ".cu") && HasSolution(b):
+			// A CUDA exercise: its lines are stripped as text (the markers
+			// are C++ comments too).
+			if b, err = StripText(slash, b); err != nil {
+				return sum, err
+			}
+			sum.Stripped = append(sum.Stripped, slash)
 		case strings.HasSuffix(rel, ".ipynb") && NotebookHasSolution(b):
 			if b, err = StripNotebook(slash, b); err != nil {
 				return sum, err

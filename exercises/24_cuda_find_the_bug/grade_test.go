@@ -1,0 +1,13 @@
+package cudafindthebug
+
+import (
+	"testing"
+
+	"stencillab.dev/exercises/cudacheck"
+)
+
+func TestMain(m *testing.M) { cudacheck.Main(m) }
+
+// TestGrade runs the GPU checks of this exercise on fix.cu (skipped, with the
+// reason, on a machine without a GPU).
+func TestGrade(t *testing.T) { cudacheck.Test(t, "24_cuda_find_the_bug") }

@@ -1,0 +1,150 @@
+package cudacheck
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/exercises/release"
+)
+
+// The submissions the GPU machine grades to show the checks at work: the
+// reference solutions, each seed mistake alone, a kernel that faults, one
+// that hangs, one that does not compile, and a class of five. They are made
+// here from the instructor's files, so that no solution is committed twice.
+
+// envFixtures names the folder TestFixtures writes them to.
+const envFixtures = "STENCILLAB_CUDA_FIXTURES"
+
+// replaceOnce replaces old by new in s, and fails when old is not there
+// exactly once: a fixture that silently stayed the solution would prove
+// nothing.
+func replaceOnce(t *testing.T, what, s, old, new string) string {
+	t.Helper()
+	require.Equal(t, 1, strings.Count(s, old), "%s: %q", what, old)
+	return strings.Replace(s, old, new, 1)
+}
+
+func instructorFile(t *testing.T, id string) string {
+	t.Helper()
+	s, _ := Lookup(id)
+	b, err := os.ReadFile(filepath.Join("..", id, s.File))
+	require.NoError(t, err)
+	if !release.HasSolution(b) {
+		t.Skip("needs the instructor's files: this is a student release")
+	}
+	return string(b)
+}
+
+func studentFile(t *testing.T, id string) string {
+	t.Helper()
+	b, err := release.StripText(id, []byte(instructorFile(t, id)))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// fixtures returns the submissions: folder → file (relative to it) → text.
+func fixtures(t *testing.T) map[string]map[string]string {
+	ref := map[string]string{}
+	for _, s := range Specs() {
+		ref[s.ID] = instructorFile(t, s.ID)
+	}
+	path := func(id string) string {
+		s, _ := Lookup(id)
+		return filepath.Join("exercises", id, s.File)
+	}
+	fix := ref["24_cuda_find_the_bug"]
+	swapC3C4 := func(s string) string {
+		s = replaceOnce(t, "c3", s, "c3 * inCurr_s[threadIdx.y - 1][threadIdx.x]", "c3 * inCurr_s[threadIdx.y + 1 ][threadIdx.x]")
+		return replaceOnce(t, "c4", s, "c4 * inCurr_s[threadIdx.y + 1][threadIdx.x]", "c4 * inCurr_s[threadIdx.y - 1][threadIdx.x]")
+	}
+	index32 := func(s string) string {
+		s = replaceOnce(t, "sy", s, "const long long sy = nx;", "const unsigned int sy = nx;")
+		return replaceOnce(t, "sz", s, "const long long sz = (long long)ny * nx;", "const unsigned int sz = ny * nx;")
+	}
+	// The z loop mistake alone: the students' broken kernel with the other
+	// two fixed.
+	zloop := studentFile(t, "24_cuda_find_the_bug")
+	zloop = replaceOnce(t, "c3 back", zloop, "c3 * inCurr_s[threadIdx.y + 1][threadIdx.x]", "c3 * inCurr_s[threadIdx.y - 1][threadIdx.x]")
+	zloop = replaceOnce(t, "c4 back", zloop, "c4 * inCurr_s[threadIdx.y - 1][threadIdx.x]", "c4 * inCurr_s[threadIdx.y + 1][threadIdx.x]")
+	zloop = replaceOnce(t, "sy back", zloop, "const unsigned int sy = nx;", "const long long sy = nx;")
+	zloop = replaceOnce(t, "sz back", zloop, "const unsigned int sz = ny * nx;", "const long long sz = (long long)ny * nx;")
+
+	basic := ref["20_cuda_basic"]
+	fault := replaceOnce(t, "fault", basic, "out[p] =", "out[p + (1LL << 40)] =")
+	hang := replaceOnce(t, "hang", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n    volatile int spin = 1;\n    while (spin) {\n    }\n")
+	broken := replaceOnce(t, "compile", basic, "const long long p = i * sz + j * sy + k;", "const long long p = i * sz + j * sy + k\n")
+	basicSwap := replaceOnce(t, "basic c3", basic, "+ c3 * in[p - sy]", "+ c3 * in[p + sy]")
+	basicSwap = replaceOnce(t, "basic c4", basicSwap, "+ c4 * in[p + sy]", "+ c4 * in[p - sy]")
+	ch := ref["25_cuda_challenge"]
+	chShallow := replaceOnce(t, "tile z", ch, "\n#define TILE_Z 64\n", "\n#define TILE_Z 8\n")
+	chSwap := replaceOnce(t, "challenge c3", ch, "+ c3 * __ldg(&in[p - sy])", "+ c3 * __ldg(&in[p + sy])")
+	chSwap = replaceOnce(t, "challenge c4", chSwap, "+ c4 * __ldg(&in[p + sy])", "+ c4 * __ldg(&in[p - sy])")
+	chBig := replaceOnce(t, "bx", ch, "\n#define BLOCK_X 32\n", "\n#define BLOCK_X 64\n")
+	chBig = replaceOnce(t, "by", chBig, "\n#define BLOCK_Y 8\n", "\n#define BLOCK_Y 32\n")
+	chBig = replaceOnce(t, "tx", chBig, "\n#define TILE_X 32\n", "\n#define TILE_X 64\n")
+	chBig = replaceOnce(t, "ty", chBig, "\n#define TILE_Y 8\n", "\n#define TILE_Y 32\n")
+	tiled := ref["21_cuda_tiled"]
+	// For compute-sanitizer: a read one element past the end of the input
+	// on small grids (inside the allocation's padding: no fault, right
+	// values, but memcheck sees it), and the tiled kernel without its
+	// barrier (a shared-memory race for racecheck).
+	oob := replaceOnce(t, "oob", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
+		"    if ((long long)nz * ny * nx < 1000000 && blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y + threadIdx.z == 0) {\n"+
+		"        volatile float past = in[(long long)nz * ny * nx];\n        (void)past;\n    }\n")
+	racy := replaceOnce(t, "racy", tiled, "    __syncthreads();\n", "")
+
+	out := map[string]map[string]string{
+		"ref":         {},
+		"seed-c3c4":   {path("24_cuda_find_the_bug"): swapC3C4(fix)},
+		"seed-zloop":  {path("24_cuda_find_the_bug"): zloop},
+		"seed-index":  {path("24_cuda_find_the_bug"): index32(fix)},
+		"fault":       {path("20_cuda_basic"): fault, path("21_cuda_tiled"): tiled},
+		"hang":        {path("20_cuda_basic"): hang, path("21_cuda_tiled"): tiled},
+		"compile":     {path("20_cuda_basic"): broken},
+		"sanitize":    {path("20_cuda_basic"): oob, path("21_cuda_tiled"): racy},
+		"class/alice": {path("20_cuda_basic"): basic, path("25_cuda_challenge"): ch},
+		"class/bob":   {path("20_cuda_basic"): basicSwap, path("25_cuda_challenge"): studentFile(t, "25_cuda_challenge")},
+		"class/carol": {path("25_cuda_challenge"): chShallow},
+		"class/dave":  {path("20_cuda_basic"): basic, path("25_cuda_challenge"): chSwap},
+		"class/erin":  {path("20_cuda_basic"): broken, path("25_cuda_challenge"): chBig},
+	}
+	for id, text := range ref {
+		out["ref"][path(id)] = text
+	}
+	return out
+}
+
+// TestFixtures checks that each fixture differs from the solution by its
+// one mistake, and writes them where STENCILLAB_CUDA_FIXTURES says (for the
+// GPU machine, which has no Go).
+func TestFixtures(t *testing.T) {
+	fx := fixtures(t)
+	assert.Len(t, fx, 13)
+	zl := fx["seed-zloop"][filepath.Join("exercises", "24_cuda_find_the_bug", "fix.cu")]
+	assert.Contains(t, zl, "    }\n    __syncthreads();\n    const int i = iStart;", "the z loop closes before computing")
+	assert.NotContains(t, zl, "unsigned")
+	for _, files := range fx {
+		for _, text := range files {
+			_, _, err := ChallengeLaunch(text)
+			if strings.Contains(text, "void challenge(") {
+				assert.NoError(t, err)
+			}
+		}
+	}
+	dir := os.Getenv(envFixtures)
+	if dir == "" {
+		return
+	}
+	for sub, files := range fx {
+		for rel, text := range files {
+			p := filepath.Join(dir, sub, rel)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		}
+	}
+}

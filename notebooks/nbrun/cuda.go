@@ -1,0 +1,56 @@
+package nbrun
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"stencillab.dev/exercises/cudacheck"
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/lab"
+)
+
+// CUDADiffN is the side of the grid whose sweep CUDAExercise draws: not a
+// multiple of any tile the exercises use.
+const CUDADiffN = 23
+
+// CUDAExercise grades source, the CUDA C of a CUDA exercise (id as its
+// folder: "20_cuda_basic", …), on this machine's GPU with the grader's
+// checks (cudacheck.RunLocal), prints the report, the score and the
+// kernel's share of the float4 copy at N = 512, and draws where one sweep
+// of a 23³ grid is wrong (DiffMap). Without a GPU it says that the
+// exercise needs one: needs_gpu, its score withheld.
+func CUDAExercise(id, source string) (grading.ExerciseResult, error) {
+	res, env, err := cudacheck.RunLocal(id, source)
+	if err != nil {
+		return res, err
+	}
+	if res.Status == grading.NeedsGPU {
+		fmt.Printf("%s: needs_gpu, no score (withheld, not zero).\n%s\n", id, res.Message)
+		return res, nil
+	}
+	if err := res.WriteText(os.Stdout); err != nil {
+		return res, err
+	}
+	fmt.Printf("Score %d/%d   (seed %d)\n", res.Points, res.MaxPoints, res.Seed)
+	if pct, ok := res.Metrics["pct_copy"]; ok {
+		fmt.Printf("Speed: %.3f ms at N = %d, %.1f %% of the float4 copy (%.3f ms) in this process\n",
+			res.Metrics["ms"], cudacheck.PerfN, pct, res.Metrics["copy_ms"])
+	}
+	if env == nil || res.Status == grading.BuildFailed {
+		return res, nil
+	}
+	in, out, want, err := env.SweepCube(CUDADiffN, Seed, math.Float32frombits(poisonBits))
+	if err != nil {
+		fmt.Printf("no map of the output: %v\n", err)
+		return res, nil
+	}
+	diff, err := lab.Compare3(out, want)
+	if err != nil {
+		return res, err
+	}
+	r := Result{Result: lab.Result{Step: strings.TrimSuffix(env.Spec.File, ".cu"), Backend: "GPU", Device: env.Dev.Props().Name,
+		NZ: CUDADiffN, NY: CUDADiffN, NX: CUDADiffN, Src: in, Out: out}, Want: want, Diff: diff}
+	return res, ShowDiff(r)
+}

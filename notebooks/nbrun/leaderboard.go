@@ -1,0 +1,114 @@
+package nbrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+
+	"gonum.org/v1/plot/vg"
+
+	"stencillab.dev/figures/fig"
+)
+
+// LeaderboardEntry is one student's challenge kernel in a gradebook.
+type LeaderboardEntry struct {
+	Student string
+	Pct     float64 // share of the float4 copy, %
+	Millis  float64 // at N = 512
+	Correct bool
+}
+
+// ReadLeaderboard reads the entries of exercise id (the challenge,
+// "25_cuda_challenge") from a gradebook.json written by `grade -class`:
+// the students whose kernel was timed, correct ones first, fastest first.
+func ReadLeaderboard(path, id string) ([]LeaderboardEntry, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: leaderboard: %w", err)
+	}
+	var book struct {
+		Students map[string]struct {
+			Cells map[string]struct {
+				Result *struct {
+					Status  string             `json:"status"`
+					Metrics map[string]float64 `json:"metrics"`
+				} `json:"result"`
+			} `json:"cells"`
+		} `json:"students"`
+	}
+	if err := json.Unmarshal(b, &book); err != nil {
+		return nil, fmt.Errorf("nbrun: leaderboard: %s: %w", path, err)
+	}
+	var es []LeaderboardEntry
+	for s, st := range book.Students {
+		c, ok := st.Cells[id]
+		if !ok || c.Result == nil {
+			continue
+		}
+		pct, timed := c.Result.Metrics["pct_copy"]
+		if !timed {
+			continue
+		}
+		es = append(es, LeaderboardEntry{Student: s, Pct: pct, Millis: c.Result.Metrics["ms"],
+			Correct: c.Result.Status == "graded" && c.Result.Metrics["correct"] == 1})
+	}
+	slices.SortFunc(es, func(a, b LeaderboardEntry) int {
+		switch {
+		case a.Correct != b.Correct && a.Correct:
+			return -1
+		case a.Correct != b.Correct:
+			return 1
+		case a.Pct != b.Pct && a.Pct > b.Pct:
+			return -1
+		case a.Pct != b.Pct:
+			return 1
+		}
+		if a.Student < b.Student {
+			return -1
+		}
+		return 1
+	})
+	return es, nil
+}
+
+// LeaderboardDiagram draws the entries as horizontal bars, the share of the
+// float4 copy, the incorrect kernels muted and unranked.
+func LeaderboardDiagram(es []LeaderboardEntry) *fig.Diagram {
+	n := float64(len(es))
+	d := fig.NewDiagram("Challenge: share of the float4 copy at N = 512", -22, -4, 112, 2*n+1)
+	for i, e := range es {
+		y := 2 * (n - 1 - float64(i))
+		fill, label := fig.Blue, fmt.Sprintf("%d. %s", i+1, e.Student)
+		if !e.Correct {
+			fill, label = fig.Muted, e.Student+" (incorrect)"
+		}
+		d.Add(fig.Rect(0, y, e.Pct, y+1.4).Filled(fill))
+		d.Add(fig.Label(-1, y+0.7, 8, label).Align(1, -0.5))
+		d.Add(fig.Label(e.Pct+1, y+0.7, 8, fmt.Sprintf("%.1f %%, %.3f ms", e.Pct, e.Millis)).Align(0, -0.5).Colored(fig.Muted))
+	}
+	d.Add(fig.Line(fig.Pt{X: 0, Y: -0.5}, fig.Pt{X: 0, Y: 2 * n}))
+	d.Add(fig.Line(fig.Pt{X: 100, Y: -0.5}, fig.Pt{X: 100, Y: 2 * n}).Dashed())
+	d.Add(fig.Label(100, -2, 8, "the copy").Colored(fig.Muted))
+	return d
+}
+
+// ShowLeaderboard draws the challenge's leaderboard from a gradebook.json
+// in the notebook, or says that there is none yet.
+func ShowLeaderboard(path, id string) error {
+	es, err := ReadLeaderboard(path, id)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Printf("no gradebook at %s yet: `grade -class DIR -out OUT` on a GPU machine writes one\n", path)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(es) == 0 {
+		fmt.Printf("%s: no challenge kernel was timed (graded without a GPU?)\n", path)
+		return nil
+	}
+	return fig.Show(LeaderboardDiagram(es), fig.Wide, vg.Length(0.5*float64(len(es))+1.2)*vg.Inch)
+}
