@@ -59,6 +59,8 @@ vet:
 unit:
 	STENCILLAB_EXERCISES_UNGRADED=1 go test ./...
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
+	GOEXPERIMENT=simd go test -tags purego ./lab -run 'SevenPoint'
+	go test -tags purego ./lab -run 'SevenPoint'
 
 fuzz:
 	@scripts/fuzz.sh

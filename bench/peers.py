@@ -132,6 +132,13 @@ def run_n(n, reps, warmup, dev, log):
         log(f"N={n} torch.compile failed: {e!r}")
         peers.append({"name": "torch_compile", "n": n, "error": repr(e)})
 
+    # Give JAX the memory torch no longer needs (its caching allocator keeps
+    # freed blocks): at N = 1024 XLA asks for about 28 GiB at once.
+    del dst, out
+    if "out2" in locals():
+        del out2
+    torch.cuda.empty_cache()
+
     try:
         import jax
         import jax.numpy as jnp

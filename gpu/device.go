@@ -156,7 +156,7 @@ func (d *Device) init(ordinal int) error {
 	d.gen, _ = contextGen(ordinal)
 	ctx, r := cuDevicePrimaryCtxRetain(dev)
 	if err := cuCheck("cuDevicePrimaryCtxRetain", r); err != nil {
-		return fmt.Errorf("gpu: device %d: %w", ordinal, err)
+		return retainError(ordinal, err)
 	}
 	if err := cuCheck("cuCtxSetCurrent", cuCtxSetCurrent(ctx)); err != nil {
 		cuDevicePrimaryCtxRelease(dev)

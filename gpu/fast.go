@@ -207,7 +207,11 @@ const chunkHalo = 2
 // run in waves, each as long as a chunk plus its halo, so B·K blocks in
 // ceil(B·K/capacity) waves of cz+2 planes do B·P plane-steps of work.
 // Among equals the longest chunk wins.
-func chooseChunk(B, P, capacity int) int {
+func chooseChunk(B, P, capacity int) int { return chooseChunkHalo(B, P, capacity, chunkHalo) }
+
+// chooseChunkHalo is chooseChunk for a kernel whose chunks each cost halo
+// planes beyond their own: 2 for a sweep, 2k for k time steps a pass.
+func chooseChunkHalo(B, P, capacity, halo int) int {
 	if P < 1 || B < 1 {
 		return 1
 	}
@@ -220,7 +224,7 @@ func chooseChunk(B, P, capacity int) int {
 		}
 		k := ceilDiv(P, cz)
 		waves := ceilDiv(B*k, capacity)
-		eff := float64(B*P) / float64(waves*capacity*(cz+chunkHalo))
+		eff := float64(B*P) / float64(waves*capacity*(cz+halo))
 		if eff > bestEff+1e-9 {
 			best, bestEff = cz, eff
 		}

@@ -71,6 +71,11 @@ func randomCoeffs(seed uint64) lab.Coeffs {
 	return c
 }
 
+// singleSweeps returns the 3D steps on the GPU that advance one time step a
+// pass, which the tests compare with one reference sweep; the temporally
+// blocked steps have their own tests against lab.Advance.
+func singleSweeps() []string { return Sweeps3() }
+
 // poisonInterior sets the interior points of g to NaN and leaves the
 // boundary as it is.
 func poisonInterior(g *lab.Grid3[float32]) {
@@ -153,7 +158,7 @@ func TestGPUSevenPoint(t *testing.T) {
 	d := device(t)
 	t.Logf("device: %s (%s), %d SMs, driver %d, %s", d.props.Name, d.props.Arch(), d.props.SMs, d.props.DriverVersion, driverLib)
 	for _, n := range testSizes(t) {
-		for _, step := range Steps3() {
+		for _, step := range singleSweeps() {
 			// Through the lab's registry, as `stencil run -backend gpu` runs it.
 			sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 			require.NoError(t, err, step)
@@ -181,7 +186,7 @@ func TestGPUSevenPoint(t *testing.T) {
 
 func TestGPUNonCubic(t *testing.T) {
 	device(t)
-	for _, step := range Steps3() {
+	for _, step := range singleSweeps() {
 		sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 		require.NoError(t, err)
 		// The last shape's rows are too long for the fast kernel's ring of
@@ -503,7 +508,7 @@ func TestGPUConcurrentSweeps(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			step := Steps3()[g%len(Steps3())]
+			step := singleSweeps()[g%len(singleSweeps())]
 			sweep, err := lab.Sweeper(step, lab.GPU, lab.Config{})
 			if err != nil {
 				errs[g] = err
@@ -547,7 +552,7 @@ func TestGPULarge(t *testing.T) {
 		require.NoError(t, err)
 		seed := freshSeed()
 		require.NoError(t, src.FillRandom(seed))
-		for _, step := range Steps3() {
+		for _, step := range singleSweeps() {
 			k, err := d.Stencil3(step, Options{})
 			require.NoError(t, err)
 			c := randomCoeffs(seed)

@@ -14,8 +14,12 @@ import (
 // such an error resets the primary context (cuDevicePrimaryCtxReset) and
 // marks the GPU's context lost: every later call on a Device opened before
 // returns ErrContextLost with the fault that lost it, instead of odd
-// failures, and Close releases what it can. A Device opened afterwards
-// (Open, or Default, which reopens) gets a fresh context and works again.
+// failures, and Close releases what it can. Where the driver lets the
+// reset context be retained again, a Device opened afterwards works; the
+// H100's driver (580) does not: its retain fails with the same fault, and
+// Open then returns ErrContextLost saying that only a new process gets
+// the GPU back. That is why code that runs untrusted kernels (a grader)
+// runs them in a child process: the next process finds the GPU usable.
 
 // ErrContextLost is wrapped by every error of a call on a Device whose
 // CUDA context a fault has lost.
@@ -111,7 +115,7 @@ func (d *Device) checkSticky(err error) error {
 	if ce == nil {
 		return err
 	}
-	if loseContext(d.props.Ordinal, d.gen, ce) {
+	if loseContext(d.props.Ordinal, d.gen, ce) && d.ctx != nil {
 		// Reset on the device's thread; the next retain, by a new
 		// Device, makes a fresh context. Its own error is of no use:
 		// the context is gone either way.
@@ -121,4 +125,15 @@ func (d *Device) checkSticky(err error) error {
 		})
 	}
 	return d.Lost()
+}
+
+// retainError is Open's error when the primary context cannot be retained:
+// after a fault in this process, a lost-context error saying that only a
+// new process gets the GPU back.
+func retainError(ordinal int, err error) error {
+	ce := stickyError(err)
+	if ce == nil {
+		return fmt.Errorf("gpu: device %d: %w", ordinal, err)
+	}
+	return fmt.Errorf("gpu: device %d: %w after a fault in this process (%s): the driver gives the GPU back only to a new process", ordinal, ErrContextLost, ce)
 }

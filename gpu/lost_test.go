@@ -99,6 +99,12 @@ func TestContextLostOnGPU(t *testing.T) {
 	t.Logf("child process:\n%s", out.String())
 	require.NoError(t, err, "the child process failed")
 	assert.Contains(t, out.String(), "--- PASS: TestContextLostOnGPU")
+	// The faulted process is gone: a new one (this one) has the GPU.
+	d, err := Open(0)
+	require.NoError(t, err)
+	defer d.Close()
+	fillCheck(t, d)
+	t.Logf("after the faulting process: a new Device works, a fill kernel wrote 1000 × 2.5, read back")
 }
 
 func faultChild(t *testing.T) {
@@ -135,31 +141,38 @@ func faultChild(t *testing.T) {
 	assert.ErrorIs(t, d.Lost(), ErrContextLost)
 	assert.NoError(t, d.Close(), "closing a lost device releases what it can")
 
-	// A new Device works again: a kernel writes, the host reads it back.
+	// A new Device in this process: it works where the driver lets the
+	// reset context be retained, and otherwise says that it takes a new
+	// process. Either way, the parent then shows the GPU usable again.
 	d2, err := Open(0)
-	require.NoError(t, err)
+	if err != nil {
+		t.Logf("a new Device in the faulted process: %v", err)
+		require.ErrorIs(t, err, ErrContextLost)
+		assert.Contains(t, err.Error(), "new process")
+		return
+	}
 	defer d2.Close()
 	require.NoError(t, d2.Lost())
-	b2, err := d2.Alloc(1000)
+	fillCheck(t, d2)
+	t.Logf("a new Device in the faulted process works")
+}
+
+// fillCheck runs a kernel on d that writes 1000 × 2.5 and reads it back.
+func fillCheck(t *testing.T, d *Device) {
+	t.Helper()
+	b, err := d.Alloc(1000)
 	require.NoError(t, err)
-	m2, err := d2.compile("fault_test", faultSource, nil)
+	defer b.Free()
+	m, err := d.compile("fault_test", faultSource, nil)
 	require.NoError(t, err)
-	fill, err := m2.Function("fill")
+	fill, err := m.Function("fill")
 	require.NoError(t, err)
-	_, err = d2.launch(fill, Geometry{Grid: [3]int{4, 1, 1}, Block: [3]int{256, 1, 1}},
-		new(args).ptr(b2.ptr).f32(2.5).i32(1000), false)
+	_, err = d.launch(fill, Geometry{Grid: [3]int{4, 1, 1}, Block: [3]int{256, 1, 1}},
+		new(args).ptr(b.ptr).f32(2.5).i32(1000), false)
 	require.NoError(t, err)
 	got := make([]float32, 1000)
-	require.NoError(t, b2.Download(0, got))
+	require.NoError(t, b.Download(0, got))
 	for i, v := range got {
 		require.Equal(t, float32(2.5), v, "element %d", i)
 	}
-	// Default opens a fresh device too.
-	dd, err := Default()
-	require.NoError(t, err)
-	free, total, err := dd.MemInfo()
-	require.NoError(t, err)
-	assert.Greater(t, free, uint64(0))
-	assert.LessOrEqual(t, free, total)
-	t.Logf("a new Device works: fill kernel wrote 1000 × 2.5, read back; %s free of %s", humanBytes(free), humanBytes(total))
 }

@@ -15,6 +15,12 @@ import (
 // teaching order: the lab's steps that have device code (lab.OnGPU).
 func Steps3() []string { return lab.Names3(lab.OnGPU) }
 
+// Sweeps3 returns the 3D steps the gpu backend runs that advance one time
+// step a pass, the sweeps (lab.Step3.TimeSteps nil), in teaching order.
+func Sweeps3() []string {
+	return lab.Names3(func(s lab.Step3) bool { return lab.OnGPU(s) && s.TimeSteps == nil })
+}
+
 // DefaultTile returns the tile a 3D step uses when Options.Tile is 0: the
 // lab's default for the step (lab.Step3.DefaultTile); 0 for a step whose
 // tile the backend chooses per grid (fast: the planes each block marches
@@ -53,6 +59,8 @@ type config3 struct {
 	block   [3]int      // the block of a step whose block is free; zero otherwise
 	defines []Define    // passed to NVRTC, in order
 	fast    *fastParams // the fast step's tuning; nil for the others
+	// temporal is the temporally blocked step's tuning; nil for the others.
+	temporal *temporalParams
 }
 
 // newConfig3 validates o for a 3D step of the lab with device code, by
@@ -111,6 +119,11 @@ func newConfig3(step string, o Options) (config3, error) {
 			return config3{}, err
 		}
 	}
+	if s.Name == temporalStep {
+		if err := configureTemporal(&c, user); err != nil {
+			return config3{}, err
+		}
+	}
 	// Other defines pass through, sorted, for a notebook's experiments.
 	var rest []Define
 	for n, v := range user {
@@ -160,6 +173,9 @@ func (c config3) geometry(nz, ny, nx, cz int) Geometry {
 	if c.fast != nil {
 		return fastGeometry(c, nz, ny, nx, cz)
 	}
+	if c.temporal != nil {
+		return temporalGeometry(c, nz, ny, nx, cz)
+	}
 	return fromLab(c.desc.Geometry(nz, ny, nx, c.labConfig()))
 }
 
@@ -182,6 +198,9 @@ func (g Geometry) toLab() lab.Geometry {
 func (c config3) describeTile(nx, cz int) string {
 	if c.fast != nil {
 		return fastTile(c, nx, cz)
+	}
+	if c.temporal != nil {
+		return temporalTile(c, cz)
 	}
 	return c.desc.TileShape(c.geometry(3, 3, nx, cz).toLab())
 }

@@ -114,7 +114,14 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 		return Geometry{}, err
 	}
 	cz := 0
-	if k.cfg.fast != nil && k.cfg.fast.CZ == 0 {
+	open, halo := false, chunkHalo
+	switch {
+	case k.cfg.fast != nil:
+		open = k.cfg.fast.CZ == 0
+	case k.cfg.temporal != nil:
+		open, halo = k.cfg.temporal.CZ == 0, 2*k.cfg.temporal.K
+	}
+	if open {
 		// Fill the GPU in whole waves: the blocks of one chunk of planes
 		// (any chunk length gives the same count), and how many fit at once.
 		one := k.cfg.geometry(nz, ny, nx, nz)
@@ -122,7 +129,7 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 		if err != nil {
 			return Geometry{}, err
 		}
-		cz = chooseChunk(one.Grid[0]*one.Grid[1], nz-2, occ*k.d.props.SMs)
+		cz = chooseChunkHalo(one.Grid[0]*one.Grid[1], nz-2, occ*k.d.props.SMs, halo)
 	}
 	g := k.cfg.geometry(nz, ny, nx, cz)
 	g.SharedBytes = f.StaticShared + g.DynamicShared
@@ -160,7 +167,7 @@ func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry
 	for _, v := range co {
 		a.f32(float32(v))
 	}
-	if c.fast != nil {
+	if c.fast != nil || c.temporal != nil {
 		a.i32(int32(g.Planes))
 	}
 	return a

@@ -169,7 +169,8 @@ type Run struct {
 	// place. Unset, the output starts as a copy of the input.
 	Dst *Grid3[float32]
 	// Steps is the number of time steps each repetition advances the
-	// grid by (0 means 1): passes of the step ping-pong between two
+	// grid by (0 means one pass: 1 for a sweep, k for a step that
+	// advances k a pass): passes of the step ping-pong between two
 	// buffers, the boundary fixed, and Out gets the last state's interior.
 	// It must be a multiple of the step's time steps per pass.
 	Steps int
@@ -257,7 +258,11 @@ func Execute(r Run) (Result, error) {
 	}
 	res.NZ, res.NY, res.NX = src.NZ, src.NY, src.NX
 	res.Src, res.Out = src, dst
-	steps, per := max(r.Steps, 1), s.StepsPerPass(cfg)
+	per := s.StepsPerPass(cfg)
+	steps := r.Steps
+	if steps <= 0 {
+		steps = per
+	}
 	if steps%per != 0 {
 		return Result{}, fmt.Errorf("lab: run %s: %d time steps is not a multiple of the %d a pass of %s advances", res.Step, steps, per, s.Name)
 	}

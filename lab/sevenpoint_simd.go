@@ -1,13 +1,14 @@
-//go:build goexperiment.simd && amd64
+//go:build goexperiment.simd && amd64 && purego
 
 package lab
 
 import "simd/archsimd"
 
-// With GOEXPERIMENT=simd on amd64 and a CPU with AVX2, float32 rows of the
-// reference sweep run eight points at a time with fused multiply-adds. The
-// default build does without: Go does not vectorise loops by itself, and
-// this is how it gets level with C built by gcc -O3 (see bench/).
+// With GOEXPERIMENT=simd and -tags purego on amd64 and a CPU with AVX2,
+// float32 rows of the reference sweep run eight points at a time with fused
+// multiply-adds written with simd/archsimd. Without purego the assembly
+// rows of sevenpoint_amd64.s run instead, in every build: they measured
+// faster (see bench/). Go does not vectorise loops by itself.
 func init() {
 	if archsimd.X86.AVX2() {
 		rowKernel32 = sevenPointRowAVX2

@@ -148,7 +148,7 @@ func TestSweep2FivePointFixedBoundary(t *testing.T) {
 }
 
 // TestSevenPointFloat32RowsMatchPlainLoop covers the float32 row paths
-// (the AVX2 rows when built with GOEXPERIMENT=simd): rows of lengths that
+// (the AVX2 rows of the assembly, or of GOEXPERIMENT=simd): rows of lengths that
 // are and are not multiples of the vector width, against the float64
 // plain loop.
 func TestSevenPointFloat32RowsMatchPlainLoop(t *testing.T) {

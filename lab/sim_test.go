@@ -143,10 +143,15 @@ func TestRunChecksItsGrids(t *testing.T) {
 	assert.Error(t, s.Run(nil, d, c, DistinctCoeffs()))
 }
 
+// simulatedSweep keeps the simulated steps that advance one time step a
+// pass, which these tests compare with one reference sweep (the temporally
+// blocked step has its tests in temporal_test.go).
+func simulatedSweep(s Step3) bool { return Simulated(s) && s.TimeSteps == nil }
+
 // TestKernelsRunOnAnyShape runs every simulated step on grids whose three
 // sides differ and fit no tile evenly, against the reference.
 func TestKernelsRunOnAnyShape(t *testing.T) {
-	for _, step := range Names3(Simulated) {
+	for _, step := range Names3(simulatedSweep) {
 		for _, shape := range [][3]int{{5, 9, 13}, {14, 3, 7}, {3, 3, 3}, {11, 17, 4}} {
 			sc := newSweepCaseShape(t, shape[0], shape[1], shape[2])
 			res, err := Execute(Run{Step: step, Backend: Sim, Config: Config{Tile: 5}, Src: sc.src, Dst: sc.dst, C: sc.c})
@@ -165,8 +170,9 @@ func TestKernelsRunOnAnyShape(t *testing.T) {
 }
 
 func TestSimStepsAreRegistered(t *testing.T) {
-	assert.Equal(t, []string{"basic", "tiled", "coarsened", "register_tiled"}, Names3(Simulated))
-	for _, step := range Names3(Simulated) {
+	assert.Equal(t, []string{"basic", "tiled", "coarsened", "register_tiled", "temporal"}, Names3(Simulated))
+	assert.Equal(t, []string{"basic", "tiled", "coarsened", "register_tiled"}, Names3(simulatedSweep))
+	for _, step := range Names3(simulatedSweep) {
 		assert.Contains(t, Backends(step), Sim)
 		sweep, err := Sweeper(step, Sim, Config{})
 		require.NoError(t, err)
@@ -199,7 +205,7 @@ func TestSimStepsAreRegistered(t *testing.T) {
 }
 
 func TestExecuteOnTheSimulator(t *testing.T) {
-	for _, name := range Names3(Simulated) {
+	for _, name := range Names3(simulatedSweep) {
 		sc := newSweepCase(t, 13)
 		res, err := Execute(Run{Step: name, Backend: Sim, Config: Config{Tile: 6}, Src: sc.src, Dst: sc.dst, C: sc.c, Reps: 2})
 		require.NoError(t, err, name)

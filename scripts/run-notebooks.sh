@@ -2,7 +2,7 @@
 # Executes notebooks headless with the GoNB kernel, one at a time (they
 # share the Go build cache), writes the executed copies to notebooks/_out/
 # and checks them with cmd/nbcheck. With no arguments it runs every
-# notebooks/NN_*.ipynb.
+# notebooks/NN*_*.ipynb (07b too).
 #
 # The course's notebooks, 01 to 08, are committed with the outputs of a run
 # on a machine without a GPU, so that the repository's web page shows their
@@ -39,7 +39,7 @@ else
 	if [[ $update == 1 ]]; then
 		notebooks=(notebooks/0[1-8]_*.ipynb)
 	else
-		notebooks=(notebooks/[0-9][0-9]_*.ipynb)
+		notebooks=(notebooks/[0-9][0-9]*_*.ipynb)
 	fi
 	shopt -u nullglob
 fi

@@ -108,6 +108,12 @@ func parseTiles(s string) (all int, per map[string]int, err error) {
 	return 0, per, nil
 }
 
+// maxBenchPoints bounds a bench grid: 2³⁶ points, 256 GiB of float32,
+// above any GPU's memory, which the device's own check then decides on
+// (N = 2048 has 2³³ points, more than the host's lab.MaxPoints, and runs
+// on the GPU with -check=false).
+const maxBenchPoints = 1 << 36
+
 func parseSizes(s string) ([]int, error) {
 	var ns []int
 	for _, f := range strings.Split(s, ",") {
@@ -115,8 +121,8 @@ func parseSizes(s string) ([]int, error) {
 		if err != nil || n < 3 {
 			return nil, fmt.Errorf("-n %q: each size must be an integer N ≥ 3", s)
 		}
-		if float64(n)*float64(n)*float64(n) > lab.MaxPoints {
-			return nil, fmt.Errorf("-n %q: %d³ points exceeds the limit of %d points", s, n, int64(lab.MaxPoints))
+		if float64(n)*float64(n)*float64(n) > maxBenchPoints {
+			return nil, fmt.Errorf("-n %q: %d³ points exceeds the limit of %d points", s, n, int64(maxBenchPoints))
 		}
 		ns = append(ns, n)
 	}
@@ -193,7 +199,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("stencil bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	kernels := fs.String("kernels", strings.Join(gpu.Steps3(), ","), "3D steps to time, comma-separated (may be empty with -variant)")
+	kernels := fs.String("kernels", strings.Join(gpu.Steps3(), ","), "3D steps to time, comma-separated (may be empty with -variant); by default every step whose default pass divides -steps")
 	sizes := fs.String("n", "256,512,1024", "grid sides N, comma-separated (N×N×N grids)")
 	reps := fs.Int("reps", 100, "timed launches per kernel; the table gives the median")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")
@@ -227,6 +233,9 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	ns, err := parseSizes(*sizes)
 	if err != nil {
 		return 2, err
+	}
+	if !flagSet(fs, "kernels") {
+		*kernels = strings.Join(defaultBenchSteps(*steps), ",")
 	}
 	configs, err := benchConfigs(*kernels, variants, *tiles)
 	if err != nil {
@@ -518,4 +527,31 @@ func fastest(rep benchfile.File, n int) (benchfile.Run, bool) {
 		}
 	}
 	return benchfile.Run{}, false
+}
+
+// defaultBenchSteps returns the GPU steps a bench of steps time steps takes
+// when -kernels is not given: those whose default pass advances a divisor
+// of steps (at -steps 1 the single sweeps; at -steps 8 the temporally
+// blocked step too).
+func defaultBenchSteps(steps int) []string {
+	var ns []string
+	for _, name := range gpu.Steps3() {
+		s, err := lab.LookupStep3(name)
+		if err != nil {
+			continue
+		}
+		cfg, err := s.Resolve(lab.Config{})
+		if err != nil || steps%s.StepsPerPass(cfg) != 0 {
+			continue
+		}
+		ns = append(ns, name)
+	}
+	return ns
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

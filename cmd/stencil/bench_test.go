@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,4 +176,18 @@ func TestBenchTableShowsBothCopies(t *testing.T) {
 	assert.Regexp(t, `^fast\s+512\s+1 .* 91\.8\s+94\.3\s+1\.00$`, lines[3], "3849.6 / 4194.3 and 3849.6 / 4081.6")
 	assert.Regexp(t, `^four steps\s+512\s+4 .* 183\.3\s+188\.4\s+2\.00$`, lines[4], "7689.9 / 4194.3, / 4081.6, and (4 / 0.552) / (1 / 0.276)")
 	assert.Contains(t, lines[6], "above 100 %")
+}
+
+func TestDefaultBenchStepsFollowTheirPasses(t *testing.T) {
+	one := defaultBenchSteps(1)
+	for _, name := range gpu.Steps3() {
+		s, err := lab.LookupStep3(name)
+		require.NoError(t, err)
+		cfg, err := s.Resolve(lab.Config{})
+		require.NoError(t, err)
+		assert.Equal(t, s.StepsPerPass(cfg) == 1, slices.Contains(one, name), name)
+	}
+	assert.Contains(t, one, "basic")
+	assert.NotContains(t, one, "temporal", "a pass of the temporally blocked step is several time steps")
+	assert.Contains(t, defaultBenchSteps(8), "temporal")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -118,6 +119,10 @@ func TestOverflowedSizesArePrintedAsGiven(t *testing.T) {
 		assert.Empty(t, out)
 		assert.Contains(t, errOut, args[2], "the size as given")
 		assert.NotRegexp(t, `-\d`, errOut, "%q: no negative size", args)
-		assert.Contains(t, errOut, "exceeds the limit of 4294967296 points", "%q", args)
+		if args[0] == "bench" {
+			assert.Contains(t, errOut, fmt.Sprintf("exceeds the limit of %d points", int64(maxBenchPoints)), "%q", args)
+		} else {
+			assert.Contains(t, errOut, fmt.Sprintf("exceeds the limit of %d points", int64(lab.MaxPoints)), "%q", args)
+		}
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
 )
 
 func init() {
@@ -23,7 +25,7 @@ func init() {
 // field is one extra line of a run summary and one extra JSON field.
 type field struct {
 	Key   string // JSON key
-	Label string // summary label
+	Label string // summary label; empty for a field of the JSON only
 	Value any    // JSON value
 	Text  string // summary text
 }
@@ -34,6 +36,7 @@ type runResult struct {
 	Backend   string   `json:"backend"`
 	N         int      `json:"n"`
 	Tile      int      `json:"tile"`
+	Block     string   `json:"-"` // -block, when given; the backend's fields give the launch's block
 	Reps      int      `json:"reps"`
 	Steps     int      `json:"steps"`
 	Ms        float64  `json:"ms"`
@@ -70,8 +73,9 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	backend := fs.String("backend", lab.CPU, "where to run it: cpu, sim or gpu")
 	n := fs.Int("n", 256, "grid side N (the grid is N×N×N, N ≥ 3)")
 	tile := fs.Int("tile", 0, "input tile dimension IN_TILE_DIM (0: the step's default)")
+	block := fs.String("block", "", "block XxYxZ for a step whose block is free (basic); empty: T×T×T for the tile T")
 	reps := fs.Int("reps", 3, "timed repetitions; the summary gives the median")
-	steps := fs.Int("steps", 1, "time steps each repetition advances, the boundary fixed (a multiple of the step's steps per pass)")
+	steps := fs.Int("steps", 0, "time steps each repetition advances, the boundary fixed (a multiple of the step's steps per pass; 0: one pass)")
 	seed := fs.Uint64("seed", 1, "seed of the random input")
 	check := fs.Bool("check", false, "compare with a float64 reference sweep and report the max error")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
@@ -93,8 +97,12 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 2, fmt.Errorf("-tile %d: the tile must be positive (or 0 for the default)", *tile)
 	case *reps < 1:
 		return 2, fmt.Errorf("-reps %d: need at least one repetition", *reps)
-	case *steps < 1:
-		return 2, fmt.Errorf("-steps %d: need at least one time step", *steps)
+	case *steps < 0:
+		return 2, fmt.Errorf("-steps %d: need at least one time step (or 0 for one pass)", *steps)
+	}
+	blockDim, err := parseBlock(*block)
+	if err != nil {
+		return 2, err
 	}
 	step, err := lab.LookupStep(*kernel)
 	if err != nil {
@@ -106,7 +114,13 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if !slices.Contains([]string{lab.CPU, lab.Sim, lab.GPU}, *backend) {
 		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
 	}
-	run := lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile},
+	if blockDim != (sim.Dim3{}) {
+		if s3, err := lab.LookupStep3(step.Name); err != nil || !s3.BlockShape {
+			return 2, fmt.Errorf("-block %s: %s's block follows from its tile; only a step whose block is free (%s) takes -block",
+				*block, step.Name, strings.Join(lab.Names3(func(s lab.Step3) bool { return s.BlockShape }), ", "))
+		}
+	}
+	run := lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile, Block: blockDim},
 		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps}
 	// Every host grid of the run and of the check, counted before any is
 	// allocated; the GPU checks its own memory.
@@ -131,6 +145,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	work := interior * float64(res.Steps) // point updates of one repetition
 	out := runResult{
 		Kernel: step.Name, Backend: *backend, N: *n, Tile: *tile, Reps: *reps, Steps: res.Steps, Ms: ms,
+		Block:  *block,
 		GBps:   8 * work / (ms * 1e6),
 		GFlops: lab.Flops7 * work / (ms * 1e6),
 	}
@@ -149,6 +164,31 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	printSummary(stdout, out, step, extra)
 	return 0, nil
+}
+
+// parseBlock reads a block shape XxYxZ ("32x8x1", or with "×"); the
+// empty string is the zero Dim3, the tile's block.
+func parseBlock(s string) (sim.Dim3, error) {
+	if s == "" {
+		return sim.Dim3{}, nil
+	}
+	parts := strings.Split(strings.ReplaceAll(s, "×", "x"), "x")
+	var v [3]int
+	if len(parts) != 3 {
+		return sim.Dim3{}, fmt.Errorf("-block %q: want three sides XxYxZ, e.g. 32x8x1", s)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return sim.Dim3{}, fmt.Errorf("-block %q: side %q must be a positive integer", s, p)
+		}
+		v[i] = n
+	}
+	b := sim.Dim3{X: v[0], Y: v[1], Z: v[2]}
+	if b.Size() > sim.MaxThreadsPerBlock {
+		return sim.Dim3{}, fmt.Errorf("-block %s: %d threads exceeds %d threads per block", b.Shape(), b.Size(), sim.MaxThreadsPerBlock)
+	}
+	return b, nil
 }
 
 // launchFields are the summary lines and JSON fields a backend adds about
@@ -200,6 +240,9 @@ func printSummary(w io.Writer, r runResult, step lab.Step, extra []field) {
 		line("Time steps", fmt.Sprintf("%d per repetition, the boundary fixed", r.Steps))
 	}
 	line("Tile (IN_TILE_DIM)", tile)
+	if r.Block != "" {
+		line("Block (-block)", r.Block)
+	}
 	line("Time", fmt.Sprintf("%.3f ms (median of %d)", r.Ms, r.Reps))
 	line("Throughput", fmt.Sprintf("%.2f GB/s (8 B per interior point and time step)", r.GBps))
 	line("Compute", fmt.Sprintf("%.2f GFLOP/s (13 flops per point)", r.GFlops))
@@ -210,7 +253,9 @@ func printSummary(w io.Writer, r runResult, step lab.Step, extra []field) {
 		}
 	}
 	for _, f := range extra {
-		line(f.Label, f.Text)
+		if f.Label != "" { // a JSON-only field
+			line(f.Label, f.Text)
+		}
 	}
 	fmt.Fprintln(w, rule)
 }

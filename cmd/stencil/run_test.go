@@ -66,6 +66,10 @@ func TestRunBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "-reps", "0"},
 		{"run", "-n", "abc"},
 		{"run", "extra"},
+		{"run", "-block", "32x8"},
+		{"run", "-block", "0x8x1"},
+		{"run", "-block", "64x32x1"},
+		{"run", "-kernel", "tiled", "-backend", "sim", "-block", "32x8x1"},
 		{"nosuchcommand"},
 	} {
 		code, out, errOut := stencil(args...)
@@ -83,4 +87,15 @@ func TestStepsListsTheCatalogue(t *testing.T) {
 	for _, s := range lab.Steps() {
 		assert.Contains(t, out, s.Name)
 	}
+}
+
+func TestRunBlockShapesTheBasicKernel(t *testing.T) {
+	code, out, errOut := stencil("run", "-kernel", "basic", "-backend", "sim", "-block", "32x8x1", "-n", "20", "-json", "-reps", "1", "-check")
+	require.Equal(t, 0, code, errOut)
+	var obj map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &obj), out)
+	assert.Equal(t, "32×8", obj["block"], "the launch's block")
+	// ⌈20/32⌉ × ⌈20/8⌉ × ⌈20/1⌉ blocks.
+	assert.Equal(t, "1×3×20", obj["grid"])
+	assert.Less(t, obj["max_abs_err"].(float64), 1e-5)
 }

@@ -59,3 +59,39 @@ func TestRunSimRejectsLargeBlocks(t *testing.T) {
 	assert.Contains(t, errOut, `step "reference" on backend "sim"`)
 	assert.Contains(t, errOut, "it runs on: cpu")
 }
+
+func TestRunSimReportsWarpRequests(t *testing.T) {
+	code, out, errOut := stencil("run", "-backend", "sim", "-kernel", "tiled", "-n", "20", "-tile", "8", "-json", "-reps", "1")
+	require.Equal(t, 0, code, errOut)
+	var obj struct {
+		SectorsPerRequest float64 `json:"global_load_sectors_per_request"`
+		Conflicts         float64 `json:"shared_load_bank_conflicts"`
+		Worst             string  `json:"global_load_worst_site"`
+		Memory            struct {
+			GlobalLoads struct {
+				Requests, Threads, Sectors float64
+			} `json:"global_loads"`
+			Sites []struct {
+				File string
+				Line int
+				Kind string
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &obj), out)
+	// Every one of the 26³ loads of the launch (TestRunSimJSONCountsTraffic)
+	// is a thread of one warp request.
+	assert.Equal(t, 26.0*26*26, obj.Memory.GlobalLoads.Threads)
+	assert.InDelta(t, obj.Memory.GlobalLoads.Sectors/obj.Memory.GlobalLoads.Requests, obj.SectorsPerRequest, 1e-12)
+	// A warp of the 8×8×8 block reads 32 consecutive words of in_s.
+	assert.Zero(t, obj.Conflicts)
+	assert.Equal(t, "lab/tiled.go", obj.Worst[:len("lab/tiled.go")])
+	assert.Len(t, obj.Memory.Sites, 10, "one global load, one shared store, seven shared loads and a global store")
+
+	code, out, errOut = stencil("run", "-backend", "sim", "-kernel", "basic", "-block", "32x8x1", "-n", "20", "-reps", "1")
+	require.Equal(t, 0, code, errOut)
+	for _, s := range []string{"Global load requests:", "sectors of 32 B per request (ideal 4)", "worst site:", "lab/basic.go:", "Global bytes used:"} {
+		assert.Contains(t, out, s)
+	}
+	assert.NotContains(t, out, "Shared load requests:", "the basic kernel has no shared memory")
+}

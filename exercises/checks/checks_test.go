@@ -17,7 +17,7 @@ import (
 func TestLabKernelsScoreFullMarks(t *testing.T) {
 	var exs []grading.Exercise
 	for _, s := range lab.Steps3() {
-		if lab.Simulated(s) {
+		if lab.Simulated(s) && s.Exercise > 0 {
 			exs = append(exs, KernelExercise(s.Name, s.Kernel))
 		}
 	}

@@ -37,6 +37,8 @@ func Remote(id string, c *grading.Client) (grading.Exercise, error) {
 		return Intensity(remoteIntensity(c)), nil
 	case findTheBugID:
 		return findTheBug(submitted{remote: c}), nil
+	case warpsID:
+		return Warps(remoteWarps(c)), nil
 	}
 	for _, s := range kernelSteps() {
 		if s.id() == id {
@@ -380,4 +382,40 @@ func (k submitted) runRemote(sc *simCase) (*lab.Grid3[float32], sim.Stats, error
 func (k submitted) launchRemote(sc *simCase) (sim.Kernel, error) {
 	r := call[kernelResult](k.remote, "launch", argsOf(sc))
 	return sim.Kernel{Grid: r.Grid, Block: r.Block}, knownErrors.Err(r.Err)
+}
+
+// --- 10_warps
+
+type warpsArgs struct{ T int }
+
+type warpsResult struct {
+	Block sim.Dim3
+	Pitch int
+	Err   *grading.WireError
+}
+
+func serveWarps(fn WarpsFuncs) grading.Handler {
+	return handler(map[string]method{
+		"block": decoded(func(warpsArgs) any {
+			b, err := fn.Block()
+			return warpsResult{Block: b, Err: knownErrors.Wire(err)}
+		}),
+		"pitch": decoded(func(a warpsArgs) any {
+			p, err := fn.Pitch(a.T)
+			return warpsResult{Pitch: p, Err: knownErrors.Wire(err)}
+		}),
+	})
+}
+
+func remoteWarps(c *grading.Client) WarpsFuncs {
+	return WarpsFuncs{
+		Block: func() (sim.Dim3, error) {
+			r := call[warpsResult](c, "block", warpsArgs{})
+			return r.Block, knownErrors.Err(r.Err)
+		},
+		Pitch: func(T int) (int, error) {
+			r := call[warpsResult](c, "pitch", warpsArgs{T: T})
+			return r.Pitch, knownErrors.Err(r.Err)
+		},
+	}
 }

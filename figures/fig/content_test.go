@@ -278,3 +278,29 @@ func TestBandwidth(t *testing.T) {
 	_, err = Bandwidth(&Bench{Results: []BenchResult{{Kernel: "basic", N: 64}}})
 	assert.ErrorIs(t, err, ErrBench)
 }
+
+func TestIntensityTemporal(t *testing.T) {
+	p, err := IntensityTemporal(nil)
+	require.NoError(t, err)
+	got := strs(t, p)
+	// T = 24: the useful intensity 13k(24−2k)²/2304 peaks at k = 4, 13312/2304 = 5.78.
+	assert.Contains(t, got, "useful peaks at k = 4: 5.78 OP/B")
+	assert.Contains(t, got, "one sweep's limit 13/4 = 3.25")
+	m, err := SimulatedTemporalIntensity(SimN)
+	require.NoError(t, err)
+	require.Len(t, m, len(TemporalKs))
+	for i, x := range m {
+		performed, _ := lab.TemporalIntensity(lab.TemporalSimTile, x.T)
+		// The blocks at the faces load partial tiles and skip boundary
+		// updates: below the model, but not far.
+		assert.Less(t, x.OpPerByte, performed, "k = %d", x.T)
+		assert.Greater(t, x.OpPerByte, 0.5*performed, "k = %d", x.T)
+		if i > 0 {
+			assert.Greater(t, x.OpPerByte, m[i-1].OpPerByte, "rises with k")
+		}
+	}
+	assert.Greater(t, m[len(m)-1].OpPerByte, lab.IntensityLimit)
+	p, err = IntensityTemporal(m)
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(strs(t, p), func(s string) bool { return strings.Contains(s, "simulator on N = 34") }))
+}

@@ -15,10 +15,13 @@ func TestLoadDRAMTraffic(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(`{"device": "x", "runs": [
 		{"kernel": "basic", "n": 10, "dram_bytes": 5120},
 		{"kernel": "fast", "n": 10, "dram_bytes": 4096},
+		{"kernel": "temporal", "n": 10, "time_steps": 4, "dram_bytes": 4096},
+		{"kernel": "temporal", "label": "temporal[tile=8]", "n": 10, "time_steps": 8, "dram_bytes": 4096},
 		{"kernel": "basic", "n": 12, "dram_bytes": 1}]}`), 0o644))
 	d, err := LoadDRAMTraffic(path, 10)
 	require.NoError(t, err)
-	assert.Equal(t, DRAMTraffic{"basic": 10, "fast": 8}, d)
+	// temporal: 8 bytes a point over 4 time steps; its variant left out.
+	assert.Equal(t, DRAMTraffic{"basic": 10, "fast": 8, "temporal": 2}, d)
 
 	_, err = LoadDRAMTraffic(path, 64)
 	assert.ErrorContains(t, err, "no runs at N = 64")

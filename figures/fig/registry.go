@@ -66,6 +66,12 @@ func All() []Figure {
 		{Name: "register_tiling", Func: "RegisterTiling", Chapter: "8.11", Width: Wide, Height: 4.6 * vg.Inch,
 			About: "after the first iteration: inPrev, inCurr and inNext in shared memory (coarsened) or registers (register tiled)",
 			Make:  drawer(RegisterTiling)},
+		{Name: "warp_sectors", Func: "WarpSectors", Width: Wide, Height: 3.3 * vg.Inch,
+			About: "one warp's load of in[p−1] in the basic kernel: the row fragments it reads, coloured by 32-byte sector, for 8×8×8 and 32×8×1 blocks",
+			Make:  drawer(WarpSectors)},
+		{Name: "shared_banks", Func: "SharedBanks", Width: Wide, Height: 4.6 * vg.Inch,
+			About: "a warp reading one column of a 32×32 shared tile, by bank: a 32-way conflict, and none once each row is padded by one float",
+			Make:  drawer(SharedBanks)},
 		{Name: "intensity", Func: "Intensity", Chapter: "slides", Width: Wide, Height: 5 * vg.Inch,
 			About: "OP/B against the tile T for the four kernels, with the thread and shared-memory limits and the simulator's counts",
 			Make: func(Inputs) (Drawer, error) {
@@ -74,6 +80,15 @@ func All() []Figure {
 					return nil, err
 				}
 				return Intensity(m)
+			}},
+		{Name: "intensity_temporal", Func: "IntensityTemporal", Width: Wide, Height: 4.6 * vg.Inch,
+			About: "OP/B against k, the time steps of one pass of temporal blocking: performed and useful, with the simulator's counts",
+			Make: func(Inputs) (Drawer, error) {
+				m, err := SimulatedTemporalIntensity(SimN)
+				if err != nil {
+					return nil, err
+				}
+				return IntensityTemporal(m)
 			}},
 		{Name: "bandwidth", Func: "Bandwidth", Width: Wide, Height: 4.2 * vg.Inch,
 			About: "effective bandwidth and roofline of the kernels on the GPU, from `stencil bench -json` (the model until measured)",

@@ -33,6 +33,7 @@ var stepStyles = map[string]StepStyle{
 	"coarsened":      {Color: Green, Glyph: draw.BoxGlyph{}, Radius: 3.2, Title: "coarsened", Short: "coarsened", SimTiles: []int{8, 16, 32}},
 	"register_tiled": {Color: Purple, Glyph: draw.CrossGlyph{}, Radius: 3.2, Title: "register tiled", Short: "reg. tiled", SimTiles: []int{8, 16, 32}},
 	"fast":           {Color: Orange, Glyph: draw.PyramidGlyph{}, Radius: 3.2, Title: "fast", Short: "fast"},
+	"temporal":       {Color: Sky, Glyph: draw.SquareGlyph{}, Radius: 3.2, Title: "temporal blocking", Short: "temporal"},
 	"copy":           {Color: Ink, Glyph: draw.CircleGlyph{}, Radius: 3.2, Title: "copy", Short: "copy"},
 }
 

@@ -3,8 +3,11 @@
 // function: each thread reads its coordinates from Thread, reaches global
 // memory through Thread.Load and Thread.Store, declares __shared__ arrays
 // with Thread.Shared1, Shared2 and Shared3, and waits at the barrier with
-// Thread.Sync. The machine counts the traffic of every launch (Stats),
-// checks the launch against the hardware's limits (Limits), and reports
+// Thread.Sync. The machine counts the traffic of every launch (Stats):
+// per thread, and per warp of 32 threads as the hardware moves it, in
+// 32-byte sectors and shared-memory bank passes per request and per
+// source line (Stats.Memory). It checks the launch against the
+// hardware's limits (Limits), and reports
 // the hazards a missing barrier causes: races on shared memory, reads of
 // shared memory no thread wrote, and barriers that part of a block never
 // reaches.

@@ -226,6 +226,7 @@ func (a *sharedArray) load(t *Thread, idx int) float32 {
 	w := t.w
 	m := &a.meta[idx]
 	w.c.sharedLoads++
+	w.warps.access(t, SharedLoad, nil, a, idx)
 	v := a.data[idx]
 	switch {
 	case m.wEpoch < w.blockStart:
@@ -247,6 +248,7 @@ func (a *sharedArray) store(t *Thread, idx int, v float32) {
 	w := t.w
 	m := &a.meta[idx]
 	w.c.sharedStores++
+	w.warps.access(t, SharedStore, nil, a, idx)
 	if m.wEpoch != w.epoch {
 		// First write of the interval: did the element hold a value of
 		// an earlier interval of this block?

@@ -173,6 +173,7 @@ func (t *Thread) Load(g *Global, i int) float32 {
 		t.fail(ErrFault, "loads %s", outside(g, i))
 	}
 	t.w.c.globalLoads++
+	t.w.warps.access(t, GlobalLoad, g, nil, i)
 	return g.Data[i]
 }
 
@@ -183,6 +184,7 @@ func (t *Thread) Store(g *Global, i int, v float32) {
 		t.fail(ErrFault, "stores %s", outside(g, i))
 	}
 	t.w.c.globalStores++
+	t.w.warps.access(t, GlobalStore, g, nil, i)
 	g.Data[i] = v
 }
 
@@ -391,6 +393,8 @@ type worker struct {
 	faultCount  int64
 	blocksRun   int64
 	intervals   int64
+
+	warps warpCounter // the warps' requests (warp.go)
 }
 
 func newWorker(l *launch) *worker {
@@ -412,6 +416,7 @@ func newWorker(l *launch) *worker {
 		}
 		w.spawn(r)
 	}
+	w.warps.init(n)
 	return w
 }
 
@@ -525,6 +530,7 @@ func (w *worker) runBlock(b int) {
 			w.state[r] = evReady
 		}
 	}
+	w.warps.endBlock()
 	w.maxShared = max(w.maxShared, w.sharedBytes)
 	w.blocksRun++
 }
@@ -594,6 +600,7 @@ func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
 	st.GlobalLoadBytes, st.GlobalStoreBytes = ElemBytes*c.globalLoads, ElemBytes*c.globalStores
 	st.SharedLoadBytes, st.SharedStoreBytes = ElemBytes*c.sharedLoads, ElemBytes*c.sharedStores
 	st.Flops = c.flops
+	st.Memory = collectMemory(ws)
 	// Each worker keeps its first reports in block order; the first ones
 	// over all workers are therefore among them, whatever the scheduling.
 	sort.SliceStable(hazards, func(a, b int) bool { return hazards[a].block < hazards[b].block })

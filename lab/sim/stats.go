@@ -5,7 +5,8 @@ import "fmt"
 // Stats are the counters of one simulated launch. Memory traffic is
 // counted per access a thread makes, in elements of 4 bytes and in bytes:
 // no cache, no coalescing, exactly what the kernel's code asks for, which
-// is the accounting of the chapter's intensity model.
+// is the accounting of the chapter's intensity model. Memory counts the
+// same accesses as a GPU moves them, per warp (warp.go).
 type Stats struct {
 	Kernel string `json:"kernel"`
 	Grid   Dim3   `json:"grid"`  // gridDim of the launch
@@ -27,6 +28,11 @@ type Stats struct {
 	SharedLoadBytes  int64 `json:"shared_load_bytes"`  // 4 bytes per shared load
 	SharedStoreBytes int64 `json:"shared_store_bytes"` // 4 bytes per shared store
 	Flops            int64 `json:"flops"`              // operations the threads reported with Thread.Flops
+
+	// Memory is the same traffic as the hardware moves it: per warp
+	// request, in 32-byte sectors for global memory and in bank passes for
+	// shared memory, per kind of access and per site of the source.
+	Memory Memory `json:"memory"`
 
 	// Hazards are the first hazards of the launch in block order (at most
 	// 16); HazardCounts counts them all, by kind.

@@ -21,7 +21,7 @@ const BenchFile = "figures/data/bench_h200.json"
 // MaxBenchN bounds the grid of a live benchmark from a notebook.
 const MaxBenchN = 512
 
-// Bench times every 3D step of gpu.Steps3() at its default tile on an
+// Bench times every 3D sweep of gpu.Sweeps3() at its default tile on an
 // n×n×n grid on the GPU, reps timed launches each after two untimed ones,
 // next to the float4 copy of the same grid, as `stencil bench` does:
 // effective bandwidth counts 8 bytes per interior point, and each output
@@ -61,7 +61,7 @@ func Bench(n, reps int) (*fig.Bench, error) {
 	interior := float64(n-2) * float64(n-2) * float64(n-2)
 	c := lab.DistinctCoeffs()
 	b := &fig.Bench{Device: d.Props().Name}
-	for _, step := range gpu.Steps3() {
+	for _, step := range gpu.Sweeps3() {
 		k, err := d.Stencil3(step, gpu.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: bench: %w", err)
@@ -132,9 +132,12 @@ func MeasuredBench() (*fig.Bench, error) {
 	return b, nil
 }
 
-// DRAMFile is where the DRAM traffic a profiler measured on the H200 is
-// recorded (fig.DRAMFile's format), relative to the repository's root.
-const DRAMFile = "figures/data/dram_h200.json"
+// DRAMFile is where the DRAM traffic a profiler measured is recorded
+// (fig.DRAMFile's format, with the card in its device field and its name),
+// relative to the repository's root. It was measured on an H100 while the
+// bench file's times are an H200's: two cards of one architecture (sm_90),
+// and the notebook names the file, so the card, it draws from.
+const DRAMFile = "figures/data/dram_h100.json"
 
 // MeasuredDRAM reads DRAMFile at grid side n, for the roofline
 // (fig.BandwidthOptions.DRAM). While the file is not in the repository the

@@ -127,6 +127,10 @@ func Sweep(step string, n, tile int) (Result, error) {
 		return Result{}, fmt.Errorf("nbrun: step %s is not a 3D seven-point kernel (those are %s): %w",
 			step, strings.Join(gpu.Steps3(), ", "), lab.ErrUnknown)
 	}
+	if s.TimeSteps != nil {
+		return Result{}, fmt.Errorf("nbrun: %s advances several time steps a pass, not one sweep (the sweeps are %s; run it with lab.Execute and Run.Steps): %w",
+			s.Name, strings.Join(gpu.Sweeps3(), ", "), lab.ErrUnknown)
+	}
 	d, note, err := device()
 	if err != nil {
 		return Result{}, err

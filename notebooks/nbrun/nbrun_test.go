@@ -124,7 +124,7 @@ func TestSweepAsTheNotebooksCallIt(t *testing.T) {
 // on the notebooks' N = 48 and on a side that is no tile's multiple.
 func TestSweepOnGPU(t *testing.T) {
 	gpuOrSkip(t)
-	for _, step := range gpu.Steps3() {
+	for _, step := range gpu.Sweeps3() {
 		for _, n := range []int{48, 37} {
 			r, err := Sweep(step, n, 0)
 			require.NoError(t, err, "%s n=%d", step, n)
@@ -153,6 +153,8 @@ func TestSweepRejectsOtherSteps(t *testing.T) {
 	assert.ErrorIs(t, err, lab.ErrUnknown)
 	_, err = Sweep("nonsense", 16, 0)
 	assert.ErrorIs(t, err, lab.ErrUnknown)
+	_, err = Sweep("temporal", 16, 0)
+	assert.ErrorIs(t, err, lab.ErrUnknown, "a pass of the temporally blocked step is several time steps, not a sweep")
 	_, err = Simulate("basic", 2, 0)
 	assert.ErrorIs(t, err, lab.ErrSize)
 	_, err = Simulate("basic", MaxSimN+1, 0)
@@ -429,7 +431,7 @@ func TestCompareModel(t *testing.T) {
 	s, err := CompareModel(runs)
 	require.NoError(t, err)
 	lines := strings.Split(s, "\n")
-	require.Len(t, lines, len(gpu.Steps3())+1, "a header and the steps")
+	require.Len(t, lines, len(gpu.Sweeps3())+1, "a header and the sweeps")
 	at512 := map[string]fig.BenchResult{}
 	for _, r := range b.Results {
 		if r.N == 512 {
@@ -513,9 +515,9 @@ func TestBenchOnGPU(t *testing.T) {
 	const n = 128
 	b, err := Bench(n, 5)
 	require.NoError(t, err)
-	require.Len(t, b.Results, len(gpu.Steps3()))
+	require.Len(t, b.Results, len(gpu.Sweeps3()))
 	for i, r := range b.Results {
-		assert.Equal(t, gpu.Steps3()[i], r.Kernel)
+		assert.Equal(t, gpu.Sweeps3()[i], r.Kernel)
 		assert.Equal(t, n, r.N)
 		assert.Positive(t, r.MedianMs)
 		assert.InDelta(t, 8*126.0*126*126/(r.MedianMs*1e6), r.GBps, 1e-9*r.GBps)

@@ -1,0 +1,242 @@
+// temporal.cu: temporal blocking, TB_K time steps of the 3D seven-point
+// stencil in one pass over the grid.
+//
+// A single sweep must read and write every point once, so it can never beat
+// a copy. This kernel reads each input plane once per TB_K time steps: a
+// 2.5D z-march in which each block owns an xy tile with a halo wide enough
+// for TB_K steps and streams the planes of its column of the grid through a
+// pipeline of TB_K stages, one per time level:
+//
+//   - the input tile is TB_BX points (a multiple of 4) × TB_BY rows; each
+//     thread owns 4 consecutive points of one row (float4 loads), so a block
+//     is (TB_BX/4) × TB_BY threads and a row of the tile lies inside one
+//     warp (TB_BX/4 divides 32): the x neighbours come from the neighbouring
+//     lanes by warp shuffles, the y neighbours from shared memory;
+//   - the outputs of a block are the tile less a halo of TB_K rows above and
+//     below and TB_HX points left and right (TB_K rounded up to whole
+//     float4s, which keeps every float4 aligned); each time level's valid
+//     region shrinks by one point per side, so level TB_K is valid on them;
+//   - at iteration i the block loads input plane i (time level 0) and stage
+//     s = 1 … TB_K computes time level s of plane i − s from level s − 1's
+//     planes i − s − 1, i − s and i − s + 1: the thread keeps the first two
+//     in registers (z neighbours and centre) and gets the third from the
+//     stage before, in the same iteration. Level s − 1's plane i − s is
+//     also in shared memory, written in iteration i − 1, for the x and y
+//     neighbours. Each level has two shared planes used alternately, so one
+//     barrier per iteration separates writes from reads;
+//   - the boundary stays fixed at every time step: a point on a face of the
+//     grid keeps its value at every level (the stage passes its centre on),
+//     so the interior points next to a face always see the original
+//     boundary values;
+//   - each block covers cz output planes (a kernel argument, which the host
+//     chooses so that the grid fills the GPU): it starts TB_K planes early
+//     (or at plane 0) and runs TB_K iterations past its last plane;
+//   - TB_L2PF > 0 (sm_90) has one thread per row ask L2 for the row's tile
+//     segment TB_L2PF planes ahead with a bulk prefetch, which puts DRAM
+//     bytes in flight without holding registers;
+//   - TB_STREAM = 1 writes the outputs with streaming (evict-first) stores,
+//     so that they do not push the inputs of neighbouring tiles out of L2.
+//
+// Launch: blockDim = (TB_BX/4, TB_BY, 1); gridDim = (ceil((nx−1)/TB_OX),
+// ceil((ny−2)/TB_OY), ceil((nz−2)/cz)); dynamic shared memory
+// 2·TB_K·TB_BY·TB_BX floats. Coefficients follow the lab's mapping (c1/c2
+// x∓1, c3/c4 y∓1, c5/c6 z∓1); indices are 64-bit. Points outside the grid
+// are read as 0 and never written; they only feed points that are not
+// outputs.
+
+#ifndef TB_K
+#define TB_K 4
+#endif
+#ifndef TB_BX
+#define TB_BX 64
+#endif
+#ifndef TB_BY
+#define TB_BY 32
+#endif
+#ifndef TB_L2PF
+#define TB_L2PF 0
+#endif
+#ifndef TB_MINB
+#define TB_MINB 1 // the gpu backend passes 2 for k ≤ 4 (gpu/temporal.go)
+#endif
+#ifndef TB_STREAM
+#define TB_STREAM 0
+#endif
+
+#define TB_TX (TB_BX / 4)                 // threads per row of the tile
+#define TB_THREADS (TB_TX * TB_BY)        // threads per block
+#define TB_HX ((TB_K + 3) / 4 * 4)        // x halo: TB_K rounded up to whole float4s
+#define TB_OX (TB_BX - 2 * TB_HX)         // output points per row
+#define TB_OY (TB_BY - 2 * TB_K)          // output rows
+
+#if TB_K < 1
+#error "TB_K must be at least 1"
+#endif
+#if TB_BX % 4 != 0 || TB_TX < 1 || 32 % TB_TX != 0
+#error "TB_BX must be 4, 8, 16, 32, 64 or 128: a row of the tile lies inside one warp"
+#endif
+#if TB_THREADS % 32 != 0
+#error "TB_BX/4 × TB_BY must be a multiple of 32 threads (whole warps)"
+#endif
+#if TB_OX < 4 || TB_OY < 1
+#error "the tile leaves no output: TB_BX > 2·TB_HX and TB_BY > 2·TB_K are needed"
+#endif
+
+#define TB_FULL 0xffffffffu
+
+// tb_load returns the 4 points of row y of plane q that start at x0 (a
+// multiple of 4), 0 for points outside the grid; vec: rows of a multiple of
+// 4 points, whose float4s are aligned.
+__device__ __forceinline__ float4 tb_load(const float* __restrict__ in, int q, int y, int x0,
+                                          int nz, int ny, int nx, bool vec)
+{
+    float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (q < 0 || q >= nz || y < 0 || y >= ny) {
+        return r;
+    }
+    const float* row = in + ((long long)q * ny + y) * nx;
+    if (vec && x0 >= 0 && x0 + 3 < nx) {
+        return __ldg(reinterpret_cast<const float4*>(row + x0));
+    }
+    if (x0 >= 0 && x0 < nx) {
+        r.x = __ldg(row + x0);
+    }
+    if (x0 + 1 >= 0 && x0 + 1 < nx) {
+        r.y = __ldg(row + x0 + 1);
+    }
+    if (x0 + 2 >= 0 && x0 + 2 < nx) {
+        r.z = __ldg(row + x0 + 2);
+    }
+    if (x0 + 3 >= 0 && x0 + 3 < nx) {
+        r.w = __ldg(row + x0 + 3);
+    }
+    return r;
+}
+
+extern "C" __global__ void __launch_bounds__(TB_THREADS, TB_MINB)
+temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
+         float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
+{
+    // S[buf][level][row][point]: level 0 … TB_K−1, two planes each.
+    extern __shared__ __align__(16) float S[];
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int ix0 = blockIdx.x * TB_OX - TB_HX;     // the tile's first point; a multiple of 4
+    const int x0 = ix0 + 4 * tx;                    // this thread's first point
+    const int y = 1 + blockIdx.y * TB_OY - TB_K + ty; // this thread's row
+    const int z0 = 1 + blockIdx.z * cz;             // the block's output planes z0 … z1−1
+    const int z1 = min(z0 + cz, nz - 1);
+    const bool vec = (nx & 3) == 0;
+    const int tyU = ty > 0 ? ty - 1 : ty;           // rows outside the tile only feed non-outputs
+    const int tyD = ty < TB_BY - 1 ? ty + 1 : ty;
+    const bool rowInterior = y >= 1 && y <= ny - 2;
+    // This thread's points are outputs of the block in x and y (whole
+    // float4s: the output region starts and ends at multiples of 4).
+    const bool outThread = tx * 4 >= TB_HX && tx * 4 < TB_HX + TB_OX && ty >= TB_K && ty < TB_K + TB_OY && rowInterior;
+    bool xin[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        xin[e] = x0 + e >= 1 && x0 + e <= nx - 2;
+    }
+
+    // Shared memory starts defined, so that no garbage reaches even the
+    // points whose values are discarded.
+    for (int t = ty * TB_TX + tx; t < 2 * TB_K * TB_BY * TB_BX; t += TB_THREADS) {
+        S[t] = 0.0f;
+    }
+    __syncthreads();
+
+    // zm[s], ce[s]: time level s at planes p−1 and p of stage s+1's plane p.
+    float zm[TB_K][4];
+    float ce[TB_K][4];
+#pragma unroll
+    for (int s = 0; s < TB_K; ++s) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            zm[s][e] = 0.0f;
+            ce[s][e] = 0.0f;
+        }
+    }
+
+    const int zs = max(z0 - TB_K, 0);
+    const int iEnd = z1 - 1 + TB_K; // stage TB_K computes plane z1−1 at iteration iEnd
+    float4 next = tb_load(in, zs, y, x0, nz, ny, nx, vec);
+    for (int i = zs; i <= iEnd; ++i) {
+        const float4 cur = next;
+        if (i + 1 <= iEnd) {
+            next = tb_load(in, i + 1, y, x0, nz, ny, nx, vec);
+        }
+#if TB_L2PF > 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        if (tx == 0 && vec) {
+            const int q = i + TB_L2PF;
+            const int xa = max(ix0, 0);
+            const int xb = min(ix0 + TB_BX, nx);
+            if (q <= iEnd && q < nz && y >= 0 && y < ny && xb > xa) {
+                const float* p = in + ((long long)q * ny + y) * nx + xa;
+                asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"((unsigned)(xb - xa) * 4u) : "memory");
+            }
+        }
+#endif
+        const int buf = i & 1;
+        // Level 0 of plane i: published for stage 1 of the next iteration.
+        float c[4] = {cur.x, cur.y, cur.z, cur.w};
+        *reinterpret_cast<float4*>(&S[((buf * TB_K + 0) * TB_BY + ty) * TB_BX + 4 * tx]) = cur;
+#pragma unroll
+        for (int s = 1; s <= TB_K; ++s) {
+            const int p = i - s; // the plane of level s this stage computes
+            // Level s−1 of plane p, written in iteration i−1.
+            const float* P = &S[(((buf ^ 1) * TB_K + (s - 1)) * TB_BY) * TB_BX + 4 * tx];
+            const float4 up = *reinterpret_cast<const float4*>(P + tyU * TB_BX);
+            const float4 dn = *reinterpret_cast<const float4*>(P + tyD * TB_BX);
+            const float u[4] = {up.x, up.y, up.z, up.w};
+            const float d[4] = {dn.x, dn.y, dn.z, dn.w};
+            // x neighbours across the thread's float4: the lanes beside it
+            // (a lane at the tile's edge gets a value that feeds only
+            // points outside the valid region).
+            const float left = __shfl_up_sync(TB_FULL, ce[s - 1][3], 1);
+            const float right = __shfl_down_sync(TB_FULL, ce[s - 1][0], 1);
+            const bool planeInterior = p >= 1 && p <= nz - 2;
+            float r[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const float xl = e == 0 ? left : ce[s - 1][e == 0 ? 0 : e - 1];
+                const float xr = e == 3 ? right : ce[s - 1][e == 3 ? 3 : e + 1];
+                const float v = c0 * ce[s - 1][e] + c1 * xl + c2 * xr + c3 * u[e] + c4 * d[e] + c5 * zm[s - 1][e] + c6 * c[e];
+                // A point on a face of the grid keeps its value: the
+                // boundary is the same at every time level.
+                r[e] = (planeInterior && rowInterior && xin[e]) ? v : ce[s - 1][e];
+            }
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                zm[s - 1][e] = ce[s - 1][e];
+                ce[s - 1][e] = c[e];
+                c[e] = r[e];
+            }
+            if (s < TB_K) {
+                *reinterpret_cast<float4*>(&S[((buf * TB_K + s) * TB_BY + ty) * TB_BX + 4 * tx]) =
+                    make_float4(r[0], r[1], r[2], r[3]);
+            } else if (outThread && p >= z0 && p < z1) {
+                float* o = out + ((long long)p * ny + y) * nx;
+                if (vec && xin[0] && xin[3]) {
+#if TB_STREAM
+                    __stcs(reinterpret_cast<float4*>(o + x0), make_float4(r[0], r[1], r[2], r[3]));
+#else
+                    *reinterpret_cast<float4*>(o + x0) = make_float4(r[0], r[1], r[2], r[3]);
+#endif
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        if (xin[e]) {
+#if TB_STREAM
+                            __stcs(o + x0 + e, r[e]);
+#else
+                            o[x0 + e] = r[e];
+#endif
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+    }
+}

@@ -1,0 +1,119 @@
+package nbrun
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/lab"
+	"stencillab.dev/lab/benchfile"
+)
+
+func TestSimulateTemporal(t *testing.T) {
+	runs, err := SimulateTemporal(13, []int{1, 2})
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	for _, r := range runs {
+		// One block covers the 13³ grid: every point loaded once, every
+		// interior point stored once, whatever k.
+		assert.Equal(t, int64(13*13*13), r.Loads)
+		assert.Equal(t, int64(11*11*11), r.Stores)
+		assert.LessOrEqual(t, r.MaxDiff, Tolerance*float64(r.K))
+	}
+	assert.Greater(t, runs[1].OpPerByte, runs[0].OpPerByte)
+	assert.Contains(t, TemporalSimTable(runs), "loads/pt/step")
+	_, err = SimulateTemporal(2, []int{1})
+	assert.ErrorIs(t, err, lab.ErrSize)
+}
+
+func TestTemporalLimits(t *testing.T) {
+	ls := TemporalLimits([]int{1, 4, 8})
+	require.Len(t, ls, len(TemporalTiles)*3)
+	// 64×32 at k = 4: 16×32 threads, 2·4 planes of 64·32 floats, 56×24
+	// outputs; (4·2048/1344 + 4)/4 bytes per point and step.
+	l := ls[1]
+	assert.Equal(t, [3]int{64, 32, 4}, [3]int{l.BX, l.BY, l.K})
+	assert.Equal(t, 512, l.Threads)
+	assert.Equal(t, 8*64*32*4, l.SharedBytes)
+	assert.InDelta(t, 1344.0/2048, l.OutputShare, 1e-12)
+	assert.InDelta(t, (4*2048.0/1344+4)/4, l.ReadsPerStep, 1e-12)
+	// 128×16 leaves no output at k = 8.
+	assert.NotEmpty(t, ls[5].Err)
+	assert.Contains(t, TemporalLimitsTable(ls), "no output")
+	// 128×32 at k = 8: 2·8 planes of 128·32 floats = 256 KiB.
+	assert.Equal(t, 256*1024, ls[8].SharedBytes)
+	assert.Contains(t, TemporalLimitsTable(ls), "over the 227 KiB")
+	p, err := TemporalLimitsChart(ls)
+	require.NoError(t, err)
+	assert.NotNil(t, p)
+}
+
+func TestPeersChartAndBest(t *testing.T) {
+	ps := []Peers{{Device: "GPU", Runs: []PeersAtN{
+		{N: 512, Peers: []PeerRun{{Name: "pytorch_eager", PctCopy: 5}, {Name: "jax_jit", PctCopy: 10}}},
+		{N: 1024, Peers: []PeerRun{{Name: "pytorch_eager", PctCopy: 6}, {Name: "jax_jit", Error: "out of memory"}}}}}}
+	// Two benches at N = 512 over 8 time steps: fast in 8 passes of 2 ms,
+	// temporal at k = 4 in 2 passes of 1.6 ms and k = 2 in 4 of 1.5 ms.
+	n := 512
+	run := func(kernel, label string, tile int, ms float64) benchfile.Run {
+		return benchfile.Run{Kernel: kernel, Label: label, N: n, Tile: tile, Steps: 8, MedianMs: ms, PctCopy: 800 / ms}
+	}
+	b := &benchfile.File{Copies: []benchfile.Copy{{N: n, MedianMs: 0.3, GBps: 4000}}, Results: []benchfile.Run{run("fast", "fast", 0, 16), run("temporal", "temporal[tile=4]", 4, 3.2), run("temporal", "temporal[tile=2]", 2, 6)}}
+	best := BestTemporal([]*benchfile.File{b})
+	require.Contains(t, best, n)
+	assert.Equal(t, "temporal[tile=4]", best[n].Run.Label)
+	assert.InDelta(t, 16/3.2, best[n].Speedup, 1e-9, "the same points in a fifth of the time")
+	assert.Equal(t, "N = 512: the best temporal run, temporal[tile=4], does 5.00× the fast sweep's points per second\n",
+		BestTemporalSummary([]*benchfile.File{b}))
+	p, err := PeersChart(ps, []*benchfile.File{b}, n)
+	require.NoError(t, err)
+	assert.NotNil(t, p)
+	_, err = PeersChart(ps, nil, 2048)
+	assert.Error(t, err)
+	assert.Contains(t, TemporalBenchTable([]*benchfile.File{b}), "temporal[tile=4]")
+	assert.Contains(t, PeersTable(ps), "jax_jit")
+	assert.Contains(t, PeersTable(ps), "failed: out of memory")
+}
+
+// The recorded files read back, and their shares agree with their own
+// times: the peers' against the copy of the same process, the best temporal
+// run's speed-up against the fast sweep's time in the same file.
+func TestRecordedTemporalAndPeers(t *testing.T) {
+	bs, err := TemporalBenches()
+	require.NoError(t, err)
+	ps, err := RecordedPeers()
+	require.NoError(t, err)
+	if len(bs) == 0 || len(ps) == 0 {
+		t.Skip("no recorded temporal bench or peers in figures/data")
+	}
+	for _, p := range ps {
+		for _, at := range p.Runs {
+			for _, r := range at.Peers {
+				if r.Error != "" {
+					continue
+				}
+				inner := float64(at.N-2) * float64(at.N-2) * float64(at.N-2)
+				copyGBps := 8 * float64(at.N) * float64(at.N) * float64(at.N) / (at.Copy.MedianMs * 1e6)
+				assert.InDelta(t, 100*(8*inner/(r.MedianMs*1e6))/copyGBps, r.PctCopy, 0.01, "%s at N = %d", r.Name, at.N)
+			}
+		}
+	}
+	// The best speed-up per N, worked out from the times: a temporal run
+	// and the fast sweep of the same file do the same points, (N−2)³ ×
+	// steps, so the speed-up is the ratio of their times.
+	want := map[int]float64{}
+	for _, f := range bs {
+		for _, r := range f.Results {
+			fast, ok := FastRun(f, r.N)
+			if r.Kernel == "temporal" && ok {
+				want[r.N] = max(want[r.N], fast.MedianMs/r.MedianMs)
+			}
+		}
+	}
+	best := BestTemporal(bs)
+	require.Len(t, best, len(want))
+	for n, b := range best {
+		assert.InDelta(t, want[n], b.Speedup, 1e-9, "N = %d", n)
+	}
+}
