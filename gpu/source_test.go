@@ -59,7 +59,7 @@ func TestGPUCompileSource(t *testing.T) {
 		src.Data[i] = float32(2*r.Float64() - 1)
 	}
 	c := randomCoeffs(freshSeed())
-	a, b := allocN(t, d, len(src.Data)), allocN(t, d, len(src.Data))
+	a, b := allocPoints(t, d, len(src.Data)), allocPoints(t, d, len(src.Data))
 	require.NoError(t, a.Upload(0, src.Data))
 	require.NoError(t, b.Poison())
 	_, err = k.Launch(b, a, nz, ny, nx, c)
@@ -87,4 +87,14 @@ func TestGPUCompileSource(t *testing.T) {
 	require.NoError(t, err)
 	_, err = k.Geometry(5, 5, 5)
 	assert.ErrorContains(t, err, "block 34×34×1 = 1156 threads exceeds 1024")
+}
+
+// allocPoints allocates a buffer of n floats (allocN takes a cube's side),
+// freed at the end of the test.
+func allocPoints(t *testing.T, d *Device, n int) *Buffer {
+	t.Helper()
+	b, err := d.Alloc(n)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Free() })
+	return b
 }

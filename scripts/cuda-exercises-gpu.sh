@@ -15,6 +15,8 @@ mkdir -p "$OUT"
 nvidia-smi -L > "$OUT/device.txt" 2>&1
 nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv >> "$OUT/device.txt" 2>&1
 which compute-sanitizer >> "$OUT/device.txt" 2>&1
+# the fixtures graded, to compare with the ones built (sha256sum -c)
+(cd "$B/fixtures" && find . -name '*.cu' | sort | xargs sha256sum) > "$OUT/fixtures.sha256" 2>&1
 step() {
 	local name=$1; shift
 	local s; s=$(date +%s.%N)

@@ -76,7 +76,11 @@ func fixtures(t *testing.T) map[string]map[string]string {
 
 	basic := ref["20_cuda_basic"]
 	fault := replaceOnce(t, "fault", basic, "out[p] =", "out[p + (1LL << 40)] =")
-	hang := replaceOnce(t, "hang", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n    volatile int spin = 1;\n    while (spin) {\n    }\n")
+	// The hanging kernel spins on the clock (which only grows) and writes
+	// through a volatile pointer each turn: a loop the compiler can neither
+	// prove finite nor remove (a volatile local, or an empty loop, it may).
+	hang := replaceOnce(t, "hang", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
+		"    for (const long long t0 = clock64(); clock64() >= t0;) {\n        ((volatile float*)out)[0] = c0;\n    }\n")
 	broken := replaceOnce(t, "compile", basic, "const long long p = i * sz + j * sy + k;", "const long long p = i * sz + j * sy + k\n")
 	basicSwap := replaceOnce(t, "basic c3", basic, "+ c3 * in[p - sy]", "+ c3 * in[p + sy]")
 	basicSwap = replaceOnce(t, "basic c4", basicSwap, "+ c4 * in[p + sy]", "+ c4 * in[p - sy]")
@@ -89,13 +93,16 @@ func fixtures(t *testing.T) map[string]map[string]string {
 	chBig = replaceOnce(t, "tx", chBig, "\n#define TILE_X 32\n", "\n#define TILE_X 64\n")
 	chBig = replaceOnce(t, "ty", chBig, "\n#define TILE_Y 8\n", "\n#define TILE_Y 32\n")
 	tiled := ref["21_cuda_tiled"]
-	// For compute-sanitizer: a read one element past the end of the input
-	// on small grids (inside the allocation's padding: no fault, right
-	// values, but memcheck sees it), and the tiled kernel without its
-	// barrier (a shared-memory race for racecheck).
+	// For compute-sanitizer: reads past the end of the input on small
+	// grids, one and 64 floats past it (inside the allocation's padding or
+	// its page: no fault, right values, but memcheck sees them); their value
+	// feeds a store, so that the loads stay in the code. And the tiled
+	// kernel without its barrier (a shared-memory race for racecheck).
 	oob := replaceOnce(t, "oob", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
 		"    if ((long long)nz * ny * nx < 1000000 && blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y + threadIdx.z == 0) {\n"+
-		"        volatile float past = in[(long long)nz * ny * nx];\n        (void)past;\n    }\n")
+		"        const long long n = (long long)nz * ny * nx;\n"+
+		"        const float past = in[n] + in[n + 64];\n"+
+		"        if (past == 1.5e38f) {\n            out[0] = past;\n        }\n    }\n")
 	racy := replaceOnce(t, "racy", tiled, "    __syncthreads();\n", "")
 
 	out := map[string]map[string]string{
@@ -128,6 +135,11 @@ func TestFixtures(t *testing.T) {
 	zl := fx["seed-zloop"][filepath.Join("exercises", "24_cuda_find_the_bug", "fix.cu")]
 	assert.Contains(t, zl, "    }\n    __syncthreads();\n    const int i = iStart;", "the z loop closes before computing")
 	assert.NotContains(t, zl, "unsigned")
+	hang := fx["hang"][filepath.Join("exercises", "20_cuda_basic", "basic.cu")]
+	assert.Contains(t, hang, "clock64() >= t0", "the hanging kernel loops on the clock")
+	assert.NotContains(t, hang, "volatile int", "a volatile local may be dropped, and the loop with it")
+	oob := fx["sanitize"][filepath.Join("exercises", "20_cuda_basic", "basic.cu")]
+	assert.Contains(t, oob, "in[n] + in[n + 64]", "the memcheck kernel reads past the input")
 	for _, files := range fx {
 		for _, text := range files {
 			_, _, err := ChallengeLaunch(text)

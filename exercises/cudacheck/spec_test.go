@@ -198,3 +198,23 @@ func TestDyingChildIsReported(t *testing.T) {
 	assert.Contains(t, r.Message, `during check "tiles"`)
 	assert.Contains(t, r.Message, "runtime: out of memory")
 }
+
+// The z loop mistake (exercise 24) writes, in each block of 30 output
+// planes, only its first plane, blockIdx.z·30: on every grid of the c3-c4
+// check it still writes interior planes (30 and 60), so that check judges
+// them and does not fail for that mistake.
+func TestC3C4GridsKeepPlanesOfTheZLoopMistake(t *testing.T) {
+	s, ok := Lookup("24_cuda_find_the_bug")
+	require.True(t, ok)
+	require.Equal(t, 32, s.DefaultTile(), "fix.cu's comment: the grader compiles it with -DIN_TILE_DIM=32")
+	outTile := s.DefaultTile() - 2
+	for nz := c3c4MinZ; nz <= c3c4MaxZ; nz++ {
+		var written []int
+		for bz := 0; bz < (nz-1+outTile-1)/outTile; bz++ {
+			if i := bz * outTile; i >= 1 && i < nz-1 {
+				written = append(written, i)
+			}
+		}
+		assert.Equal(t, []int{30, 60}, written, "nz = %d", nz)
+	}
+}
