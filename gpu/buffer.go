@@ -41,7 +41,7 @@ func checkFitsTo(what string, need, free, total uint64, fit func(avail uint64) s
 		return nil
 	}
 	msg := fmt.Sprintf("gpu: %s needs %s of device memory, more than the %s free (of %s)",
-		what, humanBytes(need), humanBytes(free), humanBytes(total))
+		what, lab.HumanBytes(need), lab.HumanBytes(free), lab.HumanBytes(total))
 	if fit != nil {
 		if f := fit(free); f != "" {
 			msg += ": " + f
@@ -56,19 +56,6 @@ type memoryError struct{ msg string }
 
 func (e *memoryError) Error() string        { return e.msg }
 func (e *memoryError) Is(target error) bool { return target == lab.ErrMemory }
-
-// humanBytes writes a byte count in decimal units: 68.7 GB, 512.0 MB.
-func humanBytes(b uint64) string {
-	switch {
-	case b >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
-	case b >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(b)/1e6)
-	case b >= 1e3:
-		return fmt.Sprintf("%.1f kB", float64(b)/1e3)
-	}
-	return fmt.Sprintf("%d B", b)
-}
 
 // CheckFree returns an error unless bytes of device memory are free now;
 // what says what they are for.
@@ -112,7 +99,7 @@ func (d *Device) Alloc(n int) (*Buffer, error) {
 		}
 		p, r := cuMemAlloc(bytes)
 		if err := cuCheck("cuMemAlloc", r); err != nil {
-			return fmt.Errorf("gpu: allocate %s: %w", humanBytes(bytes), err)
+			return fmt.Errorf("gpu: allocate %s: %w", lab.HumanBytes(bytes), err)
 		}
 		ptr = p
 		d.state.Lock()

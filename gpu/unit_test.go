@@ -478,8 +478,8 @@ func TestCheckFits(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "gpu: basic on a 2048×2048×2048 grid needs 68.7 GB of device memory, more than the 50.0 GB free (of 150.0 GB)", err.Error())
 	assert.NoError(t, checkFits("x", 2*n*4, 140e9, 150e9))
-	assert.Equal(t, "512 B", humanBytes(512))
-	assert.Equal(t, "1.1 GB", humanBytes(1073741824))
+	assert.Equal(t, "512 B", lab.HumanBytes(512))
+	assert.Equal(t, "1.1 GB", lab.HumanBytes(1073741824))
 }
 
 func TestArgsPacking(t *testing.T) {

@@ -1,7 +1,6 @@
 package release
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -71,12 +70,5 @@ func StripAnswers(name string, src []byte) ([]byte, error) {
 	if nb["cells"], err = marshal(kept); err != nil {
 		return nil, fmt.Errorf("release: %s: %w", name, err)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(nb); err != nil {
-		return nil, fmt.Errorf("release: %s: %w", name, err)
-	}
-	return buf.Bytes(), nil
+	return encodeNotebook(name, nb)
 }

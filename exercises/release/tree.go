@@ -50,6 +50,12 @@ func StripNotebook(name string, src []byte) ([]byte, error) {
 	if nb["cells"], err = marshal(cells); err != nil {
 		return nil, fmt.Errorf("release: %s: %w", name, err)
 	}
+	return encodeNotebook(name, nb)
+}
+
+// encodeNotebook writes a notebook as nbformat does: one-space indent,
+// HTML left unescaped.
+func encodeNotebook(name string, nb map[string]json.RawMessage) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
