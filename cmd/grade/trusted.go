@@ -25,8 +25,8 @@ import (
 
 // hasHiddenChecks reports whether the repository holds the hidden checks.
 func hasHiddenChecks(root string) bool {
-	_, err := os.Stat(filepath.Join(root, "exercises", "checks", "hidden.go"))
-	return err == nil
+	m, _ := filepath.Glob(filepath.Join(root, "exercises", "checks", "hidden*.go"))
+	return len(m) > 0
 }
 
 var trusted struct {
