@@ -120,6 +120,12 @@ func Derivative[T Float](dst, src *Grid1[T], s Stencil1) error {
 	if dst.N != src.N || len(dst.Data) != len(src.Data) {
 		return fmt.Errorf("lab: derivative: grid of %d points does not match grid of %d: %w", dst.N, src.N, ErrMismatch)
 	}
+	if err := src.Validate(); err != nil {
+		return fmt.Errorf("lab: derivative of src: %w", err)
+	}
+	if err := dst.validateLen(); err != nil {
+		return fmt.Errorf("lab: derivative into dst: %w", err)
+	}
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("lab: derivative: %w", err)
 	}

@@ -66,6 +66,76 @@ func checkDims(min int, dims ...int) error {
 	return nil
 }
 
+// checkLen returns an error wrapping ErrSize unless dims are each at least
+// 1, their product is within MaxPoints, and data holds exactly that many
+// elements. It is what Validate checks of a grid built as a literal.
+func checkLen(what string, n int, dims ...int) error {
+	if err := checkDims(1, dims...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	want := 1
+	for _, d := range dims {
+		want *= d // within MaxPoints, checked above
+	}
+	if n != want {
+		return fmt.Errorf("%s: data holds %d values for %d points: %w", what, n, want, ErrSize)
+	}
+	return nil
+}
+
+// Validate returns an error wrapping ErrSize unless g is a usable grid: not
+// nil, N ≥ 1 points within MaxPoints, Data of exactly N values, X0 finite
+// and the spacing H positive and finite. NewGrid1 builds valid grids; a
+// grid written as a literal is checked by Validate wherever the lab takes
+// one.
+func (g *Grid1[T]) Validate() error {
+	if g == nil {
+		return fmt.Errorf("lab: nil 1D grid: %w", ErrSize)
+	}
+	if err := g.validateLen(); err != nil {
+		return err
+	}
+	if !(g.H > 0) || math.IsInf(g.H, 0) {
+		return fmt.Errorf("lab: 1D grid spacing h = %g must be positive and finite: %w", g.H, ErrSize)
+	}
+	if math.IsNaN(g.X0) || math.IsInf(g.X0, 0) {
+		return fmt.Errorf("lab: 1D grid origin x0 = %g must be finite: %w", g.X0, ErrSize)
+	}
+	return nil
+}
+
+// validateLen checks N and the length of Data, not the coordinates: what
+// an output grid, whose spacing is unused, must satisfy.
+func (g *Grid1[T]) validateLen() error {
+	if g == nil {
+		return fmt.Errorf("lab: nil 1D grid: %w", ErrSize)
+	}
+	return checkLen(fmt.Sprintf("lab: 1D grid of %d points", g.N), len(g.Data), g.N)
+}
+
+// Validate returns an error wrapping ErrSize unless g is a usable grid: not
+// nil, NY and NX at least 1, NY·NX within MaxPoints, and Data of exactly
+// NY·NX values. NewGrid2 builds valid grids; a grid written as a literal
+// is checked by Validate wherever the lab takes one.
+func (g *Grid2[T]) Validate() error {
+	if g == nil {
+		return fmt.Errorf("lab: nil 2D grid: %w", ErrSize)
+	}
+	return checkLen(fmt.Sprintf("lab: 2D grid %d×%d", g.NY, g.NX), len(g.Data), g.NY, g.NX)
+}
+
+// Validate returns an error wrapping ErrSize unless g is a usable grid: not
+// nil, NZ, NY and NX at least 1, NZ·NY·NX within MaxPoints, and Data of
+// exactly NZ·NY·NX values. NewGrid3 builds valid grids; a grid written as
+// a literal is checked by Validate wherever the lab takes one (SameShape,
+// and so every sweep, Compare3 and Execute).
+func (g *Grid3[T]) Validate() error {
+	if g == nil {
+		return fmt.Errorf("lab: nil 3D grid: %w", ErrSize)
+	}
+	return checkLen(fmt.Sprintf("lab: 3D grid %d×%d×%d", g.NZ, g.NY, g.NX), len(g.Data), g.NZ, g.NY, g.NX)
+}
+
 // NewGrid1 returns a zeroed 1D grid of n ≥ 1 points starting at x0 with
 // spacing h > 0.
 func NewGrid1[T Float](n int, x0, h float64) (*Grid1[T], error) {
@@ -150,8 +220,10 @@ func (g *Grid3[T]) SameShape(o *Grid3[T]) error {
 		return fmt.Errorf("lab: grid %d×%d×%d does not match grid %d×%d×%d: %w",
 			g.NZ, g.NY, g.NX, o.NZ, o.NY, o.NX, ErrMismatch)
 	}
-	if len(g.Data) != g.NZ*g.NY*g.NX || len(o.Data) != o.NZ*o.NY*o.NX {
-		return fmt.Errorf("lab: grid data length does not match its dimensions: %w", ErrMismatch)
+	for _, x := range []*Grid3[T]{g, o} {
+		if err := x.Validate(); err != nil {
+			return fmt.Errorf("%w (%w)", err, ErrMismatch)
+		}
 	}
 	return nil
 }
@@ -198,8 +270,13 @@ func (g *Grid2[T]) SameShape(o *Grid2[T]) error {
 	if g == nil || o == nil {
 		return fmt.Errorf("lab: nil grid: %w", ErrMismatch)
 	}
-	if g.NY != o.NY || g.NX != o.NX || len(g.Data) != g.NY*g.NX || len(o.Data) != o.NY*o.NX {
+	if g.NY != o.NY || g.NX != o.NX {
 		return fmt.Errorf("lab: grid %d×%d does not match grid %d×%d: %w", g.NY, g.NX, o.NY, o.NX, ErrMismatch)
+	}
+	for _, x := range []*Grid2[T]{g, o} {
+		if err := x.Validate(); err != nil {
+			return fmt.Errorf("%w (%w)", err, ErrMismatch)
+		}
 	}
 	return nil
 }

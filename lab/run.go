@@ -174,8 +174,48 @@ type Run struct {
 	// buffers, the boundary fixed, and Out gets the last state's interior.
 	// It must be a multiple of the step's time steps per pass.
 	Steps int
-	// Reps is the number of repetitions; 0 means 1.
+	// Reps is the number of repetitions; 0 means 1. At most MaxReps.
 	Reps int
+	// Progress, when set, hears from the simulator how a launch that runs
+	// longer than sim.ProgressAfter is getting on, about once a second
+	// (sim.Simulator.Progress); other backends do not call it.
+	Progress func(sim.Progress)
+}
+
+// MaxReps bounds Run.Reps (and `stencil run -reps`): each repetition keeps
+// its times, so an absurd count would grow memory for nothing.
+const MaxReps = 100_000
+
+// MaxSteps bounds Run.Steps (and `-steps`): a million time steps of even
+// the smallest grid is more than any exercise of the course asks.
+const MaxSteps = 1_000_000
+
+// checkCounts returns an error naming the limit unless r's repetitions
+// and time steps are within range.
+func (r Run) checkCounts() error {
+	switch {
+	case r.Reps < 0:
+		return fmt.Errorf("lab: run %s: %d repetitions: the count must not be negative (0 means 1): %w", r.Step, r.Reps, ErrSize)
+	case r.Reps > MaxReps:
+		return fmt.Errorf("lab: run %s: %d repetitions exceeds the limit of %d: %w", r.Step, r.Reps, MaxReps, ErrSize)
+	case r.Steps < 0:
+		return fmt.Errorf("lab: run %s: %d time steps: the count must not be negative (0 means one pass): %w", r.Step, r.Steps, ErrSize)
+	case r.Steps > MaxSteps:
+		return fmt.Errorf("lab: run %s: %d time steps exceeds the limit of %d: %w", r.Step, r.Steps, MaxSteps, ErrSize)
+	case r.Config.Tile < 0:
+		return fmt.Errorf("lab: run %s: tile %d must be positive (or 0 for the default): %w", r.Step, r.Config.Tile, ErrSize)
+	}
+	for _, g := range []struct {
+		what string
+		g    *Grid3[float32]
+	}{{"input", r.Src}, {"output", r.Dst}} {
+		if g.g != nil {
+			if err := g.g.Validate(); err != nil {
+				return fmt.Errorf("lab: run %s: the %s grid: %w", r.Step, g.what, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Result is one run of a 3D step: where it ran, its launch, its times and
@@ -225,12 +265,26 @@ func median(ts []float64) float64 {
 // unknown step, a bad grid, a tile beyond the limits) leaves an empty
 // Result; an error of the kernel itself is also kept in Result.Err, with
 // the rest of the result describing what the launch did.
+//
+// Execute does not panic: bad counts, grids or configurations are errors
+// (MaxReps and MaxSteps bound the counts), and a panic in a kernel of one's
+// own, while it prepares its launch or in a thread, is an error wrapping
+// sim.ErrFault.
 func Execute(r Run) (Result, error) {
+	if err := r.checkCounts(); err != nil {
+		return Result{}, err
+	}
 	run, s, cfg, err := prepareRun(r)
 	if err != nil {
 		return Result{}, err
 	}
+	if run == nil {
+		return Result{}, fmt.Errorf("lab: run %s on %q: the backend prepared no runner: %w", r.Step, r.Backend, ErrUnknown)
+	}
 	defer run.Close()
+	if sr, ok := run.(*simRunner); ok {
+		sr.m.Progress = r.Progress
+	}
 	res := Result{Step: r.Step, Backend: r.Backend, Config: cfg}
 	if b, ok := backend(r.Backend); ok {
 		res.Device = b.Device()

@@ -278,7 +278,10 @@ func TestExecuteAdvancesTimeSteps(t *testing.T) {
 			assert.Zero(t, boundaryChanged(res.Out, sc.dst), "%s: the boundary of the output is left alone", run.Step)
 		}
 	}
-	_, err := Execute(Run{Step: "basic", Backend: Sim, NZ: 5, NY: 5, NX: 5, Steps: -2})
-	assert.NoError(t, err, "0 or less is one step")
+	res, err := Execute(Run{Step: "basic", Backend: Sim, NZ: 5, NY: 5, NX: 5, Steps: 0})
+	assert.NoError(t, err, "0 is one step")
+	assert.Equal(t, 1, res.Steps)
+	_, err = Execute(Run{Step: "basic", Backend: Sim, NZ: 5, NY: 5, NX: 5, Steps: -2})
+	assert.ErrorIs(t, err, ErrSize, "a negative count is refused")
 	assert.Error(t, Advance(SevenPoint[float32], sc.dst.Clone(), sc.src, sc.c, 0))
 }

@@ -52,7 +52,7 @@ func Prepare(k StencilKernel, cfg Config, dst, src *Grid3[float32], c Coeffs) (s
 	if err := CheckSweep(dst, src); err != nil {
 		return sim.Kernel{}, fmt.Errorf("lab: sim: %w", err)
 	}
-	kern, err := k(StencilArgs{
+	kern, err := construct(k, StencilArgs{
 		In:    &sim.Global{Name: "in", Data: src.Data},
 		Out:   &sim.Global{Name: "out", Data: dst.Data},
 		NZ:    src.NZ,
@@ -66,6 +66,18 @@ func Prepare(k StencilKernel, cfg Config, dst, src *Grid3[float32], c Coeffs) (s
 		return sim.Kernel{}, fmt.Errorf("lab: sim: %w", refused(err))
 	}
 	return kern, nil
+}
+
+// construct calls the kernel's constructor, turning a panic in it (a
+// student's set-up code indexing past a slice, say) into an error wrapping
+// sim.ErrFault, as a panic in a thread is.
+func construct(k StencilKernel, a StencilArgs) (kern sim.Kernel, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			kern, err = sim.Kernel{}, fmt.Errorf("the kernel's set-up panicked before its launch: %v: %w", p, sim.ErrFault)
+		}
+	}()
+	return k(a)
 }
 
 // refused makes a kernel's own refusal of its arguments (a tile that
@@ -93,6 +105,12 @@ func (r refusal) Unwrap() []error { return []error{r.err, sim.ErrLimit} }
 // must not overlap. It returns the launch's counters, also for a launch
 // that failed (zero for one that was refused before it ran).
 func Simulate(s *sim.Simulator, k StencilKernel, cfg Config, dst, src *Grid3[float32], c Coeffs) (sim.Stats, error) {
+	if s == nil {
+		return sim.Stats{}, fmt.Errorf("lab: sim: nil simulator (the zero sim.Simulator is ready to use): %w", sim.ErrLimit)
+	}
+	if cfg.Tile < 0 {
+		return sim.Stats{}, fmt.Errorf("lab: sim: tile %d must be positive (or 0 for the default): %w", cfg.Tile, sim.ErrLimit)
+	}
 	kern, err := Prepare(k, cfg, dst, src, c)
 	if err != nil {
 		return sim.Stats{}, err
@@ -104,6 +122,9 @@ func Simulate(s *sim.Simulator, k StencilKernel, cfg Config, dst, src *Grid3[flo
 // the limits of s, so that an impossible tile is refused before any grid
 // is allocated.
 func CheckKernel(s *sim.Simulator, k StencilKernel, cfg Config) error {
+	if s == nil {
+		return fmt.Errorf("lab: sim: nil simulator (the zero sim.Simulator is ready to use): %w", sim.ErrLimit)
+	}
 	g, _ := NewGrid3[float32](3, 3, 3)
 	h, _ := NewGrid3[float32](3, 3, 3)
 	kern, err := Prepare(k, cfg, g, h, DistinctCoeffs())

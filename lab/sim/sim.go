@@ -236,6 +236,11 @@ type Simulator struct {
 	// Workers is the number of goroutines that run blocks; 0 means
 	// GOMAXPROCS. Results do not depend on it.
 	Workers int
+	// Progress, when set, is called from another goroutine about once
+	// every ProgressEvery while a launch that has run longer than
+	// ProgressAfter goes on, with the blocks done so far, and once more at
+	// the end of such a launch. Nil keeps launches silent.
+	Progress func(Progress)
 
 	mu   sync.Mutex
 	last Stats
@@ -340,10 +345,13 @@ func (s *Simulator) launch(k Kernel) (Stats, error) {
 					return
 				}
 				w.runBlock(b)
+				l.done.Add(1)
 			}
 		}(ws[i])
 	}
+	stop := s.watch(l)
 	wg.Wait()
+	stop()
 	return l.collect(ws, st)
 }
 
@@ -353,6 +361,7 @@ type launch struct {
 	lim    Limits
 	blocks int
 	next   atomic.Int64
+	done   atomic.Int64 // blocks finished, for Progress
 }
 
 // maxReports bounds the hazards and faults a worker keeps in detail; it
