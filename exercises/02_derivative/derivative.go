@@ -1,39 +1,47 @@
-// Package derivative is exercise 2 of Stencil Lab: the 1D stencils of
-// Fig. 8.2 as finite differences, and how fast they converge.
+// Package derivative is exercise 2 of Stencil Lab: finite differences that
+// reach the ends of a grid. The 1D stencils of Fig. 8.2 are centred, so
+// the chapter leaves the points near the ends alone; here they get an
+// off-centre stencil of their own, and you measure what that costs in
+// accuracy.
 //
 // # Your task
 //
-// A central difference of radius r approximates the d-th derivative at x_k
-// from the 2r+1 points x_{k−r} … x_{k+r}:
+// A finite difference approximates the d-th derivative at x_k from the
+// samples at x_{k+m}, m = lo … hi (lo ≤ 0 ≤ hi):
 //
-//	f⁽ᵈ⁾(x_k) ≈ Σ_{m=−r…r} w_m · f(x_{k+m}) / h^d
+//	f⁽ᵈ⁾(x_k) ≈ Σ_{m=lo…hi} w_m · f(x_{k+m}) / h^d
 //
-// The chapter's three-, five- and seven-point stencils are r = 1, 2, 3.
+// lo = −r, hi = r is the centred stencil of radius r; lo = 0 is one-sided
+// (forward), hi = 0 one-sided backward, anything between off-centre.
 //
-//  1. Weights(d, r) returns w_{−r} … w_r for d = 1 or 2 and r = 1, 2 or 3,
-//     on unit spacing (h = 1). One way: the stencil must be exact for
-//     every polynomial of degree up to 2r, which gives the moment
-//     conditions Σ_m w_m·m^p = p!·[p = d] for p = 0 … 2r, a small linear
-//     system (gonum's mat package solves it). The three-point first
-//     derivative is (−1/2, 0, 1/2), the second (1, −2, 1).
-//  2. Apply(f, h, d, w) applies the weights to the samples f of spacing h:
-//     the result has len(f) values, Σ w_m·f[k+m] / h^d at every k with a
-//     full neighbourhood (r ≤ k < len(f)−r), and 0 at the r points at each
-//     end, which have none. r is (len(w)−1)/2. f is left as it is.
+//  1. Weights(d, lo, hi) returns w_lo … w_hi on unit spacing (h = 1), for
+//     d = 1 or 2 and 2 to 7 points (d < hi−lo+1 ≤ 7). The stencil must be
+//     exact for every polynomial of degree up to hi−lo, which gives the
+//     moment conditions Σ_m w_m·m^p = p!·[p = d] for p = 0 … hi−lo, a
+//     small linear system (gonum's mat package solves it). The forward
+//     first derivative on three points (lo = 0, hi = 2) is (−3/2, 2, −1/2).
+//  2. Apply(f, h, d, r) returns the d-th derivative at every one of the
+//     len(f) samples f of spacing h, each from 2r+1 samples: the centred
+//     stencil (−r … r) where it fits, and at the r points at each end the
+//     off-centre stencil of the same 2r+1 points that stays inside the
+//     grid (at k = 0: 0 … 2r; at k = 1: −1 … 2r−1; at the last point:
+//     −2r … 0). f is left as it is.
 //  3. Order(h, err) estimates the order of convergence p from errors
 //     measured at several spacings, err ≈ C·h^p: the least-squares slope
 //     of log err against log h, over every point.
 //
 // With these, the check "convergence" measures the error of your stencils
-// on sin at shrinking spacings and expects orders 2, 4 and 6: a central
-// difference of radius r has order 2r. (The chapter calls the stencils of
-// radius 1, 2, 3 "order 1, 2, 3" stencils after their reach; that is not
-// their order of accuracy.)
+// on sin at shrinking spacings, at the centre and at the first point of a
+// grid. A stencil of n points for the d-th derivative has order n − d; a
+// centred one gains one more by symmetry. So the centre converges at
+// order 2r, and the end at 2r+1−d: one order less for the first
+// derivative, two for the second.
 //
-// Return an error, never panic, for: d not 1 or 2, r not 1 to 3, h not
-// positive (or NaN), an even or empty w, fewer than 2r+1 samples, and for
-// Order fewer than 2 points, lengths that differ, a spacing or error that
-// is not positive, or spacings all equal.
+// Return an error, never panic, for: d not 1 or 2, lo > 0 or hi < 0, too
+// few points (hi−lo+1 ≤ d) or more than 7, r not 1 to 3, h not positive
+// and finite, fewer than 2r+1 samples, and for Order fewer than 2 points,
+// lengths that differ, a spacing or error that is not positive, or
+// spacings all equal.
 //
 // Check your work with `go test ./exercises/02_derivative` or
 // `go run ./cmd/grade 02`.
@@ -51,32 +59,33 @@ import (
 // errNotImplemented is what a function returns until you write it.
 var errNotImplemented = grading.ErrNotImplemented
 
-// Weights returns the weights w[m+r], m = −r…r, of the central difference
-// of radius r (1 to 3) for the d-th derivative (1 or 2) on unit spacing.
-func Weights(d, r int) ([]float64, error) {
+// Weights returns the weights w[m−lo], m = lo…hi, of the finite difference
+// for the d-th derivative (1 or 2) at offset 0 from the samples at offsets
+// lo ≤ 0 ≤ hi, on unit spacing: exact for every polynomial of degree up to
+// hi−lo.
+func Weights(d, lo, hi int) ([]float64, error) {
 	// BEGIN SOLUTION
 	if d < 1 || d > 2 {
 		return nil, fmt.Errorf("derivative: weights for derivative %d: only the first and second are supported", d)
 	}
-	if r < 1 || r > 3 {
-		return nil, fmt.Errorf("derivative: weights of radius %d: the radius must be 1, 2 or 3", r)
+	if lo > 0 || hi < 0 {
+		return nil, fmt.Errorf("derivative: weights on offsets %d…%d: the point itself (offset 0) must be among them", lo, hi)
 	}
-	n := 2*r + 1
+	n := hi - lo + 1
+	if n <= d || n > 7 {
+		return nil, fmt.Errorf("derivative: weights on %d points for derivative %d: need %d to 7 points", n, d, d+1)
+	}
 	v := mat.NewDense(n, n, nil)
 	for p := 0; p < n; p++ {
-		for m := -r; m <= r; m++ {
-			v.Set(p, m+r, math.Pow(float64(m), float64(p)))
+		for m := lo; m <= hi; m++ {
+			v.Set(p, m-lo, math.Pow(float64(m), float64(p)))
 		}
 	}
 	rhs := mat.NewVecDense(n, nil)
-	fact := 1.0
-	for i := 2; i <= d; i++ {
-		fact *= float64(i)
-	}
-	rhs.SetVec(d, fact)
+	rhs.SetVec(d, float64(d)) // d! for d = 1 or 2
 	var w mat.VecDense
 	if err := w.SolveVec(v, rhs); err != nil {
-		return nil, fmt.Errorf("derivative: solving the moment conditions: %w", err)
+		return nil, fmt.Errorf("derivative: solving the moment conditions on offsets %d…%d: %w", lo, hi, err)
 	}
 	out := make([]float64, n)
 	for i := range out {
@@ -89,30 +98,41 @@ func Weights(d, r int) ([]float64, error) {
 	// END STUB
 }
 
-// Apply returns Σ w[m+r]·f[k+m] / h^d at every point k with a full
-// neighbourhood, r ≤ k < len(f)−r, and 0 at the r points at each end;
-// r = (len(w)−1)/2.
-func Apply(f []float64, h float64, d int, w []float64) ([]float64, error) {
+// Apply returns the d-th derivative at every point of the samples f of
+// spacing h, each from 2r+1 samples: centred where the stencil fits, and
+// off-centre, inside the grid, at the r points at each end.
+func Apply(f []float64, h float64, d, r int) ([]float64, error) {
 	// BEGIN SOLUTION
-	if len(w) == 0 || len(w)%2 == 0 {
-		return nil, fmt.Errorf("derivative: apply %d weights: a central stencil has an odd number of them", len(w))
-	}
 	if !(h > 0) || math.IsInf(h, 0) {
 		return nil, fmt.Errorf("derivative: apply with spacing h = %g: it must be positive and finite", h)
 	}
-	if d < 1 || d > 2 {
-		return nil, fmt.Errorf("derivative: apply for derivative %d: only the first and second are supported", d)
+	if r < 1 || r > 3 {
+		return nil, fmt.Errorf("derivative: apply with radius %d: the radius must be 1, 2 or 3", r)
 	}
-	r := (len(w) - 1) / 2
-	if len(f) < len(w) {
-		return nil, fmt.Errorf("derivative: apply a %d-point stencil to %d points: too few", len(w), len(f))
+	if len(f) < 2*r+1 {
+		return nil, fmt.Errorf("derivative: apply a %d-point stencil to %d samples: too few", 2*r+1, len(f))
 	}
+	stencils := map[int][]float64{} // by lo
 	scale := 1 / math.Pow(h, float64(d))
 	out := make([]float64, len(f))
-	for k := r; k < len(f)-r; k++ {
+	for k := range f {
+		lo := -r
+		if k < r {
+			lo = -k
+		} else if last := len(f) - 1; k > last-r {
+			lo = last - k - 2*r
+		}
+		w, ok := stencils[lo]
+		if !ok {
+			var err error
+			if w, err = Weights(d, lo, lo+2*r); err != nil {
+				return nil, fmt.Errorf("derivative: apply at point %d: %w", k, err)
+			}
+			stencils[lo] = w
+		}
 		var sum float64
-		for m := -r; m <= r; m++ {
-			sum += w[m+r] * f[k+m]
+		for i, wi := range w {
+			sum += wi * f[k+lo+i]
 		}
 		out[k] = sum * scale
 	}

@@ -16,8 +16,8 @@ func All() []grading.Exercise {
 			return nil, nil, nyi
 		}),
 		Derivative(DerivativeFuncs{
-			Weights: func(int, int) ([]float64, error) { return nil, nyi },
-			Apply:   func([]float64, float64, int, []float64) ([]float64, error) { return nil, nyi },
+			Weights: func(int, int, int) ([]float64, error) { return nil, nyi },
+			Apply:   func([]float64, float64, int, int) ([]float64, error) { return nil, nyi },
 			Order:   func([]float64, []float64) (float64, error) { return 0, nyi },
 		}),
 		FivePoint(FivePointFuncs{

@@ -39,13 +39,12 @@ func remoteSine(c *grading.Client) discretizer {
 
 // --- 02_derivative
 
-type weightsArgs struct{ D, R int }
+type weightsArgs struct{ D, Lo, Hi int }
 
 type applyArgs struct {
-	F []float64
-	H float64
-	D int
-	W []float64
+	F    []float64
+	H    float64
+	D, R int
 }
 
 type orderArgs struct{ H, E []float64 }
@@ -60,12 +59,12 @@ type sliceResult struct {
 func serveDerivative(fn DerivativeFuncs) grading.Handler {
 	return handler(map[string]method{
 		"weights": decoded(func(a weightsArgs) any {
-			w, err := fn.Weights(a.D, a.R)
+			w, err := fn.Weights(a.D, a.Lo, a.Hi)
 			return sliceResult{Out: w, Err: knownErrors.Wire(err)}
 		}),
 		"apply": decoded(func(a applyArgs) any {
-			out, err := fn.Apply(a.F, a.H, a.D, a.W)
-			return sliceResult{Out: out, A: a.F, B: a.W, Err: knownErrors.Wire(err)}
+			out, err := fn.Apply(a.F, a.H, a.D, a.R)
+			return sliceResult{Out: out, A: a.F, Err: knownErrors.Wire(err)}
 		}),
 		"order": decoded(func(a orderArgs) any {
 			p, err := fn.Order(a.H, a.E)
@@ -76,14 +75,13 @@ func serveDerivative(fn DerivativeFuncs) grading.Handler {
 
 func remoteDerivative(c *grading.Client) DerivativeFuncs {
 	return DerivativeFuncs{
-		Weights: func(d, r int) ([]float64, error) {
-			res := call[sliceResult](c, "weights", weightsArgs{d, r})
+		Weights: func(d, lo, hi int) ([]float64, error) {
+			res := call[sliceResult](c, "weights", weightsArgs{d, lo, hi})
 			return res.Out, knownErrors.Err(res.Err)
 		},
-		Apply: func(f []float64, h float64, d int, w []float64) ([]float64, error) {
-			res := call[sliceResult](c, "apply", applyArgs{f, h, d, w})
+		Apply: func(f []float64, h float64, d, r int) ([]float64, error) {
+			res := call[sliceResult](c, "apply", applyArgs{f, h, d, r})
 			copyBack(f, res.A)
-			copyBack(w, res.B)
 			return res.Out, knownErrors.Err(res.Err)
 		},
 		Order: func(h, e []float64) (float64, error) {
