@@ -43,11 +43,16 @@ func (e *CompileLogError) Error() string {
 // Unwrap returns the NVRTC error.
 func (e *CompileLogError) Unwrap() error { return e.err }
 
+// MaxSource is the largest source CompileSource compiles: 1 MiB.
+const MaxSource = 1 << 20
+
 // CompileSource compiles text, named file (e.g. "basic.cu": NVRTC's log
 // names it with its line numbers), with defines, and returns its kernel
 // entry, launched with the geometry geom returns for each grid. A source
-// that does not compile returns a *CompileLogError; a missing entry says
-// which function the file must define.
+// that does not compile returns a *CompileLogError; one that uses a
+// preprocessor directive outside the allow-list (see CheckDirectives), a
+// *DirectiveError, before NVRTC runs; a missing entry says which function
+// the file must define.
 func (d *Device) CompileSource(file, text, entry string, defines []Define, geom func(nz, ny, nx int) (Geometry, error)) (*SourceKernel, error) {
 	file = path.Base(file)
 	if !strings.HasSuffix(file, ".cu") {
@@ -58,6 +63,14 @@ func (d *Device) CompileSource(file, text, entry string, defines []Define, geom 
 	}
 	if geom == nil {
 		return nil, fmt.Errorf("gpu: %s: no launch geometry", file)
+	}
+	if len(text) > MaxSource {
+		return nil, fmt.Errorf("gpu: %s has %d bytes, over the limit of %d", file, len(text), MaxSource)
+	}
+	// Only the text reaches NVRTC: a directive that would read a file is
+	// refused here, naming its line, before the compiler runs.
+	if err := CheckDirectives(file, text); err != nil {
+		return nil, err
 	}
 	m, err := d.compile(strings.TrimSuffix(file, ".cu"), text, defines)
 	if err != nil {

@@ -1,0 +1,129 @@
+package gpu
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckDirectivesRefusesWhatReadsAFile(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"#include \"/etc/passwd\"\n", "k.cu:1: #include is not allowed"},
+		{"int a;\n  #  include <cuda.h>\n", "k.cu:2: #include is not allowed"},
+		{"/* x */ #include \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"#/* x */include \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"#inc\\\nlude \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"#\\\ninclude \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"\\\n#include \"a\"\n", "k.cu:2: #include is not allowed"},
+		{"%:include \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"%\\\n:include \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"int x; /* a\nb */ #include \"a\"\n", "k.cu:2: #include is not allowed"},
+		{"#define F \"/etc/passwd\"\n#include F\n", "k.cu:2: #include is not allowed"},
+		{"#include_next <a>\n", "#include_next is not allowed"},
+		{"#import \"a\"\n", "#import is not allowed"},
+		{"#embed \"/etc/passwd\"\n", "#embed is not allowed"},
+		{"#line 7 \"/etc/passwd\"\n", "#line is not allowed"},
+		{"# 7 \"/etc/passwd\"\n", "k.cu:1: the directive \"# 7\" is not allowed"},
+		{"#error secret\n", "#error is not allowed"},
+		{"#warning x\n", "#warning is not allowed"},
+		{"#ident \"x\"\n", "#ident is not allowed"},
+		{"#pragma once\n", "#pragma once is not allowed"},
+		{"#pragma GCC system_header\n", "#pragma GCC is not allowed"},
+		{"#pragma push_macro(\"X\")\n", "is not allowed: only #pragma unroll is"},
+		{"#if __has_include(\"/etc/passwd\")\n#endif\n", "k.cu:1: __has_include is not allowed"},
+		{"#define P _Pragma(\"message(\\\"x\\\")\")\n", "k.cu:1: _Pragma is not allowed"},
+		{"int f() { __pragma(x) }\n", "__pragma is not allowed"},
+		{"int a;\x00#include \"a\"\n", "k.cu:1: control character U+0000"},
+		{"\xff\xfe", "k.cu:1: the file is not UTF-8 text"},
+		{"int a = 1; /* never closed\n", "k.cu:1: a comment is not closed"},
+	} {
+		err := CheckDirectives("k.cu", c.src)
+		require.Error(t, err, "%q", c.src)
+		assert.Contains(t, err.Error(), c.want, "%q", c.src)
+	}
+}
+
+func TestCheckDirectivesAllowsMacrosConditionsAndUnroll(t *testing.T) {
+	src := `// a kernel: #include in a comment is text
+/* #include "x" */
+#ifndef OUT_TILE_DIM
+#define OUT_TILE_DIM 30
+#endif
+#define IN_TILE_DIM (OUT_TILE_DIM + 2)
+#define STR(x) #x
+#if defined(FOO) && FOO > 1
+#elif 0
+#else
+#endif
+#undef STR
+  #
+const char* s = "#include \"/etc/passwd\"";
+const char* r = R"xy(
+#include "a"
+)xy";
+const char c = '#';
+float f = 1.5e+3f + 0x1p-3;
+int sep = 1'000;
+extern "C" __global__ void k(const float* in, float* out) {
+    #pragma unroll
+    for (int i = 0; i < 4; i++) out[i] = in[i];
+    #pragma unroll 4
+    for (int i = 0; i < 4; i++) out[i] += in[i];
+}
+`
+	assert.NoError(t, CheckDirectives("k.cu", src))
+}
+
+// Every line of a refused directive is named, up to the bound.
+func TestCheckDirectivesNamesEachLine(t *testing.T) {
+	var sb strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&sb, "int x%d;\n#include \"f%d\"\n", i, i)
+	}
+	err := CheckDirectives("k.cu", sb.String())
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	assert.Len(t, lines, maxDirectiveErrors)
+	for i, l := range lines {
+		assert.True(t, strings.HasPrefix(l, fmt.Sprintf("k.cu:%d: #include", 2*i+2)), l)
+	}
+}
+
+func FuzzCheckDirectives(f *testing.F) {
+	f.Add("#include \"a\"\n")
+	f.Add("#define X 1\n#if X\n#endif\n")
+	f.Add("R\"x(#include)x\"")
+	f.Add("%\\\n:include")
+	f.Fuzz(func(t *testing.T, s string) {
+		err := CheckDirectives("k.cu", s)
+		// Whatever the text, a file that would reach NVRTC has no
+		// #include at the start of a line once splices and comments
+		// are gone, as far as a plain reading can tell.
+		if err == nil {
+			plain := strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "")
+			for _, l := range strings.Split(plain, "\n") {
+				tl := strings.TrimLeft(l, " \t")
+				if strings.HasPrefix(tl, "#include") || strings.HasPrefix(tl, "%:include") {
+					if !strings.Contains(s, "R\"") && !strings.Contains(s, "/*") && !strings.Contains(s, "\"") && !strings.Contains(s, "'") {
+						t.Fatalf("%q passed with an #include line", s)
+					}
+				}
+			}
+		}
+	})
+}
+
+// CompileSource refuses a directive before it needs the device or NVRTC.
+func TestCompileSourceRefusesADirectiveBeforeCompiling(t *testing.T) {
+	d := &Device{}
+	geom := func(nz, ny, nx int) (Geometry, error) { return Geometry{}, nil }
+	_, err := d.CompileSource("basic.cu", "int a;\n#include \"/etc/passwd\"\n", "basic", nil, geom)
+	var de *DirectiveError
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, []string{"basic.cu:2: #include is not allowed: the file must hold everything it needs (allowed: " + DirectivesAllowed + ")"}, de.Lines)
+	_, err = d.CompileSource("basic.cu", strings.Repeat("x", MaxSource+1), "basic", nil, geom)
+	assert.ErrorContains(t, err, fmt.Sprintf("over the limit of %d", MaxSource))
+}
