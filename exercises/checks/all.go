@@ -21,8 +21,8 @@ func All() []grading.Exercise {
 			Order:   func([]float64, []float64) (float64, error) { return 0, nyi },
 		}),
 		FivePoint(FivePointFuncs{
-			Sweep:   func(_, _ *lab.Grid2[float64], _ [5]float64) error { return nyi },
-			Iterate: func(*lab.Grid2[float64], [5]float64, int) (*lab.Grid2[float64], error) { return nil, nyi },
+			Sweep:   func(_, _ *lab.Grid2[float64], _ [9]float64) error { return nyi },
+			Iterate: func(*lab.Grid2[float64], [9]float64, int) (*lab.Grid2[float64], error) { return nil, nyi },
 		}),
 		Intensity(IntensityFuncs{
 			Cost:      func(string, int) (lab.BlockCost, error) { return lab.BlockCost{}, nyi },

@@ -296,17 +296,23 @@ func sinDerivative(x float64, d int) float64 {
 func derivConvergence(t *grading.T, fn DerivativeFuncs) {
 	// The error is measured at one point xc, where every derivative of
 	// sin is far from 0 (sin and cos are both above 0.56): at the centre
-	// of a grid centred there, and at the first point of a grid starting
-	// there, with spacings from 0.1 down to 0.025: small enough for the
-	// leading term of the error to dominate, large enough for rounding
-	// not to.
+	// of a grid centred there, with spacings from 0.4 down to 0.1, and at
+	// the first point of a grid starting there, whose larger error
+	// constants need spacings from 0.1 down to 0.025: small enough for
+	// the leading term of the error to dominate, large enough for
+	// rounding not to. Over these ranges the fitted slopes stay within
+	// 0.1 of the order at the centre and 0.4 at the end.
 	xc := 0.6 + 0.4*t.Rand().Float64()
 	scale := 0.9 + 0.2*t.Rand().Float64()
 	for d := 1; d <= 2; d++ {
 		for r := 1; r <= 3; r++ {
 			for _, atEnd := range []bool{false, true} {
 				var hs, got, want []float64
-				for _, h := range []float64{0.1, 0.07, 0.05, 0.035, 0.025} {
+				spacings, tol := []float64{0.4, 0.28, 0.2, 0.14, 0.1}, 0.1
+				if atEnd {
+					spacings, tol = []float64{0.1, 0.07, 0.05, 0.035, 0.025}, 0.4
+				}
+				for _, h := range spacings {
 					h *= scale
 					n := 2*r + 1 + 2*t.Rand().IntN(4)
 					k := n / 2
@@ -347,7 +353,7 @@ func derivConvergence(t *grading.T, fn DerivativeFuncs) {
 				if !grading.Number(t, what, p, slope, grading.Tol{Abs: 0.05}) {
 					return
 				}
-				if !assert.InDelta(t, float64(order), p, 0.2, "%s is %.2f; want %d", what, p, order) {
+				if !assert.InDelta(t, float64(order), p, tol, "%s is %.2f; want %d", what, p, order) {
 					return
 				}
 			}

@@ -127,7 +127,8 @@ func (w wireGrid2) back(g *lab.Grid2[float64]) {
 
 type sweepArgs struct {
 	Dst, Src wireGrid2
-	C        [5]float64
+	Same     bool // dst and src are one grid: the child passes one grid twice
+	C        [9]float64
 	Steps    int
 }
 
@@ -140,6 +141,9 @@ func serveFivePoint(fn FivePointFuncs) grading.Handler {
 	return handler(map[string]method{
 		"sweep": decoded(func(a sweepArgs) any {
 			dst, src := a.Dst.grid(), a.Src.grid()
+			if a.Same {
+				src = dst
+			}
 			err := fn.Sweep(dst, src, a.C)
 			return sweepResult{Dst: toWire2(dst), Src: toWire2(src), Err: knownErrors.Wire(err)}
 		}),
@@ -153,13 +157,14 @@ func serveFivePoint(fn FivePointFuncs) grading.Handler {
 
 func remoteFivePoint(c *grading.Client) FivePointFuncs {
 	return FivePointFuncs{
-		Sweep: func(dst, src *lab.Grid2[float64], k [5]float64) error {
-			r := call[sweepResult](c, "sweep", sweepArgs{Dst: toWire2(dst), Src: toWire2(src), C: k})
+		Sweep: func(dst, src *lab.Grid2[float64], k [9]float64) error {
+			same := dst != nil && dst == src
+			r := call[sweepResult](c, "sweep", sweepArgs{Dst: toWire2(dst), Src: toWire2(src), Same: same, C: k})
 			r.Dst.back(dst)
 			r.Src.back(src)
 			return knownErrors.Err(r.Err)
 		},
-		Iterate: func(g *lab.Grid2[float64], k [5]float64, steps int) (*lab.Grid2[float64], error) {
+		Iterate: func(g *lab.Grid2[float64], k [9]float64, steps int) (*lab.Grid2[float64], error) {
 			r := call[sweepResult](c, "iterate", sweepArgs{Src: toWire2(g), C: k, Steps: steps})
 			r.Src.back(g)
 			return r.Out.grid(), knownErrors.Err(r.Err)
