@@ -31,8 +31,8 @@ func Bench(n, reps int) (*fig.Bench, error) {
 	if n < 3 || n > MaxBenchN {
 		return nil, fmt.Errorf("nbrun: bench: grid side %d must be 3 to %d: %w", n, MaxBenchN, lab.ErrSize)
 	}
-	if reps < 1 {
-		return nil, fmt.Errorf("nbrun: bench: %d timed launches; need at least one", reps)
+	if reps < 1 || reps > lab.MaxReps {
+		return nil, fmt.Errorf("nbrun: bench: %d timed launches; need 1 to %d: %w", reps, lab.MaxReps, lab.ErrSize)
 	}
 	d, err := gpu.Default()
 	if err != nil {
@@ -177,6 +177,9 @@ func RecordedRuns(b *fig.Bench) []HopperRun {
 // stores by lab.CostN. It is 25 % for basic whatever N (7 loads and 1
 // store per point) and approaches 100 % for the tiled kernels as T grows.
 func ModelShare(kernel string, n, tile int) (float64, error) {
+	if n < 3 || float64(n)*float64(n)*float64(n) > lab.MaxPoints {
+		return 0, fmt.Errorf("nbrun: model share: grid side %d must be at least 3 and N³ at most %d points: %w", n, int64(lab.MaxPoints), lab.ErrSize)
+	}
 	c, err := lab.CostN(kernel, n, tile)
 	if err != nil {
 		return 0, fmt.Errorf("nbrun: model share: %w", err)
@@ -193,6 +196,9 @@ func ModelShare(kernel string, n, tile int) (float64, error) {
 // runs were timed at.
 func CompareModel(runs []HopperRun) (string, error) {
 	const n = 512
+	if len(runs) == 0 {
+		return "", fmt.Errorf("nbrun: compare with the model: no runs (is the bench file empty at N = %d?)", n)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-15s %-18s %9s %10s %10s\n", "kernel", "launch", "time ms", "model", "measured")
 	for _, r := range runs {
@@ -229,9 +235,12 @@ func tileOf(r HopperRun) (int, bool) {
 
 // FromBench turns measured results at one grid side into HopperRun values,
 // one per kernel in the order of gpu.Steps3(), for CompareModel. Kernels
-// not measured at n are left out.
+// not measured at n are left out; a nil bench gives none.
 func FromBench(b *fig.Bench, n int) []HopperRun {
 	var runs []HopperRun
+	if b == nil {
+		return nil
+	}
 	for _, step := range gpu.Steps3() {
 		for _, r := range b.Results {
 			if r.Kernel != step || r.N != n {

@@ -38,6 +38,10 @@ func TrafficPlot(rs ...Result) (*plot.Plot, error) {
 		if r.Backend != lab.Sim || r.Stats.GlobalStores == 0 {
 			return nil, fmt.Errorf("nbrun: traffic plot: %s has no simulator counts", r.Step)
 		}
+		if r.Interior() <= 0 {
+			return nil, fmt.Errorf("nbrun: traffic plot: %s ran on a %d×%d×%d grid, which has no interior point: %w",
+				r.Step, r.NZ, r.NY, r.NX, lab.ErrSize)
+		}
 		y := float64(len(rs) - 1 - i)
 		names[len(rs)-1-i] = label(r)
 		inner := float64(r.Interior())
@@ -157,6 +161,9 @@ func Broken(name string) (lab.Broken, error) {
 // reference, shown in the notebook. The kernel's own failure is part of
 // the lesson and not an error; an unknown name or an impossible grid is.
 func ShowBroken(w io.Writer, name string, n, tile int) (Result, error) {
+	if w == nil {
+		return Result{}, fmt.Errorf("nbrun: show broken kernel %s: nil writer (nbrun.Notebook writes into the notebook)", name)
+	}
 	b, err := Broken(name)
 	if err != nil {
 		return Result{}, err
@@ -182,7 +189,10 @@ func ShowBroken(w io.Writer, name string, n, tile int) (Result, error) {
 		_, err := io.WriteString(w, t.String())
 		return r, err
 	}
-	c := r.Count()
+	c, cerr := r.Count()
+	if cerr != nil {
+		return r, cerr
+	}
 	fmt.Fprintf(&t, "output against lab.SevenPoint: %d right, %d wrong, %d never written, %d boundary points written\n",
 		c[Right], c[Wrong], c[Unwritten], c[BoundaryWritten])
 	if _, err := io.WriteString(w, t.String()); err != nil {

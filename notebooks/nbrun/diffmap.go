@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 	"stencillab.dev/figures/fig"
+	"stencillab.dev/lab"
 )
 
 // Class says how one point of a kernel's output compares with the
@@ -36,8 +37,41 @@ func (c Class) String() string {
 // Counts are the number of output points of each class, indexed by Class.
 type Counts [numClasses]int
 
-// Classify returns the class of the output point (i, j, k).
-func (r Result) Classify(i, j, k int) Class {
+// checkGrids returns an error unless r has an output and a reference to
+// compare it with: two valid N×N×N grids (lab.Grid3.Validate) of one
+// shape, as Sweep, Simulate and SimulateKernel return them. A Result put
+// together by hand, or the zero Result of a refused run, fails it.
+func (r Result) checkGrids() error {
+	if r.Out == nil || r.Want == nil {
+		return fmt.Errorf("nbrun: %s: no output to compare (the launch was refused?): %w", r.Step, lab.ErrSize)
+	}
+	if err := r.Out.SameShape(r.Want); err != nil {
+		return fmt.Errorf("nbrun: %s: output against reference: %w", r.Step, err)
+	}
+	if !r.Out.IsCube() || r.Out.NX != r.NX {
+		return fmt.Errorf("nbrun: %s: output %d×%d×%d is not the N×N×N cube of the run (N = %d): %w",
+			r.Step, r.Out.NZ, r.Out.NY, r.Out.NX, r.NX, lab.ErrMismatch)
+	}
+	return nil
+}
+
+// Classify returns the class of the output point (i, j, k), 0 ≤ i, j, k <
+// N; an error for a point outside the grid or a Result without an output
+// and its reference.
+func (r Result) Classify(i, j, k int) (Class, error) {
+	if err := r.checkGrids(); err != nil {
+		return 0, err
+	}
+	n := r.N()
+	if i < 0 || j < 0 || k < 0 || i >= n || j >= n || k >= n {
+		return 0, fmt.Errorf("nbrun: classify point (%d, %d, %d) of %s: outside the %d³ grid, each index must be 0 to %d: %w",
+			i, j, k, r.Step, n, n-1, lab.ErrSize)
+	}
+	return r.classify(i, j, k), nil
+}
+
+// classify is Classify on a checked Result and point.
+func (r Result) classify(i, j, k int) Class {
 	n := r.N()
 	got := r.Out.At(i, j, k)
 	if i == 0 || j == 0 || k == 0 || i == n-1 || j == n-1 || k == n-1 {
@@ -56,20 +90,21 @@ func (r Result) Classify(i, j, k int) Class {
 	return Wrong
 }
 
-// Count classifies every point of the output.
-func (r Result) Count() Counts {
+// Count classifies every point of the output; an error for a Result
+// without an output and its reference.
+func (r Result) Count() (Counts, error) {
 	var c Counts
-	if r.Out == nil {
-		return c
+	if err := r.checkGrids(); err != nil {
+		return c, err
 	}
 	for i := range r.N() {
 		for j := range r.N() {
 			for k := range r.N() {
-				c[r.Classify(i, j, k)]++
+				c[r.classify(i, j, k)]++
 			}
 		}
 	}
-	return c
+	return c, nil
 }
 
 // classStyle is the fill of each class in DiffMap: the right points pale,
@@ -92,8 +127,8 @@ const (
 // one cell per point coloured by its Class, with a legend that counts the
 // classes over the whole grid.
 func DiffMap(r Result, k int) (*fig.Diagram, error) {
-	if r.Out == nil || r.Want == nil {
-		return nil, fmt.Errorf("nbrun: diff map of %s: no output to draw (the launch was refused?)", r.Step)
+	if err := r.checkGrids(); err != nil {
+		return nil, fmt.Errorf("nbrun: diff map: %w", err)
 	}
 	n := r.N()
 	if k < 0 || k >= n {
@@ -109,7 +144,7 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	worst := 0.0
 	for i := range n {
 		for j := range n {
-			if r.Classify(i, j, k) == Wrong {
+			if r.classify(i, j, k) == Wrong {
 				if d := math.Abs(float64(r.Out.At(i, j, k)) - float64(r.Want.At(i, j, k))); !math.IsNaN(d) && !math.IsInf(d, 0) {
 					worst = math.Max(worst, d)
 				}
@@ -118,7 +153,7 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	}
 	for i := range n {
 		for j := range n {
-			c := r.Classify(i, j, k)
+			c := r.classify(i, j, k)
 			fill := classStyle[c]
 			if c == Wrong && worst > 0 {
 				d := math.Abs(float64(r.Out.At(i, j, k)) - float64(r.Want.At(i, j, k)))
@@ -143,7 +178,10 @@ func DiffMap(r Result, k int) (*fig.Diagram, error) {
 	d.Add(fig.Label(nf/2, -2.8, 9, "y (index j) →"))
 	d.Add(fig.Label(-3.2, nf/2, 9, "z (index i) →").Rotated(math.Pi / 2))
 
-	all := r.Count()
+	all, err := r.Count()
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: diff map: %w", err)
+	}
 	interior := (n - 2) * (n - 2) * (n - 2)
 	d.Add(fig.Label(legendX, nf-0.5, 9, "whole grid").Align(0, -0.5).Bold())
 	y := nf - 3

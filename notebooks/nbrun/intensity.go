@@ -28,6 +28,9 @@ type IntensityPoint struct {
 // intensities of each. Every run is also checked against the reference;
 // a wrong output is an error.
 func IntensitySweep(step string, n int, tiles []int) ([]IntensityPoint, error) {
+	if len(tiles) == 0 {
+		return nil, fmt.Errorf("nbrun: intensity sweep of %s: no tiles: %w", step, lab.ErrSize)
+	}
 	var pts []IntensityPoint
 	for _, t := range tiles {
 		r, err := Simulate(step, n, t)

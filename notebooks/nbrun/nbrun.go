@@ -3,7 +3,9 @@ package nbrun
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 
 	"stencillab.dev/gpu"
@@ -34,6 +36,11 @@ const Tolerance = 1e-5
 // and the canonical NaN of a 0/0 is 0x7fc00000), so a point that still
 // holds it was never written.
 const poisonBits = 0x7fc5a5a5
+
+// ProgressOutput is where a simulated launch that runs longer than
+// sim.ProgressAfter reports, about once a second, how far it has got: the
+// cell's standard error in a notebook. Nil keeps such launches quiet.
+var ProgressOutput io.Writer = os.Stderr
 
 // ErrNoSimulation is wrapped by the error of Sweep for a step that has no
 // simulated kernel (fast) on a machine without a GPU.
@@ -124,8 +131,8 @@ func describe(p gpu.Props) string {
 func Sweep(step string, n, tile int) (Result, error) {
 	s, err := lab.LookupStep3(step)
 	if err != nil || !lab.OnGPU(s) {
-		return Result{}, fmt.Errorf("nbrun: step %s is not a 3D seven-point kernel (those are %s): %w",
-			step, strings.Join(gpu.Steps3(), ", "), lab.ErrUnknown)
+		return Result{}, fmt.Errorf("nbrun: step %q is not a 3D seven-point kernel%s (those are %s): %w",
+			step, lab.DidYouMean(step, gpu.Steps3()), strings.Join(gpu.Steps3(), ", "), lab.ErrUnknown)
 	}
 	if s.TimeSteps != nil {
 		return Result{}, fmt.Errorf("nbrun: %s advances several time steps a pass, not one sweep (the sweeps are %s; run it with lab.Execute and Run.Steps): %w",
@@ -159,7 +166,7 @@ func Simulate(step string, n, tile int) (Result, error) {
 	if _, _, err := lab.LookupKernel(step); err != nil {
 		s, err2 := lab.LookupStep3(step)
 		if err2 != nil || !lab.Simulated(s) {
-			return Result{}, fmt.Errorf("nbrun: %w", err)
+			return Result{}, fmt.Errorf("nbrun: %w%s", err, lab.DidYouMean(step, lab.StepNames()))
 		}
 		step = s.Name
 	}
@@ -199,6 +206,7 @@ func sweep(run lab.Run, n int) (Result, error) {
 		return Result{}, fmt.Errorf("nbrun: %s: %w", run.Step, err)
 	}
 	run.Src, run.Dst, run.C = src, out, lab.DistinctCoeffs()
+	run.Progress = sim.PrintProgress(ProgressOutput)
 	res, err := lab.Execute(run)
 	if res.Out == nil {
 		if !errors.Is(err, sim.ErrLimit) {
@@ -253,10 +261,11 @@ func Written(v float32) bool { return math.Float32bits(v) != poisonBits }
 // OK reports whether the sweep ran without error and matches the
 // reference everywhere within Tolerance, boundary left alone.
 func (r Result) OK() bool {
-	if r.Err != nil || r.Out == nil {
+	if r.Err != nil {
 		return false
 	}
-	return r.Count().clean()
+	c, err := r.Count()
+	return err == nil && c.clean()
 }
 
 // clean reports whether no point is wrong, unwritten or a written boundary.
@@ -279,8 +288,9 @@ func (r Result) Summary() string {
 		fmt.Fprintf(&b, "  launch <<<%s, %s>>>: %d blocks of %d threads\n", r.Stats.Grid.Shape(), r.Stats.Block.Shape(),
 			r.Stats.BlocksRun, r.Stats.Block.Size())
 	}
-	if r.Out != nil {
-		c := r.Count()
+	if c, err := r.Count(); r.Out != nil && err != nil {
+		fmt.Fprintf(&b, "  the output cannot be compared: %v\n", err)
+	} else if err == nil {
 		interior := r.Interior()
 		fmt.Fprintf(&b, "  largest |out − lab.SevenPoint| = %s over %d interior points", formatErr(r.Diff.MaxAbs), interior)
 		if r.Err == nil && c.clean() { // r.OK(), without classifying every point again
@@ -358,10 +368,11 @@ func (r Result) Counters() string {
 }
 
 // Hazards formats the simulator's hazard counts by kind and the first few
-// reports, at most max of them; empty when the launch had none.
+// reports, at most max of them; empty when the launch had none, or when
+// max is negative.
 func (r Result) Hazards(max int) string {
 	hc := r.Stats.HazardCounts
-	if hc.Total() == 0 {
+	if hc.Total() == 0 || max < 0 {
 		return ""
 	}
 	var b strings.Builder

@@ -236,7 +236,23 @@ func TestTileOverThreadLimitRefused(t *testing.T) {
 	assert.ErrorIs(t, err, sim.ErrLimit)
 	assert.Contains(t, err.Error(), "11×11×11 = 1331 threads exceeds 1024")
 	assert.Zero(t, r.Stats.GlobalLoads, "a refused launch runs nothing")
-	assert.Equal(t, (16-2)*(16-2)*(16-2), r.Count()[Unwritten])
+	assert.Equal(t, (16-2)*(16-2)*(16-2), counts(t, r)[Unwritten])
+}
+
+// counts is r.Count, which must succeed.
+func counts(t *testing.T, r Result) Counts {
+	t.Helper()
+	c, err := r.Count()
+	require.NoError(t, err)
+	return c
+}
+
+// class is r.Classify(i, j, k), which must succeed.
+func class(t *testing.T, r Result, i, j, k int) Class {
+	t.Helper()
+	c, err := r.Classify(i, j, k)
+	require.NoError(t, err)
+	return c
 }
 
 func broken(t *testing.T, name string) lab.Broken {
@@ -258,15 +274,15 @@ func TestBrokenLoopClosesEarly(t *testing.T) {
 	b := broken(t, "coarsened_loop_closes_early")
 	r, err := SimulateKernel(b.Name, b.Kernel, 34, 0)
 	require.NoError(t, err, "a wrong result, but no error")
-	c := r.Count()
+	c := counts(t, r)
 	assert.Equal(t, 32*32, c[Wrong])
 	assert.Equal(t, 31*32*32, c[Unwritten])
 	assert.Zero(t, c[Right])
 	assert.Zero(t, c[BoundaryWritten])
 	assert.Equal(t, 34*34*34-32*32*32, c[Boundary])
 	for j := 1; j < 33; j++ {
-		assert.Equal(t, Wrong, r.Classify(30, j, 17))
-		assert.Equal(t, Unwritten, r.Classify(29, j, 17))
+		assert.Equal(t, Wrong, class(t, r, 30, j, 17))
+		assert.Equal(t, Unwritten, class(t, r, 29, j, 17))
 	}
 	assert.False(t, r.OK())
 	assert.Contains(t, r.Summary(), "1024 wrong, 31744 never written")
@@ -276,7 +292,7 @@ func TestBrokenSwappedCoefficients(t *testing.T) {
 	b := broken(t, "coarsened_c3_c4_swapped")
 	r, err := SimulateKernel(b.Name, b.Kernel, 20, 8)
 	require.NoError(t, err)
-	c := r.Count()
+	c := counts(t, r)
 	assert.Zero(t, c[Unwritten])
 	assert.Greater(t, c[Wrong], 18*18*18*9/10, "c3 ≠ c4 spoils nearly every point")
 }
@@ -287,7 +303,7 @@ func TestBrokenBlock34Refused(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, sim.ErrLimit)
 	assert.Contains(t, err.Error(), "34×34 = 1156 threads exceeds 1024")
-	assert.Equal(t, 32*32*32, r.Count()[Unwritten])
+	assert.Equal(t, 32*32*32, counts(t, r)[Unwritten])
 }
 
 func TestBrokenRacesReported(t *testing.T) {
@@ -314,7 +330,7 @@ func TestBrokenInteriorCheckWritesBoundary(t *testing.T) {
 	r, err := SimulateKernel(b.Name, b.Kernel, 20, 8)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, sim.ErrFault)
-	assert.Positive(t, r.Count()[BoundaryWritten])
+	assert.Positive(t, counts(t, r)[BoundaryWritten])
 }
 
 func TestClassify(t *testing.T) {
@@ -332,15 +348,28 @@ func TestClassify(t *testing.T) {
 	out.Set(1, 2, 1, float32(math.NaN())) // a computed NaN is wrong, not unwritten
 	out.Set(0, 3, 3, 7)                   // boundary overwritten
 	r := Result{Result: lab.Result{Step: "test", NZ: n, NY: n, NX: n, Out: out}, Want: want}
-	assert.Equal(t, Right, r.Classify(1, 1, 1))
-	assert.Equal(t, Wrong, r.Classify(1, 1, 2))
-	assert.Equal(t, Wrong, r.Classify(1, 2, 1))
-	assert.Equal(t, Unwritten, r.Classify(2, 2, 2))
-	assert.Equal(t, BoundaryWritten, r.Classify(0, 3, 3))
-	assert.Equal(t, Boundary, r.Classify(3, 0, 0))
-	assert.Equal(t, Counts{Right: 1, Wrong: 2, Unwritten: 5, Boundary: 55, BoundaryWritten: 1}, r.Count())
+	assert.Equal(t, Right, class(t, r, 1, 1, 1))
+	assert.Equal(t, Wrong, class(t, r, 1, 1, 2))
+	assert.Equal(t, Wrong, class(t, r, 1, 2, 1))
+	assert.Equal(t, Unwritten, class(t, r, 2, 2, 2))
+	assert.Equal(t, BoundaryWritten, class(t, r, 0, 3, 3))
+	assert.Equal(t, Boundary, class(t, r, 3, 0, 0))
+	assert.Equal(t, Counts{Right: 1, Wrong: 2, Unwritten: 5, Boundary: 55, BoundaryWritten: 1}, counts(t, r))
 	assert.Equal(t, "never written", Unwritten.String())
 	assert.Equal(t, "class(9)", Class(9).String())
+	for _, p := range [][3]int{{-1, 1, 1}, {1, n, 1}, {1, 1, 1 << 40}} {
+		_, err := r.Classify(p[0], p[1], p[2])
+		assert.ErrorIs(t, err, lab.ErrSize, "point %v is outside the grid", p)
+	}
+	_, err = Result{Result: lab.Result{Step: "test", NX: n, Out: out}}.Classify(1, 1, 1)
+	assert.ErrorContains(t, err, "no output to compare", "no reference")
+	_, err = Result{}.Count()
+	assert.Error(t, err, "the zero Result")
+	short := Result{Result: lab.Result{Step: "test", NZ: n, NY: n, NX: n, Out: out}, Want: &lab.Grid3[float32]{NZ: n, NY: n, NX: n}}
+	_, err = short.Count()
+	assert.Error(t, err, "a reference without data")
+	assert.False(t, short.OK())
+	assert.Contains(t, short.Summary(), "cannot be compared")
 }
 
 func TestDiffMap(t *testing.T) {

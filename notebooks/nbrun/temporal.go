@@ -16,6 +16,7 @@ import (
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/benchfile"
+	"stencillab.dev/lab/sim"
 )
 
 // This file is what notebook 07b calls: the temporally blocked step's
@@ -42,12 +43,24 @@ type TemporalSim struct {
 	MaxDiff   float64 // against lab.Advance of k sweeps
 }
 
+// MaxTemporalK bounds the time steps of one simulated pass of the temporal
+// step (SimulateTemporal's k).
+const MaxTemporalK = 64
+
 // SimulateTemporal runs one pass of the temporal step on an n³ grid on the
 // simulator for each k, and checks each against k reference sweeps with
 // the boundary fixed.
 func SimulateTemporal(n int, ks []int) ([]TemporalSim, error) {
 	if n < 3 || n > MaxSimN {
 		return nil, fmt.Errorf("nbrun: temporal: N = %d: want 3 to %d: %w", n, MaxSimN, lab.ErrSize)
+	}
+	if len(ks) == 0 {
+		return nil, fmt.Errorf("nbrun: temporal: no k to simulate: %w", lab.ErrSize)
+	}
+	for _, k := range ks {
+		if k < 1 || k > MaxTemporalK {
+			return nil, fmt.Errorf("nbrun: temporal: k = %d time steps a pass: want 1 to %d: %w", k, MaxTemporalK, lab.ErrSize)
+		}
 	}
 	src, err := lab.NewCube[float32](n)
 	if err != nil {
@@ -57,7 +70,8 @@ func SimulateTemporal(n int, ks []int) ([]TemporalSim, error) {
 	c := lab.DistinctCoeffs()
 	var out []TemporalSim
 	for _, k := range ks {
-		res, err := lab.Execute(lab.Run{Step: "temporal", Backend: lab.Sim, Config: lab.Config{Tile: k}, Src: src, C: c, Steps: k})
+		res, err := lab.Execute(lab.Run{Step: "temporal", Backend: lab.Sim, Config: lab.Config{Tile: k}, Src: src, C: c, Steps: k,
+			Progress: sim.PrintProgress(ProgressOutput)})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: temporal at k = %d: %w", k, err)
 		}
@@ -133,6 +147,9 @@ func TemporalBenches() ([]*benchfile.File, error) {
 func TemporalBenchTable(bs []*benchfile.File) string {
 	var s strings.Builder
 	for _, b := range bs {
+		if b == nil {
+			continue
+		}
 		fmt.Fprintf(&s, "%s, %s\n", b.Device, b.Command)
 		fmt.Fprintf(&s, "%-40s %5s %5s %9s %8s %7s %7s %7s\n", "kernel", "N", "steps", "median ms", "GB/s", "% copy", "% int", "× fast")
 		for _, c := range b.Copies {
@@ -156,8 +173,11 @@ func TemporalBenchTable(bs []*benchfile.File) string {
 }
 
 // FastRun returns the fast sweep's run at its default configuration at n,
-// the yardstick of the speed-ups.
+// the yardstick of the speed-ups; none in a nil bench.
 func FastRun(b *benchfile.File, n int) (benchfile.Run, bool) {
+	if b == nil {
+		return benchfile.Run{}, false
+	}
 	for _, r := range b.Results {
 		if r.N == n && r.Kernel == "fast" && r.Label == r.Kernel {
 			return r, true
@@ -178,6 +198,9 @@ func BestTemporal(bs []*benchfile.File) map[int]struct {
 		Speedup float64
 	}{}
 	for _, b := range bs {
+		if b == nil {
+			continue
+		}
 		for _, r := range b.Results {
 			fast, ok := FastRun(b, r.N)
 			if r.Kernel != "temporal" || !ok {
@@ -372,6 +395,9 @@ func TemporalLimitsChart(ls []TemporalLimit) (*plot.Plot, error) {
 		pts.Color, pts.Shape, pts.Radius = st.Color, st.Glyph, 3
 		p.Add(ln, pts)
 		p.Legend.Add(fmt.Sprintf("%d×%d input tile", key[0], key[1]), ln, pts)
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("nbrun: limits chart: no tile with an output within %d KiB of shared memory among %d limits", HopperSharedOptin/1024, len(ls))
 	}
 	one, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 8}, {X: float64(max(kmax, 2)), Y: 8}})
 	if err != nil {
