@@ -309,9 +309,6 @@ type job struct {
 	status      grading.Status
 }
 
-// maxSourceBytes bounds a submitted file.
-const maxSourceBytes = 1 << 20
-
 // overlay reads the student files (the submission's, or the repository's
 // own), refuses links, checks each file statically, copies the submitted
 // ones into the private work folder and writes the -overlay file that
@@ -319,7 +316,7 @@ const maxSourceBytes = 1 << 20
 // the message the exercise scores 0 with.
 func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 	repl := map[string][]byte{}
-	var problems []string
+	sources := map[string][]byte{} // every student file, submitted or the repository's, for the static check
 	for _, f := range j.ex.Files {
 		rel := filepath.ToSlash(filepath.Join("exercises", j.ex.ID, f))
 		var b []byte
@@ -344,17 +341,15 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 			}
 			return grading.NotAvailable, err
 		}
-		if !cfg.skipStaticCheck {
-			for _, v := range grading.CheckSource(j.ex, f, b) {
-				problems = append(problems, v.String())
-			}
-		}
+		sources[f] = b
 		if submitted {
 			repl[rel] = b
 		}
 	}
-	if len(problems) > 0 {
-		return grading.Rejected, fmt.Errorf("the static check refused the submission:\n%s", strings.Join(problems, "\n"))
+	if !cfg.skipStaticCheck {
+		if st, err := staticCheck(cfg.Root, j.ex, sources); err != nil {
+			return st, err
+		}
 	}
 	if len(repl) == 0 {
 		return "", nil
@@ -397,65 +392,6 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 		return grading.NotAvailable, fmt.Errorf("overlay for %s: %w", j.ex.ID, err)
 	}
 	return "", nil
-}
-
-// errLink marks a submitted file that is a symbolic link, or lies in a
-// folder that is one.
-var errLink = errors.New("is a symbolic link: submit the file itself")
-
-// errMissing marks a student file the submission does not have.
-var errMissing = errors.New("missing")
-
-// readRegular reads a regular file that is not a link, at most
-// maxSourceBytes.
-func readRegular(p string) ([]byte, error) {
-	st, err := os.Lstat(p)
-	if err != nil {
-		return nil, fmt.Errorf("read the submitted file: %w", err)
-	}
-	if st.Mode()&os.ModeSymlink != 0 {
-		return nil, errLink
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(p))
-	}
-	if st.Size() > maxSourceBytes {
-		return nil, fmt.Errorf("%s has %d bytes, more than the %d a submitted file may have", filepath.Base(p), st.Size(), maxSourceBytes)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, fmt.Errorf("read the submitted file: %w", err)
-	}
-	return b, nil
-}
-
-// submissionFile reads a student file of a submission: DIR/exercises/ID/F,
-// or DIR/ID/F when DIR is an exercises folder. No part of the path below
-// DIR may be a link.
-func submissionFile(dir, id, f string) ([]byte, error) {
-	for _, parts := range [][]string{{"exercises", id, f}, {id, f}} {
-		p := dir
-		found := true
-		for k, part := range parts {
-			p = filepath.Join(p, part)
-			st, err := os.Lstat(p)
-			if err != nil {
-				found = false
-				break
-			}
-			if st.Mode()&os.ModeSymlink != 0 {
-				return nil, errLink
-			}
-			if k < len(parts)-1 && !st.IsDir() {
-				found = false
-				break
-			}
-		}
-		if found {
-			return readRegular(p)
-		}
-	}
-	return nil, fmt.Errorf("the submission has no exercises/%s/%s: %w", id, f, errMissing)
 }
 
 // binPath is where the test binary of this job is kept: one folder per

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"stencillab.dev/exercises/cudacheck"
-	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/gradebook"
 )
 
 // writeLeaderboard writes leaderboard.md in out for the challenge, from
@@ -24,9 +22,10 @@ func writeLeaderboard(out string, g *Gradebook) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(out, "leaderboard.md"), []byte(b))
+	return gradebook.WriteFileAtomic(filepath.Join(out, "leaderboard.md"), []byte(b))
 }
 
+// challengeID is the id of the CUDA challenge, or "".
 func challengeID() string {
 	for _, s := range cudacheck.Specs() {
 		if s.Kind == cudacheck.Challenge {
@@ -36,84 +35,8 @@ func challengeID() string {
 	return ""
 }
 
-type entry struct {
-	student  string
-	pct, ms  float64
-	correct  bool
-	timed    bool
-	state    string
-	message  string
-	hasCells bool
-}
-
 // leaderboard returns the Markdown table of exercise id.
 func leaderboard(g *Gradebook, id string) (string, error) {
-	var es []entry
-	for _, sid := range g.studentIDs() {
-		c := g.Students[sid].Cells[id]
-		e := entry{student: sid}
-		if c != nil {
-			e.hasCells, e.state = true, c.State
-			if c.Result != nil {
-				m := c.Result.Metrics
-				e.pct, e.timed = m["pct_copy"]
-				e.ms = m["ms"]
-				e.correct = m["correct"] == 1 && c.Result.Status == grading.Graded
-				if c.Result.Status != grading.Graded {
-					e.message = string(c.Result.Status)
-				}
-			}
-		}
-		es = append(es, e)
-	}
-	slices.SortStableFunc(es, func(a, b entry) int {
-		switch {
-		case a.correct != b.correct:
-			if a.correct {
-				return -1
-			}
-			return 1
-		case a.timed != b.timed:
-			if a.timed {
-				return -1
-			}
-			return 1
-		}
-		if a.pct > b.pct {
-			return -1
-		}
-		if a.pct < b.pct {
-			return 1
-		}
-		return strings.Compare(a.student, b.student)
-	})
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "# Leaderboard: %s\n\n", id)
-	fmt.Fprintf(&sb, "The share of the float4 copy of the same %d³ grid, timed in the same process (medians of %d launches timed with CUDA events); only a correct kernel is ranked.\n\n", cudacheck.PerfN, 20)
-	sb.WriteString("| rank | student | % of copy | ms at N = 512 | correct |\n| ---: | --- | ---: | ---: | --- |\n")
-	rank := 0
-	for _, e := range es {
-		r := "—"
-		if e.correct && e.timed {
-			rank++
-			r = fmt.Sprint(rank)
-		}
-		pct, ms := "—", "—"
-		if e.timed && !math.IsNaN(e.pct) {
-			pct, ms = fmt.Sprintf("%.1f", e.pct), fmt.Sprintf("%.3f", e.ms)
-		}
-		correct := "no"
-		switch {
-		case e.correct:
-			correct = "yes"
-		case !e.hasCells:
-			correct = "no submission"
-		case e.state == StateNeedsGPU:
-			correct = "not graded yet (needs_gpu)"
-		case e.message != "":
-			correct = "no (" + e.message + ")"
-		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r, mdCell(e.student), pct, ms, correct)
-	}
-	return sb.String(), nil
+	intro := fmt.Sprintf("The share of the float4 copy of the same %d³ grid, timed in the same process (medians of %d launches timed with CUDA events); only a correct kernel is ranked.", cudacheck.PerfN, 20)
+	return g.LeaderboardMarkdown(id, intro, fmt.Sprintf("ms at N = %d", cudacheck.PerfN)), nil
 }

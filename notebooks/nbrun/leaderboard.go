@@ -1,76 +1,33 @@
 package nbrun
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"slices"
 
 	"gonum.org/v1/plot/vg"
 
+	"stencillab.dev/exercises/gradebook"
 	"stencillab.dev/figures/fig"
 )
 
 // LeaderboardEntry is one student's challenge kernel in a gradebook.
-type LeaderboardEntry struct {
-	Student string
-	Pct     float64 // share of the float4 copy, %
-	Millis  float64 // at N = 512
-	Correct bool
-}
+type LeaderboardEntry = gradebook.LeaderboardEntry
 
 // ReadLeaderboard reads the entries of exercise id (the challenge,
 // "25_cuda_challenge") from a gradebook.json written by `grade -class`:
 // the students whose kernel was timed, correct ones first, fastest first.
 func ReadLeaderboard(path, id string) ([]LeaderboardEntry, error) {
-	b, err := os.ReadFile(path)
+	book, err := gradebook.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("nbrun: leaderboard: %w", err)
 	}
-	var book struct {
-		Students map[string]struct {
-			Cells map[string]struct {
-				Result *struct {
-					Status  string             `json:"status"`
-					Metrics map[string]float64 `json:"metrics"`
-				} `json:"result"`
-			} `json:"cells"`
-		} `json:"students"`
-	}
-	if err := json.Unmarshal(b, &book); err != nil {
-		return nil, fmt.Errorf("nbrun: leaderboard: %s: %w", path, err)
-	}
 	var es []LeaderboardEntry
-	for s, st := range book.Students {
-		c, ok := st.Cells[id]
-		if !ok || c.Result == nil {
-			continue
+	for _, e := range book.Leaderboard(id) {
+		if e.Timed {
+			es = append(es, e)
 		}
-		pct, timed := c.Result.Metrics["pct_copy"]
-		if !timed {
-			continue
-		}
-		es = append(es, LeaderboardEntry{Student: s, Pct: pct, Millis: c.Result.Metrics["ms"],
-			Correct: c.Result.Status == "graded" && c.Result.Metrics["correct"] == 1})
 	}
-	slices.SortFunc(es, func(a, b LeaderboardEntry) int {
-		switch {
-		case a.Correct != b.Correct && a.Correct:
-			return -1
-		case a.Correct != b.Correct:
-			return 1
-		case a.Pct != b.Pct && a.Pct > b.Pct:
-			return -1
-		case a.Pct != b.Pct:
-			return 1
-		}
-		if a.Student < b.Student {
-			return -1
-		}
-		return 1
-	})
 	return es, nil
 }
 

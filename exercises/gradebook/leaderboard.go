@@ -1,0 +1,111 @@
+package gradebook
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"stencillab.dev/exercises/grading"
+)
+
+// LeaderboardEntry is one student's kernel of the challenge, from the
+// metrics of its cell: the share of the float4 copy ("pct_copy"), the
+// time ("ms") and whether the output was right ("correct").
+type LeaderboardEntry struct {
+	Student string
+	Pct     float64 // share of the float4 copy, %
+	Millis  float64 // time of one launch, ms
+	Correct bool    // graded, and the output was right
+	Timed   bool    // the grader timed the kernel
+	// HasCell is false for a student without a cell of the challenge.
+	HasCell bool
+	State   string         // the cell's state
+	Status  grading.Status // the result's status, "" without a result
+}
+
+// Ranked reports whether the entry has a rank: a correct kernel that was
+// timed, with a finite share of the copy.
+func (e LeaderboardEntry) Ranked() bool {
+	return e.Correct && e.Timed && !math.IsNaN(e.Pct) && !math.IsInf(e.Pct, 0)
+}
+
+// Leaderboard returns every student's entry of exercise id: the ranked
+// ones first, fastest (largest share of the copy) first, then the other
+// timed ones, then the rest, each group by student.
+func (g *Book) Leaderboard(id string) []LeaderboardEntry {
+	var es []LeaderboardEntry
+	for _, sid := range g.StudentIDs() {
+		e := LeaderboardEntry{Student: sid}
+		if c := g.Students[sid].Cells[id]; c != nil {
+			e.HasCell, e.State = true, c.State
+			if r := c.Result; r != nil {
+				e.Status = r.Status
+				e.Pct, e.Timed = r.Metrics["pct_copy"]
+				e.Millis = r.Metrics["ms"]
+				e.Correct = r.Metrics["correct"] == 1 && r.Status == grading.Graded
+			}
+		}
+		es = append(es, e)
+	}
+	group := func(e LeaderboardEntry) int {
+		switch {
+		case e.Ranked():
+			return 0
+		case e.Timed:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(es, func(a, b LeaderboardEntry) int {
+		if ga, gb := group(a), group(b); ga != gb {
+			return ga - gb
+		}
+		if a.Timed && b.Timed && a.Pct != b.Pct && !math.IsNaN(a.Pct) && !math.IsNaN(b.Pct) {
+			if a.Pct > b.Pct {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Student, b.Student)
+	})
+	return es
+}
+
+// LeaderboardMarkdown is leaderboard.md of exercise id: a sentence that
+// says what is measured (intro, written as it is), then a table with the
+// rank, the student, the share of the copy, the time and whether the
+// kernel is correct.
+func (g *Book) LeaderboardMarkdown(id, intro, timeHeader string) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# Leaderboard: %s\n\n", Escape(id))
+	if intro != "" {
+		sb.WriteString(intro + "\n\n")
+	}
+	fmt.Fprintf(&sb, "| rank | student | %% of copy | %s | correct |\n| ---: | --- | ---: | ---: | --- |\n", timeHeader)
+	rank := 0
+	for _, e := range g.Leaderboard(id) {
+		r := "—"
+		if e.Ranked() {
+			rank++
+			r = fmt.Sprint(rank)
+		}
+		pct, ms := "—", "—"
+		if e.Timed && !math.IsNaN(e.Pct) {
+			pct, ms = fmt.Sprintf("%.1f", e.Pct), fmt.Sprintf("%.3f", e.Millis)
+		}
+		correct := "no"
+		switch {
+		case e.Correct:
+			correct = "yes"
+		case !e.HasCell:
+			correct = "no submission"
+		case e.State == StateNeedsGPU:
+			correct = "not graded yet (needs_gpu)"
+		case e.Status != "" && e.Status != grading.Graded:
+			correct = "no (" + Escape(string(e.Status)) + ")"
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r, Escape(e.Student), pct, ms, correct)
+	}
+	return sb.String()
+}
