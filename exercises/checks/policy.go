@@ -1,92 +1,100 @@
 package checks
 
-import (
-	"reflect"
-	"runtime"
-	"sort"
+import "stencillab.dev/exercises/grading"
 
-	"stencillab.dev/exercises/grading"
-	"stencillab.dev/lab"
-)
+// What a submitted file may use (grading.Static): an allow-list per
+// exercise, of whole packages (the standard library's arithmetic and
+// formatting, gonum's matrices, the thirteen-point kernels' types) and of
+// single names, fields and methods of the lab and its simulator. Whatever
+// it does not hold is refused, by whatever route the file reaches it: the
+// lab's kernels, sweeps, registry and cost model are in no list, so that
+// no exercise's work can be handed to the lab's own code.
 
-// What a submitted file may import and name (grading.CheckSource).
-
-// baseImports may be imported by every exercise: the standard library's
-// arithmetic, formatting and sorting, and grading (for
-// ErrNotImplemented).
-var baseImports = []string{
-	"errors", "fmt", "math", "math/bits", "slices", "sort", "strconv", "strings", "sync",
-	"stencillab.dev/exercises/grading",
-}
-
-// The lab's packages, which an exercise may import when its functions
-// take or return their types.
+// Import paths of the module's packages, as allow-list entries name them.
 const (
-	labPkg = "stencillab.dev/lab"
-	simPkg = "stencillab.dev/lab/sim"
+	labPkg     = "stencillab.dev/lab"
+	simPkg     = "stencillab.dev/lab/sim"
+	starPkg    = "stencillab.dev/exercises/star"
+	gradingPkg = "stencillab.dev/exercises/grading"
+	matPkg     = "gonum.org/v1/gonum/mat"
 )
 
-// extraImports returns the further imports of an exercise: the lab where
-// its functions use the lab's types (not in 01 and 02, where the lab's
-// Grid1 and CentralDifference would do the work), gonum's matrices for
-// the moment conditions of 02, and the simulator for 04 and the kernels.
-func extraImports(id string) []string {
-	switch id {
-	case "01_sine":
-		return nil
-	case "02_derivative":
-		return []string{"gonum.org/v1/gonum/mat"}
-	case "03_five_point":
-		return []string{labPkg}
-	}
-	return []string{labPkg, simPkg} // 04 and the kernels
+// base may be used by every exercise: the standard library's arithmetic,
+// formatting and sorting, and grading's ErrNotImplemented, which the stubs
+// return.
+var base = []string{
+	"errors", "fmt", "math", "math/bits", "slices", "sort", "strconv", "strings", "sync",
+	gradingPkg + ".ErrNotImplemented",
 }
 
-// labWork is the lab's code that runs a step, sweeps a grid or computes
-// what an exercise asks for, beside the step kernels (refKernels).
-var labWork = []string{
-	// the registry, from which a step's kernel is one field away
-	"Steps", "Steps3", "LookupStep", "LookupStep3", "LookupKernel", "StepOfFigure", "BrokenKernels", "Register3",
-	"RegisterBackend", "NewRunner",
-	// running a kernel or a sweep
-	"Execute", "Simulate", "Prepare", "CheckKernel", "Advance",
-	"SevenPoint", "SevenPointThreads", "Sweep2", "Sweep3", "Derivative",
-	// the answers of exercises 1, 2 and 4
-	"Discretize", "CentralDifference", "Cost", "CostN", "CostGrid", "IntensityBasic", "IntensityN", "IntensityTiled",
-	"MaxTile", "CheckTile",
+// simKernel is what a kernel on the simulator needs: its launch
+// (sim.Kernel, sim.Dim3), the thread's coordinates, memory, barrier and
+// flop count, shared arrays, and the global arrays' type (not their Data,
+// which would bypass the counted loads and stores).
+var simKernel = sym(simPkg,
+	"Kernel", "Kernel.Name", "Kernel.Grid", "Kernel.Block", "Kernel.Body",
+	"Dim3", "Dim3.X", "Dim3.Y", "Dim3.Z", "Dim3.Size",
+	"Thread", "Thread.BlockIdx", "Thread.ThreadIdx", "Thread.BlockDim", "Thread.GridDim",
+	"Thread.Load", "Thread.Store", "Thread.Sync", "Thread.Flops",
+	"Thread.Shared1", "Thread.Shared2", "Thread.Shared3",
+	"Shared1", "Shared1.Load", "Shared1.Store", "Shared2", "Shared2.Load", "Shared2.Store",
+	"Shared3", "Shared3.Load", "Shared3.Store", "Global")
+
+// kernel is the allow-list of the thirteen-point kernel exercises: the
+// package star whole (arguments, kernel type, radius, flops, default
+// tiles) and simKernel; not the lab, whose kernels are seven-point answers
+// one edit away.
+var kernel = join([]string{starPkg}, simKernel)
+
+// policy is each exercise's allow-list, beside base.
+var policy = map[string][]string{
+	"01_sine":       nil,
+	"02_derivative": {matPkg},
+	"03_five_point": sym(labPkg, "Grid2", "NewGrid2", "Grid2.NY", "Grid2.NX", "Grid2.Data", "Grid2.At", "Grid2.Set", "Grid2.Index", "Grid2.Clone"),
+	"04_intensity": join(sym(labPkg, "BlockCost", "BlockCost.Outputs", "BlockCost.Ops", "BlockCost.Loads", "BlockCost.Threads", "BlockCost.SharedBytes"),
+		sym(simPkg, "Limits", "Limits.MaxThreads", "Limits.MaxSharedBytes", "DefaultLimits", "ElemBytes")),
+	"05_basic":          kernel,
+	"06_tiled":          kernel,
+	"07_coarsened":      kernel,
+	"08_register_tiled": kernel,
+	"09_find_the_bug":   kernel,
+	"10_warps": sym(simPkg, "Dim3", "Dim3.X", "Dim3.Y", "Dim3.Z", "Dim3.Size", "WarpSize", "Banks", "WarpThreads",
+		"CountShared", "CountGlobal", "SectorOf", "BankOf", "WarpCounts", "WarpCounts.Requests", "WarpCounts.Threads",
+		"WarpCounts.UsefulBytes", "WarpCounts.Sectors", "WarpCounts.Lines", "WarpCounts.Wavefronts",
+		"WarpCounts.Conflicts", "WarpCounts.MaxWays"),
 }
 
-// funcName returns the qualified name of a function value,
-// "stencillab.dev/lab.BasicKernel".
-func funcName(f any) string { return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name() }
-
-// denyList returns the identifiers no submission may name: every kernel
-// the lab registers (each step's, and the broken ones of the study notes),
-// derived from the registry, and labWork.
-func denyList() []string {
-	seen := map[string]bool{}
-	for _, s := range lab.Steps3() {
-		if s.Kernel != nil {
-			seen[funcName(s.Kernel)] = true
-		}
+// sym returns the entries "pkg.name" for names.
+func sym(pkg string, names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = pkg + "." + n
 	}
-	for _, b := range lab.BrokenKernels() {
-		seen[funcName(b.Kernel)] = true
-	}
-	for _, w := range labWork {
-		seen["stencillab.dev/lab."+w] = true
-	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
-// withPolicy sets what a submitted file of e may import and name.
+func join(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// Allowed returns the allow-list of the exercise id, and whether it has
+// one.
+func Allowed(id string) ([]string, bool) {
+	own, ok := policy[id]
+	if !ok {
+		return nil, false
+	}
+	return join(base, own), true
+}
+
+// withPolicy sets what a submitted file of e may use. An exercise without
+// an entry in policy gets none, and the static check refuses to check it
+// (grading.Static.Check returns an error): never a file let through.
 func withPolicy(e grading.Exercise) grading.Exercise {
-	e.Imports = append(append([]string(nil), baseImports...), extraImports(e.ID)...)
-	e.Deny = denyList()
+	e.Allow, _ = Allowed(e.ID)
 	return e
 }

@@ -48,12 +48,13 @@ type Exercise struct {
 	Title  string   // e.g. "Sine discretization"
 	Files  []string // the files the student edits, relative to the folder
 	Checks []Check
-	// Imports are the packages a submitted file may import (the static
-	// check, CheckSource).
-	Imports []string
-	// Deny are identifiers, as "import/path.Name", that a submitted file
-	// may not name: the lab's code that would do the exercise's work.
-	Deny []string
+	// Allow is what a submitted file may use (the static check,
+	// Static.Check): import paths, each allowing its package whole
+	// ("fmt"), package-level names ("stencillab.dev/lab.Grid3") and the
+	// fields and methods of named types ("stencillab.dev/lab/sim.Thread.Sync").
+	// A package may be imported when it is allowed whole or one of its
+	// names is. Anything else of another package is refused.
+	Allow []string
 	// Serve answers the grader's calls to the student's functions when the
 	// exercise's test binary runs as the grader's child (EnvServe); the
 	// checks then run in the grader, not here.

@@ -1,29 +1,55 @@
 package grading
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
+	"go/build"
+	"go/importer"
 	"go/parser"
+	"go/scanner"
 	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// The static check. Before a submitted file is built, the grader reads it
-// with go/parser and refuses it, with the file, the line and the rule, when
-// it
+// The static check. Before a submitted file is built, the grader parses it
+// and type-checks it with go/types against this module's own packages (the
+// compiler's export data, listed by `go list -export`), the submitted file
+// in place of the exercise's file, and refuses it, with the file, the line
+// and the rule, when
 //
-//   - imports a package outside the exercise's allow-list (Exercise.Imports),
-//     or any of unsafe, reflect, os, syscall, runtime, net, plugin and cgo's
-//     "C", whatever the list says; or imports with a dot;
-//   - holds a //go:linkname (or another directive that reaches past the
-//     language: //go:cgo_…, //go:embed);
-//   - declares an init function, or a package-level variable whose value
-//     calls a function (code that would run before any check);
-//   - names an identifier of the exercise's deny-list (Exercise.Deny: the
-//     lab's reference kernels and sweeps, which would do the work);
-//   - assigns to, or takes the address of, another package's variable.
+//   - it does not parse or does not type-check (never passed on to the
+//     compiler to judge);
+//   - it uses a symbol that the exercise's allow-list (Exercise.Allow) does
+//     not hold, by any route: a qualified name, a field or method selected
+//     on any value (a promoted one through each embedded field it crosses),
+//     a method value or expression, a composite literal's key, an interface
+//     of the file's own that a type of another package would satisfy with a
+//     method not allowed, a struct type of the file's own identical to
+//     another package's (a conversion would open its fields);
+//   - it imports a package the allow-list does not name, or any of unsafe,
+//     reflect, os, syscall, runtime, net, plugin, internal packages and
+//     cgo's "C" whatever the list says, or imports with a dot;
+//   - it holds a directive (//go:…, //line, a build constraint, //export):
+//     none is needed by an exercise and each reaches past the language or
+//     hides code or positions from this check;
+//   - it declares an init function, or a package-level variable whose value
+//     calls a function or receives from a channel (code that would run
+//     before any check), errors.New and fmt.Errorf excepted;
+//   - it assigns to, takes the address of or clears another package's
+//     variable.
 //
 // It is one layer: the sandbox and the trust boundary hold without it.
 
@@ -50,69 +76,573 @@ func forbiddenImport(path string) bool {
 		strings.HasPrefix(path, "golang.org/x/sys")
 }
 
-// CheckSource checks one submitted file of e; name is the student file
-// (e.g. "sine.go"). It returns the violations in line order.
-func CheckSource(e Exercise, name string, src []byte) []Violation {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
-	if err != nil {
-		// The compiler reports syntax errors better; leave them to it.
-		return nil
+// maxViolations bounds the violations reported for one submission.
+const maxViolations = 20
+
+// allowSet is an exercise's allow-list, parsed. An entry is an import path
+// (the package whole: "fmt", "stencillab.dev/exercises/star"), a
+// package-level name ("stencillab.dev/lab.Grid3"), or a field or method of
+// a named type ("stencillab.dev/lab/sim.Thread.Sync").
+type allowSet struct {
+	whole map[string]bool // packages allowed whole
+	names map[string]bool // "path.Name", "path.Type.Member"
+	pkgs  map[string]bool // packages that may be imported
+}
+
+// SplitAllow splits an allow-list entry into its import path and the
+// symbol after it ("" for a whole package): the symbol starts at the first
+// dot after the path's last slash.
+func SplitAllow(entry string) (path, symbol string) {
+	slash := strings.LastIndex(entry, "/")
+	dot := strings.Index(entry[slash+1:], ".")
+	if dot < 0 {
+		return entry, ""
 	}
+	return entry[:slash+1+dot], entry[slash+1+dot+1:]
+}
+
+func parseAllow(entries []string) allowSet {
+	a := allowSet{whole: map[string]bool{}, names: map[string]bool{}, pkgs: map[string]bool{}}
+	for _, e := range entries {
+		path, sym := SplitAllow(e)
+		a.pkgs[path] = true
+		if sym == "" {
+			a.whole[path] = true
+		} else {
+			a.names[e] = true
+		}
+	}
+	return a
+}
+
+// Static type-checks submissions against the packages of the module in
+// Root. It keeps the export data it has listed, and is safe for concurrent
+// use.
+type Static struct {
+	root string
+
+	mu        sync.Mutex
+	exports   map[string]string // import path → export data file
+	goVersion string
+}
+
+// NewStatic returns a static check of submissions to the module in root.
+func NewStatic(root string) *Static {
+	return &Static{root: root, exports: map[string]string{}}
+}
+
+// exportData returns the export data files of paths and everything they
+// depend on, from `go list -export -deps` (which compiles what is not yet
+// in the build cache, with cgo off as the grader's build).
+func (s *Static) exportData(ctx context.Context, paths []string) (map[string]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var missing []string
+	for _, p := range paths {
+		if _, ok := s.exports[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		args := append([]string{"list", "-e", "-export", "-deps", "-json=ImportPath,Export,Error", "--"}, missing...)
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir = s.root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("static check: go list -export: %w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		dec := json.NewDecoder(&stdout)
+		for {
+			var p struct {
+				ImportPath string
+				Export     string
+				Error      *struct{ Err string }
+			}
+			if err := dec.Decode(&p); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("static check: read go list's output: %w", err)
+			}
+			if p.Error != nil {
+				return nil, fmt.Errorf("static check: package %s: %s", p.ImportPath, p.Error.Err)
+			}
+			if p.Export == "" {
+				continue // unsafe, which the importer knows itself
+			}
+			s.exports[p.ImportPath] = p.Export
+		}
+		for _, p := range missing {
+			if _, ok := s.exports[p]; !ok {
+				return nil, fmt.Errorf("static check: go list did not list %s", p)
+			}
+		}
+	}
+	if s.goVersion == "" {
+		s.goVersion = moduleGoVersion(s.root)
+	}
+	out := make(map[string]string, len(s.exports))
+	for k, v := range s.exports {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// moduleGoVersion returns the go line of root's go.mod as go/types wants
+// it ("go1.24"), or "" when there is none.
+func moduleGoVersion(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[0] == "go" {
+			parts := strings.Split(f[1], ".")
+			if len(parts) >= 2 {
+				return "go" + parts[0] + "." + parts[1]
+			}
+		}
+	}
+	return ""
+}
+
+// importerFor returns an importer that reads only the export data listed
+// in files: a package not listed cannot be imported.
+func importerFor(fset *token.FileSet, files map[string]string) types.Importer {
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		f, ok := files[path]
+		if !ok {
+			return nil, fmt.Errorf("package %s is not available", path)
+		}
+		return os.Open(f)
+	})
+}
+
+// Resolve returns what an allow-list entry names in the module's packages:
+// the package (a *types.PkgName), a package-level object, or a field or
+// method of a named type; an error names what is missing.
+func (s *Static) Resolve(ctx context.Context, entry string) (types.Object, error) {
+	path, sym := SplitAllow(entry)
+	files, err := s.exportData(ctx, []string{path})
+	if err != nil {
+		return nil, fmt.Errorf("allow-list entry %s: %w", entry, err)
+	}
+	pkg, err := importerFor(token.NewFileSet(), files).Import(path)
+	if err != nil {
+		return nil, fmt.Errorf("allow-list entry %s: %w", entry, err)
+	}
+	if sym == "" {
+		return types.NewPkgName(token.NoPos, nil, pkg.Name(), pkg), nil
+	}
+	name, member, _ := strings.Cut(sym, ".")
+	obj := pkg.Scope().Lookup(name)
+	if obj == nil {
+		return nil, fmt.Errorf("allow-list entry %s: package %s has no %s", entry, path, name)
+	}
+	if member == "" {
+		return obj, nil
+	}
+	tn, ok := obj.(*types.TypeName)
+	if !ok {
+		return nil, fmt.Errorf("allow-list entry %s: %s.%s is not a type, so it has no member %s", entry, pkg.Name(), name, member)
+	}
+	T := tn.Type()
+	if _, isIface := T.Underlying().(*types.Interface); !isIface {
+		T = types.NewPointer(T)
+	}
+	m, _, _ := types.LookupFieldOrMethod(T, true, pkg, member)
+	if m == nil {
+		return nil, fmt.Errorf("allow-list entry %s: %s.%s has no field or method %s", entry, pkg.Name(), name, member)
+	}
+	return m, nil
+}
+
+// Check checks the submitted files of e (a student file name, as in
+// e.Files, to its contents) and returns the rules they break, in file and
+// line order; none means the files may be built. The package is
+// type-checked with the exercise's other files of the repository, if any.
+// An error means that the check could not run (the toolchain, or an
+// exercise without an allow-list), never that the files are wrong.
+func (s *Static) Check(ctx context.Context, e Exercise, files map[string][]byte) ([]Violation, error) {
+	if len(e.Allow) == 0 {
+		return nil, fmt.Errorf("static check: exercise %s declares no allow-list", e.ID)
+	}
+	allow := parseAllow(e.Allow)
+	fset := token.NewFileSet()
 	var vs []Violation
 	add := func(pos token.Pos, format string, args ...any) {
-		vs = append(vs, Violation{File: name, Line: fset.Position(pos).Line, Rule: fmt.Sprintf(format, args...)})
+		p := fset.PositionFor(pos, false)
+		vs = append(vs, Violation{File: p.Filename, Line: p.Line, Rule: fmt.Sprintf(format, args...)})
 	}
-	allowed := map[string]bool{}
-	for _, p := range e.Imports {
-		allowed[p] = true
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
 	}
-	imports := map[string]string{} // name in the file → import path
-	for _, spec := range f.Imports {
-		path, err := strconv.Unquote(spec.Path.Value)
+	sort.Strings(names)
+	var student []*ast.File
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution|parser.AllErrors)
 		if err != nil {
-			add(spec.Pos(), "malformed import %s", spec.Path.Value)
+			var list scanner.ErrorList
+			if errors.As(err, &list) && len(list) > 0 {
+				for i, e := range list {
+					if i == maxViolations {
+						break
+					}
+					vs = append(vs, Violation{File: name, Line: e.Pos.Line, Rule: e.Msg})
+				}
+			} else {
+				vs = append(vs, Violation{File: name, Line: 1, Rule: err.Error()})
+			}
 			continue
 		}
-		switch {
-		case forbiddenImport(path):
-			add(spec.Pos(), "import %q is forbidden: no unsafe, reflect, os, syscall, runtime, net, plugin or cgo in an exercise", path)
-			continue
-		case !allowed[path]:
-			add(spec.Pos(), "import %q is not allowed in %s (allowed: %s)", path, e.ID, strings.Join(e.Imports, ", "))
-			continue
+		student = append(student, f)
+	}
+	if len(vs) > 0 {
+		return sortViolations(vs), nil
+	}
+	want, others, err := s.packageFiles(fset, e, names)
+	if err != nil {
+		return nil, err
+	}
+	imports := map[string]bool{}
+	for _, f := range student {
+		if want != "" && f.Name.Name != want {
+			add(f.Name.Pos(), "the file's package is %s, not %s as the exercise's", f.Name.Name, want)
 		}
-		local := path[strings.LastIndex(path, "/")+1:]
-		if spec.Name != nil {
-			switch spec.Name.Name {
-			case ".":
-				add(spec.Pos(), "import %q with a dot is not allowed: name the package", path)
-				continue
-			case "_":
+		checkDirectives(f, add)
+		for _, spec := range f.Imports {
+			path, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				add(spec.Pos(), "malformed import %s", spec.Path.Value)
 				continue
 			}
-			local = spec.Name.Name
+			switch {
+			case forbiddenImport(path):
+				add(spec.Pos(), "import %q is forbidden: no unsafe, reflect, os, syscall, runtime, net, plugin or cgo in an exercise", path)
+				continue
+			case !allow.pkgs[path]:
+				add(spec.Pos(), "import %q is not allowed in %s (allowed: %s)", path, e.ID, strings.Join(sortedKeys(allow.pkgs), ", "))
+				continue
+			}
+			if spec.Name != nil && spec.Name.Name == "." {
+				add(spec.Pos(), "import %q with a dot is not allowed: name the package", path)
+				continue
+			}
+			imports[path] = true
 		}
-		imports[local] = path
 	}
+	if len(vs) > 0 {
+		return sortViolations(vs), nil
+	}
+	for _, f := range others {
+		for _, spec := range f.Imports {
+			if path, err := strconv.Unquote(spec.Path.Value); err == nil {
+				imports[path] = true
+			}
+		}
+	}
+	exports, err := s.exportData(ctx, sortedKeys(imports))
+	if err != nil {
+		return nil, err
+	}
+	info := &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Implicits:  map[ast.Node]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
+	conf := types.Config{
+		Importer:  importerFor(fset, exports),
+		GoVersion: s.goVersion,
+		Sizes:     types.SizesFor("gc", runtime.GOARCH),
+		Error: func(err error) {
+			if len(vs) >= maxViolations {
+				return
+			}
+			if te, ok := err.(types.Error); ok {
+				add(te.Pos, "%s", te.Msg)
+			} else {
+				vs = append(vs, Violation{File: names[0], Line: 1, Rule: err.Error()})
+			}
+		},
+	}
+	pkg, _ := conf.Check("stencillab.dev/exercises/"+e.ID, fset, append(append([]*ast.File(nil), student...), others...), info)
+	if len(vs) > 0 {
+		return sortViolations(vs), nil
+	}
+	c := &symbols{pkg: pkg, allow: allow, info: info, add: add, owners: map[*types.Var][]string{}, indexed: map[*types.Package]bool{}}
+	c.check(student)
+	return sortViolations(vs), nil
+}
+
+// packageFiles returns the package name of the exercise's files in the
+// repository and its other non-test files there (parsed), which are built
+// with the submitted ones.
+func (s *Static) packageFiles(fset *token.FileSet, e Exercise, submitted []string) (string, []*ast.File, error) {
+	dir := filepath.Join(s.root, "exercises", e.ID)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("static check: the exercise's folder: %w", err)
+	}
+	isSubmitted := map[string]bool{}
+	for _, n := range submitted {
+		isSubmitted[n] = true
+	}
+	want := ""
+	var others []*ast.File
+	ctxt := build.Default
+	ctxt.CgoEnabled = false
+	for _, de := range entries {
+		n := de.Name()
+		if !de.Type().IsRegular() || !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		if ok, err := ctxt.MatchFile(dir, n); err != nil || !ok {
+			continue
+		}
+		if isSubmitted[n] {
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(dir, n), nil, parser.PackageClauseOnly)
+			if err == nil {
+				want = f.Name.Name
+			}
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			// ParseFile read the name relative to the working folder:
+			// read the file itself.
+			src, rerr := os.ReadFile(filepath.Join(dir, n))
+			if rerr != nil {
+				return "", nil, fmt.Errorf("static check: %w", rerr)
+			}
+			if f, err = parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution); err != nil {
+				return "", nil, fmt.Errorf("static check: the exercise's file %s: %w", n, err)
+			}
+		}
+		if want == "" {
+			want = f.Name.Name
+		}
+		others = append(others, f)
+	}
+	return want, others, nil
+}
+
+// directives are the comment prefixes refused in a submission: compiler
+// directives (//go:linkname, //go:embed, //go:build, …), line directives
+// that would move positions, old build constraints and cgo's exports.
+var directives = []string{"//go:", "//line", "/*line", "// +build", "//+build", "//export", "//extern", "//sys"}
+
+func checkDirectives(f *ast.File, add func(token.Pos, string, ...any)) {
 	for _, cg := range f.Comments {
 		for _, c := range cg.List {
-			for _, d := range []string{"//go:linkname", "//go:cgo_", "//go:embed"} {
+			for _, d := range directives {
 				if strings.HasPrefix(c.Text, d) {
-					add(c.Pos(), "the directive %s is forbidden in an exercise", strings.Fields(c.Text)[0])
+					word := strings.Fields(c.Text)[0]
+					if d == "// +build" {
+						word = "// +build"
+					}
+					add(c.Pos(), "the directive %s is not allowed in an exercise", word)
+					break
 				}
 			}
 		}
 	}
-	deny := map[string]bool{}
-	for _, d := range e.Deny {
-		deny[d] = true
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
+	sort.Strings(out)
+	return out
+}
+
+// sortViolations orders vs by file and line and drops repeats.
+func sortViolations(vs []Violation) []Violation {
+	sort.SliceStable(vs, func(a, b int) bool {
+		if vs[a].File != vs[b].File {
+			return vs[a].File < vs[b].File
+		}
+		return vs[a].Line < vs[b].Line
+	})
+	out := vs[:0]
+	seen := map[Violation]bool{}
+	for _, v := range vs {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	if len(out) > maxViolations {
+		out = out[:maxViolations]
+	}
+	return out
+}
+
+// symbols checks the objects a type-checked submission uses.
+type symbols struct {
+	pkg     *types.Package // the submission's
+	allow   allowSet
+	info    *types.Info
+	add     func(token.Pos, string, ...any)
+	owners  map[*types.Var][]string // a field → "Type.Field" of each named type it belongs to
+	indexed map[*types.Package]bool
+}
+
+func (c *symbols) check(files []*ast.File) {
+	for id, obj := range c.info.Uses {
+		c.object(id.Pos(), obj)
+	}
+	for n, obj := range c.info.Implicits {
+		c.object(n.Pos(), obj)
+	}
+	for x, sel := range c.info.Selections {
+		c.selection(x, sel)
+	}
+	for _, f := range files {
+		c.rules(f)
+	}
+}
+
+// foreign reports whether obj belongs to a package other than the
+// submission's (the universe's objects, such as error.Error, belong to
+// none).
+func (c *symbols) foreign(obj types.Object) bool {
+	return obj != nil && obj.Pkg() != nil && obj.Pkg() != c.pkg
+}
+
+// object refuses obj at pos unless the allow-list holds it.
+func (c *symbols) object(pos token.Pos, obj types.Object) {
+	if !c.foreign(obj) {
+		return
+	}
+	if _, ok := obj.(*types.PkgName); ok {
+		return
+	}
+	if name, ok := c.allowed(obj); !ok {
+		c.add(pos, "%s is not available in this exercise", name)
+	}
+}
+
+// allowed reports whether obj is allowed, and names it as a student
+// writes it: lab.Grid3, sim.Thread.Sync.
+func (c *symbols) allowed(obj types.Object) (string, bool) {
+	p := obj.Pkg()
+	var keys []string
+	switch o := obj.(type) {
+	case *types.Func:
+		o = o.Origin()
+		if recv := o.Type().(*types.Signature).Recv(); recv != nil {
+			keys = []string{typeName(recv.Type()) + "." + o.Name()}
+		} else {
+			keys = []string{o.Name()}
+		}
+	case *types.Var:
+		o = o.Origin()
+		if o.IsField() {
+			keys = c.fieldOwners(o)
+			if len(keys) == 0 {
+				keys = []string{"(struct)." + o.Name()}
+			}
+		} else {
+			keys = []string{o.Name()}
+		}
+	default:
+		keys = []string{obj.Name()}
+	}
+	if c.allow.whole[p.Path()] {
+		return p.Name() + "." + keys[0], true
+	}
+	for _, k := range keys {
+		if c.allow.names[p.Path()+"."+k] {
+			return p.Name() + "." + k, true
+		}
+	}
+	return p.Name() + "." + keys[0], false
+}
+
+// typeName names the named type of a receiver, through a pointer, or
+// "(interface)" for an unnamed one.
+func typeName(t types.Type) string {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	switch n := types.Unalias(t).(type) {
+	case *types.Named:
+		return n.Origin().Obj().Name()
+	case *types.TypeParam:
+		return n.Obj().Name()
+	}
+	return "(" + t.String() + ")"
+}
+
+// fieldOwners returns "Type.Field" for each named type of f's package
+// whose struct holds f.
+func (c *symbols) fieldOwners(f *types.Var) []string {
+	p := f.Pkg()
+	if !c.indexed[p] {
+		c.indexed[p] = true
+		for _, n := range p.Scope().Names() {
+			tn, ok := p.Scope().Lookup(n).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+				for i := 0; i < st.NumFields(); i++ {
+					c.owners[st.Field(i)] = append(c.owners[st.Field(i)], n+"."+st.Field(i).Name())
+				}
+			}
+		}
+	}
+	return c.owners[f]
+}
+
+// selection checks x.f: every embedded field the selection crosses, then
+// f itself.
+func (c *symbols) selection(x *ast.SelectorExpr, sel *types.Selection) {
+	t := sel.Recv()
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			if c.foreign(sel.Obj()) {
+				c.add(x.Sel.Pos(), "%s, promoted through a type parameter, is not available in this exercise", x.Sel.Name)
+			}
+			return
+		}
+		f := st.Field(i)
+		c.object(x.Sel.Pos(), f)
+		t = f.Type()
+	}
+	c.object(x.Sel.Pos(), sel.Obj())
+	if sel.Kind() == types.MethodVal {
+		// A pointer method on an addressable value takes its address.
+		recv := sel.Obj().Type().(*types.Signature).Recv()
+		if _, ptr := recv.Type().(*types.Pointer); ptr && !sel.Indirect() {
+			if _, isPtr := sel.Recv().Underlying().(*types.Pointer); !isPtr {
+				c.mutates(x.X, "calls a pointer method of")
+			}
+		}
+	}
+}
+
+// rules checks the rules that do not depend on names: init functions,
+// package-level variables set by calls, other packages' variables changed,
+// interfaces and struct types that would reach other packages' members.
+func (c *symbols) rules(f *ast.File) {
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
 			if d.Recv == nil && d.Name.Name == "init" {
-				add(d.Pos(), "an init function is not allowed: code must not run before the checks call it")
+				c.add(d.Pos(), "an init function is not allowed: code must not run before the checks call it")
 			}
 		case *ast.GenDecl:
 			if d.Tok != token.VAR {
@@ -121,83 +651,63 @@ func CheckSource(e Exercise, name string, src []byte) []Violation {
 			for _, spec := range d.Specs {
 				vspec := spec.(*ast.ValueSpec)
 				for _, v := range vspec.Values {
-					if call := firstCall(v); call != nil {
-						add(call.Pos(), "package-level variable %s is initialised by a function call: code must not run before the checks call it", vspec.Names[0].Name)
+					if n, what := c.runsCode(v); n != nil {
+						c.add(n.Pos(), "package-level variable %s is initialised by %s: code must not run before the checks call it", vspec.Names[0].Name, what)
 					}
 				}
 			}
 		}
 	}
-	// qualified returns "path.Name" for a selector on an imported package.
-	qualified := func(n ast.Expr) (string, string, bool) {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return "", "", false
-		}
-		id, ok := sel.X.(*ast.Ident)
-		if !ok || id.Obj != nil {
-			return "", "", false
-		}
-		path, ok := imports[id.Name]
-		if !ok {
-			return "", "", false
-		}
-		return path + "." + sel.Sel.Name, id.Name + "." + sel.Sel.Name, true
-	}
-	// rooted finds the selector on an imported package under field
-	// selections, indexing and dereferences: grading.Float32.Abs.
-	rooted := func(n ast.Expr) (string, string, bool) {
-		for {
-			if full, short, ok := qualified(n); ok {
-				return full, short, true
-			}
-			switch x := n.(type) {
-			case *ast.SelectorExpr:
-				n = x.X
-			case *ast.IndexExpr:
-				n = x.X
-			case *ast.StarExpr:
-				n = x.X
-			case *ast.ParenExpr:
-				n = x.X
-			default:
-				return "", "", false
-			}
-		}
-	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			if full, short, ok := qualified(n); ok && deny[full] {
-				add(n.Pos(), "%s does the exercise's work: write it yourself", short)
-			}
 		case *ast.AssignStmt:
-			for _, l := range n.Lhs {
-				if _, short, ok := rooted(l); ok {
-					add(l.Pos(), "assigns to %s, a variable of another package", short)
+			if n.Tok != token.DEFINE {
+				for _, l := range n.Lhs {
+					c.mutates(l, "assigns to")
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				for _, l := range []ast.Expr{n.Key, n.Value} {
+					if l != nil {
+						c.mutates(l, "assigns to")
+					}
 				}
 			}
 		case *ast.IncDecStmt:
-			if _, short, ok := rooted(n.X); ok {
-				add(n.Pos(), "changes %s, a variable of another package", short)
-			}
+			c.mutates(n.X, "changes")
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
-				if _, short, ok := rooted(n.X); ok {
-					add(n.Pos(), "takes the address of %s, a variable of another package", short)
+				c.mutates(n.X, "takes the address of")
+			}
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) > 0 {
+				if b, ok := c.info.Uses[id].(*types.Builtin); ok {
+					switch b.Name() {
+					case "copy", "clear", "delete":
+						c.mutates(n.Args[0], "changes")
+					}
 				}
 			}
+		case *ast.InterfaceType:
+			c.iface(n)
+		case *ast.StructType:
+			c.structType(n)
 		}
 		return true
 	})
-	sort.SliceStable(vs, func(a, b int) bool { return vs[a].Line < vs[b].Line })
-	return vs
 }
 
-// firstCall returns the first call in e that is not inside a function
-// literal (a literal's body runs only when it is called), or nil.
-func firstCall(e ast.Expr) *ast.CallExpr {
-	var found *ast.CallExpr
+// pureInit are the calls a package-level variable may be initialised
+// with: they only make an error value.
+var pureInit = map[string]bool{"errors.New": true, "fmt.Errorf": true}
+
+// runsCode returns the first call or receive in e that would run when the
+// package is initialised, and what it is; conversions, a few builtins and
+// pureInit do not count; a function literal's body runs only when called.
+func (c *symbols) runsCode(e ast.Expr) (ast.Node, string) {
+	var found ast.Node
+	what := ""
 	ast.Inspect(e, func(n ast.Node) bool {
 		if found != nil {
 			return false
@@ -205,11 +715,192 @@ func firstCall(e ast.Expr) *ast.CallExpr {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				found, what = n, "a receive"
+				return false
+			}
 		case *ast.CallExpr:
-			found = n
+			if tv, ok := c.info.Types[n.Fun]; ok && tv.IsType() {
+				return true // a conversion
+			}
+			var obj types.Object
+			switch fn := ast.Unparen(n.Fun).(type) {
+			case *ast.Ident:
+				obj = c.info.Uses[fn]
+			case *ast.SelectorExpr:
+				obj = c.info.Uses[fn.Sel]
+			}
+			switch o := obj.(type) {
+			case *types.Builtin:
+				switch o.Name() {
+				case "len", "cap", "min", "max", "complex", "real", "imag":
+					return true
+				}
+			case *types.Func:
+				if o.Pkg() != nil && pureInit[o.Pkg().Path()+"."+o.Name()] {
+					return true
+				}
+			}
+			found, what = n, "a function call"
 			return false
 		}
 		return true
 	})
-	return found
+	return found, what
+}
+
+// mutates refuses e when it designates another package's variable, or
+// storage reached from one (a field, an element, what it points to).
+func (c *symbols) mutates(e ast.Expr, verb string) {
+	for {
+		switch x := e.(type) {
+		case *ast.ParenExpr:
+			e = x.X
+			continue
+		case *ast.StarExpr:
+			e = x.X
+			continue
+		case *ast.IndexExpr:
+			e = x.X
+			continue
+		case *ast.IndexListExpr:
+			e = x.X
+			continue
+		case *ast.SliceExpr:
+			e = x.X
+			continue
+		case *ast.SelectorExpr:
+			if sel, ok := c.info.Selections[x]; ok && sel.Kind() == types.FieldVal {
+				e = x.X
+				continue
+			}
+			c.packageVar(x.Sel, x, verb)
+		case *ast.Ident:
+			c.packageVar(x, x, verb)
+		}
+		return
+	}
+}
+
+func (c *symbols) packageVar(id *ast.Ident, at ast.Node, verb string) {
+	v, ok := c.info.Uses[id].(*types.Var)
+	if !ok || !c.foreign(v) || v.IsField() || v.Parent() != v.Pkg().Scope() {
+		return
+	}
+	c.add(at.Pos(), "%s %s.%s, a variable of another package", verb, v.Pkg().Name(), v.Name())
+}
+
+// packagesSeen returns the packages the submission imports and those they
+// depend on, as far as their export data names them.
+func (c *symbols) packagesSeen() []*types.Package {
+	seen := map[*types.Package]bool{}
+	var out []*types.Package
+	var walk func(p *types.Package)
+	walk = func(p *types.Package) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, p)
+		for _, q := range p.Imports() {
+			walk(q)
+		}
+	}
+	for _, p := range c.pkg.Imports() {
+		walk(p)
+	}
+	return out
+}
+
+// iface refuses an interface type of the submission whose method another
+// package's type would supply while the allow-list does not hold it: a
+// conversion to the interface, or a type assertion, would call it.
+func (c *symbols) iface(n *ast.InterfaceType) {
+	it, ok := c.info.TypeOf(n).(*types.Interface)
+	if !ok || it.NumMethods() == 0 {
+		return
+	}
+	for _, p := range c.packagesSeen() {
+		for _, name := range p.Scope().Names() {
+			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			T := tn.Type()
+			if types.IsInterface(T) {
+				continue
+			}
+			// A generic type is a candidate whatever its methods'
+			// signatures (Implements does not take one uninstantiated).
+			named, _ := T.(*types.Named)
+			generic := named != nil && named.TypeParams().Len() > 0
+			ptr := types.NewPointer(T)
+			if !generic && !types.Implements(ptr, it) {
+				continue
+			}
+			for i := 0; i < it.NumMethods(); i++ {
+				m := it.Method(i)
+				obj, idx, _ := types.LookupFieldOrMethod(ptr, true, c.pkg, m.Name())
+				fn, ok := obj.(*types.Func)
+				if !ok || !c.foreign(fn) {
+					continue
+				}
+				for _, f := range c.embedded(ptr, idx) {
+					if name, ok := c.allowed(f); !ok {
+						c.add(m.Pos(), "the interface's method %s would reach %s, which is not available in this exercise", m.Name(), name)
+					}
+				}
+				if name, ok := c.allowed(fn); !ok {
+					c.add(m.Pos(), "the interface's method %s would call %s, which is not available in this exercise", m.Name(), name)
+				}
+			}
+		}
+	}
+}
+
+// embedded returns the embedded fields that the path idx crosses from t
+// (all but its last step), as far as they are struct fields.
+func (c *symbols) embedded(t types.Type, idx []int) []*types.Var {
+	var out []*types.Var
+	for _, i := range idx[:max(len(idx)-1, 0)] {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			break
+		}
+		out = append(out, st.Field(i))
+		t = st.Field(i).Type()
+	}
+	return out
+}
+
+// structType refuses a struct type of the submission identical, tags
+// aside, to another package's named struct that has a field the
+// allow-list does not hold: a conversion, or an assignment, would open it.
+func (c *symbols) structType(n *ast.StructType) {
+	st, ok := c.info.TypeOf(n).(*types.Struct)
+	if !ok || st.NumFields() == 0 {
+		return
+	}
+	for _, p := range c.packagesSeen() {
+		for _, name := range p.Scope().Names() {
+			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			other, ok := tn.Type().Underlying().(*types.Struct)
+			if !ok || !types.IdenticalIgnoreTags(st, other) {
+				continue
+			}
+			for i := 0; i < other.NumFields(); i++ {
+				if fname, ok := c.allowed(other.Field(i)); !ok {
+					c.add(n.Pos(), "this struct type is %s.%s's, whose field %s is not available in this exercise", p.Name(), name, fname)
+					break
+				}
+			}
+		}
+	}
 }
