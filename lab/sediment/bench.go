@@ -74,8 +74,12 @@ type BenchReport struct {
 	Rows    []BenchRow `json:"rows"`
 }
 
-// Row returns the report's row for a kernel and variant.
+// Row returns the report's row for a kernel and variant; none in a nil
+// report.
 func (r *BenchReport) Row(kernel, variant string) (BenchRow, bool) {
+	if r == nil {
+		return BenchRow{}, false
+	}
 	for _, row := range r.Rows {
 		if row.Kernel == kernel && row.Variant == variant {
 			return row, true
@@ -123,6 +127,9 @@ func fmtOcc(o float64) string {
 // share of the bandwidth the authors measured that the same traffic
 // count gives.
 func WriteTable(w io.Writer, r *BenchReport) error {
+	if w == nil || r == nil {
+		return fmt.Errorf("sediment: bench table: nil writer or report: %w", ErrInput)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %d SMs), %d×%d mesh, fp64, median of %d launches; 16-byte copy kernel %.0f GB/s\n",
 		r.Device, r.Arch, r.SMs, r.Nx, r.Ny, r.Reps, r.CopyGBs)

@@ -124,15 +124,45 @@ func CheckMemory(nx, ny, basins int) error {
 }
 
 // Index returns the flat index of point (i, j) of a padded field, i in
-// [0, Nx+1] and j in [0, Ny+1].
-func (b *Basin) Index(i, j int) int { return j*(b.Nx+2) + i }
+// [0, Nx+1] and j in [0, Ny+1]; −1 for a point outside, or a nil basin.
+func (b *Basin) Index(i, j int) int {
+	if b == nil || i < 0 || j < 0 || i > b.Nx+1 || j > b.Ny+1 {
+		return -1
+	}
+	return j*(b.Nx+2) + i
+}
 
-// Pitch returns the row length of a padded field, Nx+2.
-func (b *Basin) Pitch() int { return b.Nx + 2 }
+// Pitch returns the row length of a padded field, Nx+2; 0 for a nil basin.
+func (b *Basin) Pitch() int {
+	if b == nil {
+		return 0
+	}
+	return b.Nx + 2
+}
+
+// Validate checks the basin as Prepare does before a step: fields of the
+// padded mesh's shape, positive and finite parameters, diffusivities,
+// heights and sand fractions in range, one inflow per boundary face. It
+// fills the ghost points, which depend on the boundary. The error wraps
+// ErrInput.
+func (b *Basin) Validate() error {
+	if b == nil {
+		return fmt.Errorf("sediment: nil basin: %w", ErrInput)
+	}
+	return b.validate()
+}
 
 // Fill sets the interior of every field from f, which returns α, β, h and
-// s at interior point (i, j), 1 ≤ i ≤ Nx, 1 ≤ j ≤ Ny.
-func (b *Basin) Fill(f func(i, j int) (alpha, beta, h, s float64)) {
+// s at interior point (i, j), 1 ≤ i ≤ Nx, 1 ≤ j ≤ Ny. It returns an error
+// wrapping ErrInput, and changes nothing, for a nil f or a basin whose
+// fields do not match its mesh.
+func (b *Basin) Fill(f func(i, j int) (alpha, beta, h, s float64)) error {
+	if err := b.checkShape(); err != nil {
+		return err
+	}
+	if f == nil {
+		return fmt.Errorf("sediment: fill with a nil function: %w", ErrInput)
+	}
 	for j := 1; j <= b.Ny; j++ {
 		for i := 1; i <= b.Nx; i++ {
 			k := b.Index(i, j)
@@ -140,10 +170,15 @@ func (b *Basin) Fill(f func(i, j int) (alpha, beta, h, s float64)) {
 		}
 	}
 	b.prepared = false
+	return nil
 }
 
-// Clone returns a deep copy of the basin.
+// Clone returns a deep copy of the basin; nil for a nil basin or one
+// without its fields (Validate says what is wrong).
 func (b *Basin) Clone() *Basin {
+	if b == nil || b.Alpha == nil || b.Beta == nil || b.H == nil || b.S == nil {
+		return nil
+	}
 	c := *b
 	c.Alpha, c.Beta, c.H, c.S = b.Alpha.Clone(), b.Beta.Clone(), b.H.Clone(), b.S.Clone()
 	c.Bound = Boundary{West: cloneIn(b.Bound.West), East: cloneIn(b.Bound.East),
@@ -159,18 +194,43 @@ func cloneIn(in []Inflow) []Inflow {
 	return append([]Inflow(nil), in...)
 }
 
-// Interior returns the interior of a padded field as a new Ny×Nx grid.
-func (b *Basin) Interior(g *lab.Grid2[float64]) *lab.Grid2[float64] {
+// Interior returns the interior of a padded field as a new Ny×Nx grid; an
+// error wrapping ErrInput for a field that is not of the basin's padded
+// mesh.
+func (b *Basin) Interior(g *lab.Grid2[float64]) (*lab.Grid2[float64], error) {
+	if err := b.checkShape(); err != nil {
+		return nil, err
+	}
+	if err := b.checkField("field", g); err != nil {
+		return nil, err
+	}
 	out := &lab.Grid2[float64]{NY: b.Ny, NX: b.Nx, Data: make([]float64, b.Nx*b.Ny)}
 	for j := 1; j <= b.Ny; j++ {
 		copy(out.Data[(j-1)*b.Nx:j*b.Nx], g.Data[b.Index(1, j):b.Index(b.Nx+1, j)])
 	}
-	return out
+	return out, nil
+}
+
+// checkField returns an error wrapping ErrInput unless g is a padded field
+// of the basin's mesh.
+func (b *Basin) checkField(what string, g *lab.Grid2[float64]) error {
+	if g == nil {
+		return fmt.Errorf("sediment: nil %s: %w", what, ErrInput)
+	}
+	if g.NX != b.Nx+2 || g.NY != b.Ny+2 || len(g.Data) != g.NX*g.NY {
+		return fmt.Errorf("sediment: %s of %d×%d points (%d values) does not match the padded mesh %d×%d: %w: %w",
+			what, g.NY, g.NX, len(g.Data), b.Ny+2, b.Nx+2, lab.ErrMismatch, ErrInput)
+	}
+	return nil
 }
 
 // Mass returns the sum of h over the interior, with compensated summation
-// so that its own rounding stays far below what the scheme conserves.
+// so that its own rounding stays far below what the scheme conserves; NaN
+// for a basin that fails Validate's shape checks.
 func (b *Basin) Mass() float64 {
+	if b.checkShape() != nil {
+		return math.NaN()
+	}
 	var sum, comp float64
 	for j := 1; j <= b.Ny; j++ {
 		for _, v := range b.H.Data[b.Index(1, j):b.Index(b.Nx+1, j)] {
@@ -186,8 +246,12 @@ func (b *Basin) Mass() float64 {
 	return sum + comp
 }
 
-// SRange returns the smallest and largest s over the interior.
+// SRange returns the smallest and largest s over the interior; NaN for a
+// basin that fails Validate's shape checks.
 func (b *Basin) SRange() (lo, hi float64) {
+	if b.checkShape() != nil {
+		return math.NaN(), math.NaN()
+	}
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for j := 1; j <= b.Ny; j++ {
 		for _, v := range b.S.Data[b.Index(1, j):b.Index(b.Nx+1, j)] {
@@ -199,8 +263,11 @@ func (b *Basin) SRange() (lo, hi float64) {
 
 // InflowRate returns the rate at which the boundary inflow changes Mass:
 // Σ Rate/Δx over the west and east faces plus Σ Rate/Δy over the south and
-// north faces.
+// north faces. It is NaN for a nil basin.
 func (b *Basin) InflowRate() float64 {
+	if b == nil {
+		return math.NaN()
+	}
 	var r float64
 	for _, in := range b.Bound.West {
 		r += in.Rate / b.P.Dx
@@ -244,6 +311,10 @@ func (b *Basin) checkShape() error {
 	if b == nil || b.Alpha == nil || b.Beta == nil || b.H == nil || b.S == nil {
 		return fmt.Errorf("sediment: basin without fields (use NewBasin): %w", ErrInput)
 	}
+	if b.Nx < 1 || b.Ny < 1 || (float64(b.Nx)+2)*(float64(b.Ny)+2) > lab.MaxPoints {
+		return fmt.Errorf("sediment: mesh %d×%d needs at least one interior point per side and at most %d points with ghosts: %w: %w",
+			b.Nx, b.Ny, int64(lab.MaxPoints), lab.ErrSize, ErrInput)
+	}
 	n := (b.Nx + 2) * (b.Ny + 2)
 	for _, g := range []*lab.Grid2[float64]{b.Alpha, b.Beta, b.H, b.S} {
 		if g.NX != b.Nx+2 || g.NY != b.Ny+2 || len(g.Data) != n {
@@ -277,18 +348,10 @@ func (b *Basin) validate() error {
 			return err
 		}
 	}
-	sides := []struct {
-		name string
-		in   []Inflow
-		n    int
-	}{{"west", b.Bound.West, b.Ny}, {"east", b.Bound.East, b.Ny}, {"south", b.Bound.South, b.Nx}, {"north", b.Bound.North, b.Nx}}
-	for _, sd := range sides {
-		if sd.in == nil {
-			continue
-		}
-		if len(sd.in) != sd.n {
-			return fmt.Errorf("sediment: %s boundary has %d inflows for %d faces: %w", sd.name, len(sd.in), sd.n, ErrInput)
-		}
+	if err := b.checkBoundLen(); err != nil {
+		return err
+	}
+	for _, sd := range b.sides() {
 		for k, in := range sd.in {
 			if math.IsNaN(in.Rate) || math.IsInf(in.Rate, 0) {
 				return fmt.Errorf("sediment: %s inflow %d has rate %g, which must be finite: %w", sd.name, k+1, in.Rate, ErrInput)
@@ -299,7 +362,7 @@ func (b *Basin) validate() error {
 		}
 	}
 	b.fillGhosts()
-	b.FillGhostH(b.H)
+	b.fillGhostH(b.H)
 	return nil
 }
 
@@ -391,9 +454,44 @@ func (b *Basin) fillGhosts() {
 	}
 }
 
+// sides are the four boundaries with the number of faces each has.
+func (b *Basin) sides() []struct {
+	name string
+	in   []Inflow
+	n    int
+} {
+	return []struct {
+		name string
+		in   []Inflow
+		n    int
+	}{{"west", b.Bound.West, b.Ny}, {"east", b.Bound.East, b.Ny}, {"south", b.Bound.South, b.Nx}, {"north", b.Bound.North, b.Nx}}
+}
+
+// checkBoundLen returns an error wrapping ErrInput unless each boundary is
+// nil (zero flux) or has one inflow per face: what the ghost points need
+// not to read past a boundary that changed since Prepare.
+func (b *Basin) checkBoundLen() error {
+	for _, sd := range b.sides() {
+		if sd.in != nil && len(sd.in) != sd.n {
+			return fmt.Errorf("sediment: %s boundary has %d inflows for %d faces: %w", sd.name, len(sd.in), sd.n, ErrInput)
+		}
+	}
+	return nil
+}
+
 // FaceCoeff returns the coefficient of eq. 3 on the face between points k
-// and n: (α_k s_k + α_n s_n)/(2Cs) + (β_k(1−s_k) + β_n(1−s_n))/(2Cm).
+// and n, flat indices of the padded fields: (α_k s_k + α_n s_n)/(2Cs) +
+// (β_k(1−s_k) + β_n(1−s_n))/(2Cm). It is NaN for an index outside the
+// fields or a basin without them.
 func (b *Basin) FaceCoeff(k, n int) float64 {
+	if b.checkShape() != nil || k < 0 || n < 0 || k >= len(b.S.Data) || n >= len(b.S.Data) {
+		return math.NaN()
+	}
+	return b.faceCoeff(k, n)
+}
+
+// faceCoeff is FaceCoeff on checked indices.
+func (b *Basin) faceCoeff(k, n int) float64 {
 	al, be, s := b.Alpha.Data, b.Beta.Data, b.S.Data
 	return (al[k]*s[k]+al[n]*s[n])*(0.5/b.P.Cs) + (be[k]*(1-s[k])+be[n]*(1-s[n]))*(0.5/b.P.Cm)
 }
@@ -402,13 +500,30 @@ func (b *Basin) FaceCoeff(k, n int) float64 {
 // that the flux across every boundary face is the prescribed one:
 // h_ghost = h_edge + Rate·Δ/K with K the face coefficient at the current s,
 // and h_ghost = h_edge where Rate is zero. Step calls it before every step.
-func (b *Basin) FillGhostH(h *lab.Grid2[float64]) {
+// It returns an error wrapping ErrInput, and changes nothing, for a field
+// not of the basin's mesh or a boundary without one inflow per face.
+func (b *Basin) FillGhostH(h *lab.Grid2[float64]) error {
+	if err := b.checkShape(); err != nil {
+		return err
+	}
+	if err := b.checkField("h", h); err != nil {
+		return err
+	}
+	if err := b.checkBoundLen(); err != nil {
+		return err
+	}
+	b.fillGhostH(h)
+	return nil
+}
+
+// fillGhostH is FillGhostH on a checked basin and field.
+func (b *Basin) fillGhostH(h *lab.Grid2[float64]) {
 	b.edges(func(e edge) {
 		if e.in.Rate == 0 {
 			h.Data[e.ghost] = h.Data[e.inner]
 			return
 		}
-		h.Data[e.ghost] = h.Data[e.inner] + e.in.Rate*e.d/b.FaceCoeff(e.ghost, e.inner)
+		h.Data[e.ghost] = h.Data[e.inner] + e.in.Rate*e.d/b.faceCoeff(e.ghost, e.inner)
 	})
 }
 
@@ -477,7 +592,7 @@ func (b *Basin) rowDtS(j int, rx, ry float64) float64 {
 			n int
 			r float64
 		}{{c + 1, rx}, {c - 1, rx}, {c + w, ry}, {c - w, ry}} {
-			if f := b.FaceCoeff(c, nb.n) * (h[nb.n] - h[c]) * nb.r; f < 0 {
+			if f := b.faceCoeff(c, nb.n) * (h[nb.n] - h[c]) * nb.r; f < 0 {
 				out -= f
 			}
 		}

@@ -36,13 +36,15 @@ func Random(nx, ny int, seed uint64) (*Basin, error) {
 	r := rand.New(rand.NewPCG(seed, 0x5ed1_3e47))
 	ax, ay, bx, by := wave(nx, r), wave(ny, r), wave(nx, r), wave(ny, r)
 	sx, sy, hx, hy := wave(nx, r), wave(ny, r), wave(nx, r), wave(ny, r)
-	b.Fill(func(i, j int) (float64, float64, float64, float64) {
+	if err := b.Fill(func(i, j int) (float64, float64, float64, float64) {
 		alpha := 0.5 + 0.6*ax[i]*ay[j] + 0.2*r.Float64()
 		beta := 0.4 + 0.8*bx[i]*by[j] + 0.2*r.Float64()
 		s := 0.05 + 0.8*sx[i]*sy[j] + 0.1*r.Float64()
 		h := 1 + 0.6*(hx[i]-0.5)*(hy[j]-0.5) + 0.02*r.Float64()
 		return alpha, beta, h, s
-	})
+	}); err != nil {
+		return nil, err
+	}
 	return b, b.useStableStep()
 }
 
@@ -74,10 +76,12 @@ func Delta(nx, ny int) (*Basin, error) {
 	}
 	r := rand.New(rand.NewPCG(8, 2013))
 	hx, hy := wave(nx, r), wave(ny, r)
-	b.Fill(func(i, j int) (float64, float64, float64, float64) {
+	if err := b.Fill(func(i, j int) (float64, float64, float64, float64) {
 		h := 1 + 0.2*(hx[i]-0.5)*(hy[j]-0.5) + 0.01*r.Float64()
 		return 0.25, 1, h, 0.2
-	})
+	}); err != nil {
+		return nil, err
+	}
 	b.Bound.West = make([]Inflow, ny)
 	for j := ny/2 - ny/16; j < ny/2+ny/16; j++ {
 		b.Bound.West[j] = Inflow{Rate: 0.04, Sand: 0.9}

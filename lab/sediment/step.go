@@ -99,12 +99,18 @@ func (b *Basin) Step() error {
 	if err := b.checkShape(); err != nil {
 		return err
 	}
+	if err := b.checkBoundLen(); err != nil {
+		return err
+	}
+	if err := b.P.CheckParams(); err != nil { // changed since Prepare?
+		return err
+	}
 	if !b.prepared || len(b.hNext.Data) != len(b.H.Data) {
 		if err := b.Prepare(); err != nil {
 			return err
 		}
 	}
-	b.FillGhostH(b.H)
+	b.fillGhostH(b.H)
 	bads := make([]*violation, b.Ny+1) // by the first row of each band
 	parallelRows(1, b.Ny+1, func(lo, hi int) { bads[lo] = b.band(lo, hi) })
 	for _, v := range bads {
@@ -150,15 +156,21 @@ func (b *Basin) StepPrinted() error {
 	if err := b.checkShape(); err != nil {
 		return err
 	}
+	if err := b.checkBoundLen(); err != nil {
+		return err
+	}
+	if err := b.P.CheckParams(); err != nil { // changed since Prepare?
+		return err
+	}
 	if !b.prepared || len(b.hNext.Data) != len(b.H.Data) {
 		if err := b.Prepare(); err != nil {
 			return err
 		}
 	}
-	b.FillGhostH(b.H)
+	b.fillGhostH(b.H)
 	b.band(1, b.Ny+1) // h' into hNext; its s' is replaced below
 	hp := b.hNext
-	b.FillGhostH(hp)
+	b.fillGhostH(hp)
 	w := b.Pitch()
 	cx, cy := 1/(2*b.P.Cs*b.P.Dx*b.P.Dx), 1/(2*b.P.Cs*b.P.Dy*b.P.Dy)
 	al, s, h, hn, sn := b.Alpha.Data, b.S.Data, b.H.Data, hp.Data, b.sNext.Data
