@@ -283,7 +283,7 @@ func (s *Static) Check(ctx context.Context, e Exercise, files map[string][]byte)
 	sort.Strings(names)
 	var student []*ast.File
 	for _, name := range names {
-		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution|parser.AllErrors)
+		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			var list scanner.ErrorList
 			if errors.As(err, &list) && len(list) > 0 {
@@ -462,13 +462,17 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// sortViolations orders vs by file and line and drops repeats.
+// sortViolations orders vs by file, line and rule (the type checker's
+// maps have no order) and drops repeats.
 func sortViolations(vs []Violation) []Violation {
 	sort.SliceStable(vs, func(a, b int) bool {
 		if vs[a].File != vs[b].File {
 			return vs[a].File < vs[b].File
 		}
-		return vs[a].Line < vs[b].Line
+		if vs[a].Line != vs[b].Line {
+			return vs[a].Line < vs[b].Line
+		}
+		return vs[a].Rule < vs[b].Rule
 	})
 	out := vs[:0]
 	seen := map[Violation]bool{}
