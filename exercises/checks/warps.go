@@ -162,6 +162,12 @@ func warpsPitch(t *grading.T, fn WarpsFuncs, T int) int {
 	if p < T {
 		t.Fatalf("Pitch(%d) = %d: a row of the tile holds T = %d floats, so the pitch is at least %d", T, p, T, T)
 	}
+	// Bounded before any use: the smallest-pitch check tries every pitch
+	// below p, and a tile over the block's shared memory cannot run.
+	if maxP := sim.DefaultSharedPerBlock / (sim.ElemBytes * T); p > maxP {
+		t.Fatalf("Pitch(%d) = %d: a %d×%d tile of floats exceeds the %d bytes of shared memory a block may use (a pitch of at most %d fits)",
+			T, p, T, p, sim.DefaultSharedPerBlock, maxP)
+	}
 	return p
 }
 

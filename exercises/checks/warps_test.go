@@ -73,3 +73,24 @@ func TestWarpsWrongAnswersFail(t *testing.T) {
 	assert.Contains(t, wasteful["block"].Message, "2048 threads exceeds 1024")
 	assert.False(t, wasteful["smallest"].Passed)
 }
+
+// TestWarpsAbsurdAnswersFailQuickly hands the checks a pitch and a block
+// far past any limit: they fail with the limit named, without trying every
+// pitch below the answer or allocating its tile.
+func TestWarpsAbsurdAnswersFailQuickly(t *testing.T) {
+	huge := 1 << 62
+	res := gradeWarps(WarpsFuncs{
+		Block: func() (sim.Dim3, error) { return sim.Dim3{X: 1 << 32, Y: 1 << 32, Z: 1}, nil },
+		Pitch: func(T int) (int, error) { return huge + T, nil },
+	})
+	for _, id := range []string{"block", "useful-bytes", "sectors", "no-conflicts", "smallest"} {
+		assert.False(t, res[id].Passed, id)
+	}
+	for T := range handPitch {
+		// The largest pitch that fits, worked out from the limit itself.
+		maxP := sim.DefaultSharedPerBlock / (sim.ElemBytes * T)
+		assert.LessOrEqual(t, T*maxP*sim.ElemBytes, sim.DefaultSharedPerBlock)
+		assert.Greater(t, T*(maxP+1)*sim.ElemBytes, sim.DefaultSharedPerBlock)
+	}
+	assert.Contains(t, res["smallest"].Message, "exceeds the 49152 bytes of shared memory")
+}
