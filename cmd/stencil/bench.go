@@ -36,7 +36,7 @@ type benchConfig struct {
 // (basic) set the launch, other keys are preprocessor defines.
 func parseVariant(s string) (benchConfig, error) {
 	name, rest, _ := strings.Cut(s, ":")
-	step, err := lab.LookupStep(strings.TrimSpace(name))
+	step, err := lookupStep("-kernels", strings.TrimSpace(name))
 	if err != nil {
 		return benchConfig{}, err
 	}
@@ -99,7 +99,7 @@ func parseTiles(s string) (all int, per map[string]int, err error) {
 		if !ok || err != nil || t < 1 {
 			return 0, nil, fmt.Errorf("-tile %q: want a positive integer or KERNEL=T,KERNEL=T", s)
 		}
-		step, err := lab.LookupStep(k)
+		step, err := lookupStep("-tile", k)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -221,14 +221,14 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return 2, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if *reps < 1 {
-		return 2, fmt.Errorf("-reps %d: need at least one timed launch", *reps)
+	if err := checkRepsFlag(*reps); err != nil {
+		return 2, err
 	}
-	if *warmup < 0 {
-		return 2, fmt.Errorf("-warmup %d: must not be negative", *warmup)
+	if *warmup < 0 || *warmup > lab.MaxReps {
+		return 2, fmt.Errorf("-warmup %d: must be 0 to %d", *warmup, lab.MaxReps)
 	}
-	if *steps < 1 {
-		return 2, fmt.Errorf("-steps %d: need at least one time step", *steps)
+	if err := checkStepsFlag(*steps, 1); err != nil {
+		return 2, err
 	}
 	ns, err := parseSizes(*sizes)
 	if err != nil {
@@ -240,6 +240,12 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	configs, err := benchConfigs(*kernels, variants, *tiles)
 	if err != nil {
 		return 2, err
+	}
+	if *jsonFile != "" {
+		// Before the GPU's minutes, not after them.
+		if err := checkWritable(*jsonFile); err != nil {
+			return 1, fmt.Errorf("-json: %w", err)
+		}
 	}
 
 	d, err := gpu.Open(*ordinal)

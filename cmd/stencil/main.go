@@ -7,7 +7,9 @@
 //
 // Other subcommands (bench, sediment) register themselves in their own
 // files. An unknown flag or an impossible value prints one line and exits
-// with status 2.
+// with status 2; a failed run, a result outside the tolerance of -check or
+// output that cannot be written (a closed standard output, an unwritable
+// -json file) exits with status 1.
 package main
 
 import (
@@ -16,6 +18,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"stencillab.dev/lab"
 )
 
 // command is one subcommand: it parses args and returns an exit status.
@@ -39,10 +43,38 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "stencil: unknown command %q (commands: %s)\n", args[0], strings.Join(names(), ", "))
+		fmt.Fprintf(stderr, "stencil: unknown command %q%s (commands: %s)\n", args[0], lab.DidYouMean(args[0], names()), strings.Join(names(), ", "))
 		return 2
 	}
-	return c.run(args[1:], stdout, stderr)
+	out := &outWriter{w: stdout}
+	code := c.run(args[1:], out, stderr)
+	if out.err != nil && code == 0 {
+		fmt.Fprintf(stderr, "stencil %s: cannot write the output: %v\n", args[0], out.err)
+		return 1
+	}
+	return code
+}
+
+// outWriter passes writes to w and keeps the first error, so that a
+// command whose output could not be written (a closed standard output, a
+// full disk) exits non-zero however it printed.
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Write writes p to w; after a failed write it writes nothing more and
+// returns the same error.
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	o.err = err
+	return n, err
 }
 
 func names() []string {

@@ -95,16 +95,18 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 2, fmt.Errorf("-n %d: %d³ points exceeds the limit of %d points", *n, *n, int64(lab.MaxPoints))
 	case *tile < 0:
 		return 2, fmt.Errorf("-tile %d: the tile must be positive (or 0 for the default)", *tile)
-	case *reps < 1:
-		return 2, fmt.Errorf("-reps %d: need at least one repetition", *reps)
-	case *steps < 0:
-		return 2, fmt.Errorf("-steps %d: need at least one time step (or 0 for one pass)", *steps)
+	}
+	if err := checkRepsFlag(*reps); err != nil {
+		return 2, err
+	}
+	if err := checkStepsFlag(*steps, 0); err != nil {
+		return 2, err
 	}
 	blockDim, err := parseBlock(*block)
 	if err != nil {
 		return 2, err
 	}
-	step, err := lab.LookupStep(*kernel)
+	step, err := lookupStep("-kernel", *kernel)
 	if err != nil {
 		return 2, err
 	}
@@ -121,7 +123,8 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	run := lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile, Block: blockDim},
-		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps}
+		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps,
+		Progress: sim.PrintProgress(stderr)}
 	// Every host grid of the run and of the check, counted before any is
 	// allocated; the GPU checks its own memory.
 	grids := run.HostGrids(*backend == lab.GPU)
@@ -160,10 +163,56 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	extra := launchFields(res)
 	if *asJSON {
-		return 0, writeJSON(stdout, out, extra)
+		if err := writeJSON(stdout, out, extra); err != nil {
+			return 1, fmt.Errorf("-json: %w", err)
+		}
+	} else {
+		printSummary(stdout, out, step, extra)
 	}
-	printSummary(stdout, out, step, extra)
+	if out.MaxAbsErr != nil {
+		if err := checkTolerance(lab.Diff{MaxAbs: *out.MaxAbsErr, RelL2: *out.RelL2Err}, res.Steps, largestFinite(dst.Data)); err != nil {
+			return 1, fmt.Errorf("-check: %s on %s: %w", step.Name, *backend, err)
+		}
+	}
 	return 0, nil
+}
+
+// CheckTolerance is the largest difference from the float64 reference
+// that `stencil run -check` accepts per time step, relative to the
+// largest value of the output (or 1, if all are smaller): float32 sweeps of
+// the lab differ by a few units of rounding, about 10⁻⁷, and a wrong
+// kernel by far more.
+const CheckTolerance = 1e-5
+
+// checkTolerance returns an error unless the difference d of an output
+// from its reference after steps time steps is within CheckTolerance per
+// time step: the largest difference relative to scale (at least 1) and
+// the relative L2 difference. A NaN or a point never written fails.
+func checkTolerance(d lab.Diff, steps int, scale float64) error {
+	tol := CheckTolerance * float64(max(steps, 1))
+	limit := tol * max(scale, 1)
+	switch {
+	case math.IsNaN(d.MaxAbs) || math.IsInf(d.MaxAbs, 0):
+		return fmt.Errorf("some output points are NaN or were never written: outside the tolerance")
+	case d.MaxAbs > limit:
+		return fmt.Errorf("max |out − float64 reference| = %.3g exceeds the tolerance %.3g (%g per time step, relative to the largest value %.3g)",
+			d.MaxAbs, limit, CheckTolerance, max(scale, 1))
+	case !(d.RelL2 <= tol):
+		return fmt.Errorf("relative L2 difference from the float64 reference %.3g exceeds the tolerance %.3g (%g per time step)",
+			d.RelL2, tol, CheckTolerance)
+	}
+	return nil
+}
+
+// largestFinite returns the largest magnitude among the finite values.
+func largestFinite(v []float32) float64 {
+	m := 0.0
+	for _, x := range v {
+		if a := math.Abs(float64(x)); a > m && !math.IsInf(a, 0) {
+			m = a
+		}
+	}
+	return m
 }
 
 // parseBlock reads a block shape XxYxZ ("32x8x1", or with "×"); the

@@ -122,16 +122,18 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 			*nx, *ny, (float64(*nx)+2)*(float64(*ny)+2), int64(lab.MaxPoints))
 	case *steps < 0:
 		return 2, fmt.Errorf("-steps %d: the number of steps must not be negative", *steps)
+	case *steps > lab.MaxSteps:
+		return 2, fmt.Errorf("-steps %d: exceeds the limit of %d time steps", *steps, lab.MaxSteps)
 	case *backend != lab.CPU && *backend != lab.GPU:
 		return 2, fmt.Errorf("-backend %q: want cpu or gpu", *backend)
 	case *scenario != "random" && *scenario != "delta":
 		return 2, fmt.Errorf("-scenario %q: want random or delta", *scenario)
 	case *scenario == "delta" && (*nx < 8 || *ny < 8):
 		return 2, fmt.Errorf("-scenario delta needs -nx and -ny of at least 8, not %d and %d", *nx, *ny)
-	case *reps < 1:
-		return 2, fmt.Errorf("-reps %d: need at least one timed launch", *reps)
-	case *warmup < 0:
-		return 2, fmt.Errorf("-warmup %d: must not be negative", *warmup)
+	case *reps < 1 || *reps > lab.MaxReps:
+		return 2, fmt.Errorf("-reps %d: need 1 to %d timed launches (the limit)", *reps, lab.MaxReps)
+	case *warmup < 0 || *warmup > lab.MaxReps:
+		return 2, fmt.Errorf("-warmup %d: must be 0 to %d", *warmup, lab.MaxReps)
 	}
 	if err := sediment.CheckVariant(*variant); err != nil {
 		return 2, fmt.Errorf("-variant: %w", err)
