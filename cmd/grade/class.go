@@ -72,6 +72,9 @@ type ClassConfig struct {
 	Overrides string // CSV: student, exercise, points, reason
 	Progress  io.Writer
 	Summary   io.Writer
+
+	// grade, when set, replaces Grade for each student (tests).
+	grade func(Config) (grading.Report, error)
 }
 
 // classEntry is one entry of the class folder: a student's folder, or
@@ -259,7 +262,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			s, err := gradeEntry(gcfg, e, exs, cache)
+			s, err := gradeEntry(gcfg, e, exs, cache, cfg.grade)
 			mu.Lock()
 			defer mu.Unlock()
 			done++
@@ -313,7 +316,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 // whole is a row of zeros with the reason; an error is the grader's own
 // failure (the cells are then StateError, empty), and a panic of the
 // grader is one too.
-func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string) (s *Student, err error) {
+func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error)) (s *Student, err error) {
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
@@ -330,7 +333,10 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string) 
 	if e.refused != "" {
 		return refusedStudent(cfg, e, exs, e.refused), nil
 	}
-	return gradeStudent(cfg, e, exs, cache)
+	if grade == nil {
+		grade = Grade
+	}
+	return gradeStudent(cfg, e, exs, cache, grade)
 }
 
 // refusedStudent is the row of a hand-in refused as a whole: every
@@ -414,7 +420,7 @@ func orDot(s string) string {
 // gradeStudent grades one student's folder: the exercise files, or the
 // notebook when there is one. A notebook that cannot be read is the
 // hand-in's fault: the row is refused with the reason.
-func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string) (*Student, error) {
+func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error)) (*Student, error) {
 	s := &Student{ID: e.id, Source: gradebook.SourceFiles, Cells: map[string]*Cell{}}
 	cfg.Submission = e.dir
 	nb := filepath.Join(e.dir, handin.NotebookName)
@@ -434,11 +440,14 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		}
 		cfg.Submission = tmp
 	}
-	rep, err := Grade(cfg)
+	rep, err := grade(cfg)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rep.Exercises {
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("the grader's own result is inconsistent: %w", err)
+		}
 		s.Cells[r.ID] = gradebook.NewCell(r)
 		s.MaxPoints += r.MaxPoints
 	}

@@ -118,11 +118,11 @@ func TestClassGradingOfTenStudents(t *testing.T) {
 	require.NoError(t, err, progress.String())
 
 	var csv strings.Builder
-	csv.WriteString("student,01_sine,03_five_point,05_basic,total,max_points\n")
+	csv.WriteString("student,01_sine,03_five_point,05_basic,total,max_points,note\n")
 	maxTotal := max["01_sine"] + max["03_five_point"] + max["05_basic"]
 	for _, name := range []string{"correct-a", "correct-b", "empty", "forger", "leaker", "notebook", "overridden", "partial", "stubs", "uses-reference"} {
 		w := want[name]
-		fmt.Fprintf(&csv, "%s,%d,%d,%d,%d,%d\n", name, w[0], w[1], w[2], w[0]+w[1]+w[2], maxTotal)
+		fmt.Fprintf(&csv, "%s,%d,%d,%d,%d,%d,\n", name, w[0], w[1], w[2], w[0]+w[1]+w[2], maxTotal)
 	}
 	got, err := os.ReadFile(filepath.Join(out, "gradebook.csv"))
 	require.NoError(t, err)

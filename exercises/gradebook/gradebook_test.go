@@ -28,7 +28,7 @@ func newRand() *rand.Rand {
 // hostile draws a string from characters that mean something to
 // Markdown, HTML, CSV or a spreadsheet.
 func hostile(rng *rand.Rand, n int) string {
-	const alphabet = "=+-@\t\r\n <>&\"'`|*_[]()!#~\\/:.;abcXYZ09 ＝＠"
+	const alphabet = "=+-@\t\r\n <>&\"'`|*_[]()!#~\\/:.;abcwXYZW09 ＝＠$"
 	rs := []rune(alphabet)
 	var b strings.Builder
 	for range n {
@@ -157,7 +157,7 @@ func TestEscapeLeavesNoMarkup(t *testing.T) {
 		assert.NotContains(t, got, "\n")
 		// Every Markdown-active character is escaped.
 		for i := 0; i < len(got); i++ {
-			if strings.IndexByte("`*_[]()!#|~", got[i]) >= 0 {
+			if strings.IndexByte("`*_[]!#|~$@", got[i]) >= 0 {
 				require.True(t, i > 0 && got[i-1] == '\\', "%q: %q at %d is not escaped", got, got[i], i)
 			}
 			if got[i] == '\\' {
@@ -167,6 +167,11 @@ func TestEscapeLeavesNoMarkup(t *testing.T) {
 		want := strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
 		assert.Equal(t, want, unescape(got), "%q reads back", s)
 	}
+	got := Escape("see https://evil.example, WWW.evil.example or me@evil.example")
+	assert.NotRegexp(t, `[^\\]://`, got)
+	assert.NotRegexp(t, `(?i)www\.`, got)
+	assert.NotRegexp(t, `[^\\]@`, got)
+	assert.Equal(t, "Fig. 8.1 (a + h/2): 3 points", Escape("Fig. 8.1 (a + h/2): 3 points"), "ordinary text stays readable")
 }
 
 func TestCodeSpanAndBlockCannotBeClosedFromInside(t *testing.T) {

@@ -7,15 +7,17 @@ import (
 	"stencillab.dev/exercises/grading"
 )
 
-// Escape makes text safe in Markdown outside code: every ASCII
-// punctuation character that Markdown or a table gives a meaning to is
-// escaped with a backslash, '<', '>' and '&' become HTML entities (no
-// tag, no comment, no entity of the text's own), and line breaks become
-// spaces. What a student wrote then renders as the same characters: no
-// emphasis, link, image, heading, table cell or tag.
+// Escape makes text safe in Markdown outside code, and keeps it readable:
+// the characters that open markup inside a line are escaped with a
+// backslash (backslash, backtick, '*', '_', '[', ']', '!', '|', '~', '#',
+// '$'), '<', '>' and '&' become HTML entities (no tag, no comment, no
+// entity of the text's own), the autolinks of GitHub's Markdown are
+// broken ("https\://", "www\.", "\@"), control characters are replaced
+// and line breaks become spaces. What a student wrote then renders as the
+// same characters: no emphasis, link, image, table cell or tag.
 func Escape(s string) string {
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range s {
 		switch {
 		case r == '<':
 			b.WriteString("&lt;")
@@ -27,7 +29,9 @@ func Escape(s string) string {
 			b.WriteByte(' ')
 		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
 			b.WriteRune('\ufffd')
-		case strings.ContainsRune("\\`*_{}[]()#+-.!|~:\"'$%=^/;?@", r):
+		case strings.ContainsRune("\\`*_[]!|~#$@", r),
+			r == ':' && strings.HasPrefix(s[i:], "://"),
+			r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/exercises/gradebook"
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
+)
+
+// A class in which hand-ins are broken in every way a folder can be: the
+// run never stops for one of them. Each broken entry gets a row of zeros
+// with the reason (or, when only one file is broken, a 0 on that
+// exercise), every other student is graded, and the gradebook, the
+// feedback and the summary are written, also for the students the grader
+// itself fails on.
+
+// brokenClass is what a class folder holds and what each entry must score.
+type brokenClass struct {
+	dir  string
+	want map[string]wantRow // by folder name
+}
+
+type wantRow struct {
+	points  []int  // per exercise; -1 for a cell left empty (the grader failed)
+	refused string // a phrase of the reason when the hand-in is refused as a whole
+}
+
+// writeHonest writes the instructor's files of the exercises into dir, in
+// the layout of a copy of the repository.
+func writeHonest(t *testing.T, root, dir string, ids ...string) {
+	for _, id := range ids {
+		copyExercise(t, root, filepath.Join(dir, "exercises"), id, false)
+	}
+}
+
+// figuresNotebook is the instructor's notebook with a PNG output of the
+// given size on every code cell, as an honest student's notebook with
+// figures is.
+func figuresNotebook(t *testing.T, root string, imageBytes int, rng *rand.Rand) []byte {
+	b, err := os.ReadFile(filepath.Join(root, "notebooks", notebookName))
+	require.NoError(t, err)
+	var nb map[string]any
+	require.NoError(t, json.Unmarshal(b, &nb))
+	img := make([]byte, imageBytes)
+	for i := range img {
+		img[i] = byte(rng.IntN(256))
+	}
+	for _, c := range nb["cells"].([]any) {
+		cell := c.(map[string]any)
+		if cell["cell_type"] == "code" {
+			cell["outputs"] = []any{map[string]any{"output_type": "display_data", "metadata": map[string]any{},
+				"data": map[string]any{"image/png": img, "text/plain": "<Figure>"}}}
+		}
+	}
+	out, err := json.Marshal(nb)
+	require.NoError(t, err)
+	return out
+}
+
+// makeBrokenClass builds the class in a temporary folder: links and FIFOs
+// are made here, never committed.
+func makeBrokenClass(t *testing.T, root string, only []string, rng *rand.Rand) brokenClass {
+	class := t.TempDir()
+	c := brokenClass{dir: class, want: map[string]wantRow{}}
+	n := len(only)
+	full := func() []int {
+		p := make([]int, n)
+		for i, id := range only {
+			p[i] = findExercise(t, id).MaxPoints()
+		}
+		return p
+	}
+	zeros := func() []int { return make([]int, n) }
+	mk := func(name string) string {
+		d := filepath.Join(class, name)
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		return d
+	}
+	// first is the first exercise's student file in folder d.
+	first := func(d string) string {
+		e := findExercise(t, only[0])
+		p := filepath.Join(d, "exercises", e.ID, e.Files[0])
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		return p
+	}
+	firstZero := func() []int { p := full(); p[0] = 0; return p }
+
+	writeHonest(t, root, mk("honest"), only...)
+	c.want["honest"] = wantRow{points: full()}
+
+	// Folder names that are not ids: graded under an id derived from them.
+	for _, name := range []string{"Jane Doe", "=HYPERLINK(\"http:\\\\evil\")", "<img src=x onerror=alert(1)>", "-rf", "josé\nmarkup`|"} {
+		writeHonest(t, root, mk(name), only...)
+		c.want[name] = wantRow{points: full()}
+	}
+
+	// Entries that are not a student's folder.
+	require.NoError(t, os.WriteFile(filepath.Join(class, "stray.txt"), []byte("notes"), 0o644))
+	c.want["stray.txt"] = wantRow{points: zeros(), refused: "is a file"}
+	require.NoError(t, os.Symlink(filepath.Join(class, "honest"), filepath.Join(class, "link-to-honest")))
+	c.want["link-to-honest"] = wantRow{points: zeros(), refused: "symbolic link"}
+	require.NoError(t, os.Symlink(filepath.Join(root, "exercises"), filepath.Join(class, "link-to-solutions")))
+	c.want["link-to-solutions"] = wantRow{points: zeros(), refused: "symbolic link"}
+	if err := syscall.Mkfifo(filepath.Join(class, "fifo"), 0o644); err == nil {
+		c.want["fifo"] = wantRow{points: zeros(), refused: "FIFO"}
+	}
+
+	// One broken file: 0 on its exercise, the others graded.
+	d := mk("inner-link")
+	writeHonest(t, root, d, only[1:]...)
+	e0 := findExercise(t, only[0])
+	require.NoError(t, os.Symlink(filepath.Join(root, "exercises", e0.ID, e0.Files[0]), first(d)))
+	c.want["inner-link"] = wantRow{points: firstZero()}
+
+	d = mk("inner-link-folder")
+	writeHonest(t, root, d, only[1:]...)
+	require.NoError(t, os.Symlink(filepath.Join(root, "exercises", e0.ID), filepath.Join(d, "exercises", e0.ID)))
+	c.want["inner-link-folder"] = wantRow{points: firstZero()}
+
+	d = mk("inner-devzero")
+	writeHonest(t, root, d, only[1:]...)
+	require.NoError(t, os.Symlink("/dev/zero", first(d)))
+	c.want["inner-devzero"] = wantRow{points: firstZero()}
+
+	d = mk("inner-fifo")
+	writeHonest(t, root, d, only[1:]...)
+	if err := syscall.Mkfifo(first(d), 0o644); err == nil {
+		c.want["inner-fifo"] = wantRow{points: firstZero()}
+	}
+
+	d = mk("inner-huge")
+	writeHonest(t, root, d, only[1:]...)
+	f, err := os.Create(first(d))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(2<<30)) // sparse: no disk used
+	require.NoError(t, f.Close())
+	c.want["inner-huge"] = wantRow{points: firstZero()}
+
+	// Thousands of stray files beside an honest hand-in.
+	d = mk("many-files")
+	writeHonest(t, root, d, only...)
+	for i := range 3000 {
+		require.NoError(t, os.WriteFile(filepath.Join(d, fmt.Sprintf("junk-%04d", i)), nil, 0o644))
+	}
+	c.want["many-files"] = wantRow{points: full()}
+
+	// Notebooks: broken ones are refused, an honest one with figures over
+	// 1 MiB is graded.
+	nb := func(name string) string { return filepath.Join(mk(name), notebookName) }
+	require.NoError(t, os.WriteFile(nb("nb-figures"), figuresNotebook(t, root, 200_000, rng), 0o644))
+	c.want["nb-figures"] = wantRow{points: full()}
+	garbage := make([]byte, 5000)
+	for i := range garbage {
+		garbage[i] = byte(rng.IntN(256))
+	}
+	require.NoError(t, os.WriteFile(nb("nb-garbage"), garbage, 0o644))
+	c.want["nb-garbage"] = wantRow{points: zeros(), refused: "not a notebook"}
+	require.NoError(t, os.Symlink(filepath.Join(root, "notebooks", notebookName), nb("nb-link")))
+	c.want["nb-link"] = wantRow{points: zeros(), refused: "symbolic link"}
+	f, err = os.Create(nb("nb-huge"))
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(handin.MaxNotebookBytes+1))
+	require.NoError(t, f.Close())
+	c.want["nb-huge"] = wantRow{points: zeros(), refused: fmt.Sprintf("more than the %d", handin.MaxNotebookBytes)}
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	require.NoError(t, os.WriteFile(nb("nb-deep"), []byte(`{"cells": `+deep+`}`), 0o644))
+	c.want["nb-deep"] = wantRow{points: zeros(), refused: "levels deep"}
+	require.NoError(t, os.MkdirAll(nb("nb-folder"), 0o755))
+	c.want["nb-folder"] = wantRow{points: zeros(), refused: "a folder"}
+	if err := syscall.Mkfifo(nb("nb-fifo"), 0o644); err == nil {
+		c.want["nb-fifo"] = wantRow{points: zeros(), refused: "FIFO"}
+	}
+
+	// Hidden entries are not students.
+	writeHonest(t, root, mk(".git"), only...)
+	return c
+}
+
+// idOf is the id the class run gives the entry name.
+func idOf(name string) string {
+	if gradebook.ValidID(name) {
+		return name
+	}
+	return gradebook.DeriveID(name, nil)
+}
+
+// checkBrokenClass checks the files a run wrote for the class c.
+func checkBrokenClass(t *testing.T, c brokenClass, out string, only []string, failed map[string]bool) {
+	rows := readCSV(t, filepath.Join(out, "gradebook.csv"))
+	header := append(append([]string{"student"}, only...), "total", "max_points", "note")
+	require.Equal(t, header, rows[0])
+	got := map[string][]string{}
+	for _, r := range rows[1:] {
+		got[r[0]] = r
+	}
+	assert.Len(t, got, len(c.want), "a row for every entry but the hidden ones")
+	maxTotal := 0
+	for _, id := range only {
+		maxTotal += findExercise(t, id).MaxPoints()
+	}
+	for name, w := range c.want {
+		id := idOf(name)
+		row, ok := got[id]
+		if !assert.True(t, ok, "no row for %q (id %s)", name, id) {
+			continue
+		}
+		want := []string{id}
+		total := 0
+		for _, p := range w.points {
+			if failed[name] {
+				want = append(want, "") // not graded: empty, not 0
+				continue
+			}
+			want = append(want, fmt.Sprint(p))
+			total += p
+		}
+		want = append(want, fmt.Sprint(total), fmt.Sprint(maxTotal))
+		assert.Equal(t, want, row[:len(want)], "%q", name)
+		note := row[len(row)-1]
+		switch {
+		case w.refused != "":
+			assert.Contains(t, note, w.refused, "%q says why it is refused", name)
+		case id != name:
+			assert.Equal(t, "folder "+gradebook.QuoteName(name), note, "%q: the row says which folder", name)
+		default:
+			assert.Empty(t, note, "%q", name)
+		}
+		for _, cell := range row {
+			assert.False(t, strings.HasPrefix(strings.TrimLeft(cell, " "), "=") || strings.HasPrefix(cell, "+") || strings.HasPrefix(cell, "@") || strings.HasPrefix(cell, "\t"),
+				"%q: the cell %q is not a formula", name, cell)
+		}
+		fb, err := os.ReadFile(filepath.Join(out, "feedback", id+".md"))
+		require.NoError(t, err, "feedback for %q", name)
+		assert.Equal(t, strings.Count(string(fb), "` \"<img"), strings.Count(string(fb), "<img"),
+			"%q: a tag of a folder's name is shown only in code in its feedback", name)
+	}
+}
+
+// TestClassRunNeverAbortsForOneHandIn runs the class with a stand-in for
+// the grading of one student (full points for a file with the solution,
+// 0 otherwise; a panic and an error for two students), so that it runs
+// in -short mode: what it tests is the class run around it.
+func TestClassRunNeverAbortsForOneHandIn(t *testing.T) {
+	root := repoRoot(t)
+	needSolutions(t, root)
+	only := []string{"01_sine", "03_five_point"}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 21))
+	c := makeBrokenClass(t, root, only, rng)
+	for _, name := range []string{"grader-panics", "grader-fails"} {
+		writeHonest(t, root, filepath.Join(c.dir, name), only...)
+		c.want[name] = wantRow{points: make([]int, len(only))}
+	}
+	exs, err := selectExercises(catalogue(), only)
+	require.NoError(t, err)
+	// Before grading: a tree hash, to show that nothing of the
+	// instructor's tree changed.
+	before := treeHash(t, root)
+	stand := func(cfg Config) (grading.Report, error) {
+		switch filepath.Base(cfg.Submission) {
+		case "grader-panics":
+			panic("a bug of the grader")
+		case "grader-fails":
+			return grading.Report{}, errors.New("the go command vanished")
+		}
+		var rs []grading.ExerciseResult
+		for _, e := range exs {
+			b, err := submissionFile(cfg.Submission, e.ID, e.Files[0])
+			switch {
+			case errors.Is(err, errLink):
+				rs = append(rs, grading.Fail(e, grading.Rejected, err.Error(), cfg.Seed))
+			case errors.Is(err, errMissing):
+				rs = append(rs, grading.Fail(e, grading.Missing, err.Error(), cfg.Seed))
+			case err != nil:
+				rs = append(rs, grading.Fail(e, grading.Rejected, err.Error(), cfg.Seed))
+			case bytes.Contains(b, []byte("// BEGIN SOLUTION")):
+				r := grading.ExerciseResult{ID: e.ID, Title: e.Title, Status: grading.Graded, Seed: cfg.Seed, MaxPoints: e.MaxPoints(), Points: e.MaxPoints()}
+				for _, ch := range e.Checks {
+					r.Checks = append(r.Checks, grading.CheckResult{ID: ch.ID, Title: ch.Title, Points: ch.Points, MaxPoints: ch.Points, Passed: true, Message: "ok"})
+				}
+				rs = append(rs, r)
+			default:
+				rs = append(rs, grading.Fail(e, grading.Crashed, "not the solution", cfg.Seed))
+			}
+		}
+		return grading.NewReport(cfg.Seed, rs), nil
+	}
+	out := t.TempDir()
+	var summary, progress bytes.Buffer
+	cfg := ClassConfig{Grade: Config{Root: root, Seed: 77, Only: only, NoSandbox: true}, Class: c.dir, Out: out, Jobs: 2,
+		Progress: &progress, Summary: &summary, grade: stand}
+	done := make(chan struct{})
+	var book *Gradebook
+	go func() {
+		defer close(done)
+		book, err = GradeClass(cfg)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the class run hangs (on a FIFO?)")
+	}
+	require.Error(t, err, "the grader's own failures are reported")
+	assert.Contains(t, err.Error(), "the grader failed on 2 of")
+	assert.Contains(t, err.Error(), "grader-panics: the grader panicked: a bug of the grader")
+	assert.Contains(t, err.Error(), "grader-fails: the go command vanished")
+	require.NotNil(t, book, "the gradebook is returned, and written")
+	checkBrokenClass(t, c, out, only, map[string]bool{"grader-panics": true, "grader-fails": true})
+	for _, name := range []string{"grader-panics", "grader-fails"} {
+		for _, id := range only {
+			assert.Equal(t, StateError, book.Students[name].Cells[id].State)
+		}
+	}
+	assert.Equal(t, gradebook.SourceNotebook, book.Students["nb-figures"].Source)
+	assert.Equal(t, "Jane Doe", book.Students[idOf("Jane Doe")].Folder)
+	assert.Contains(t, summary.String(), fmt.Sprintf("Graded %d students", len(c.want)))
+	assert.Contains(t, summary.String(), `Ignored: ".git" (a hidden entry)`)
+	assert.Contains(t, summary.String(), "Refused: nb-garbage: ")
+	assert.Contains(t, summary.String(), "Not graded (the grader failed): grader-fails: 01_sine, 03_five_point")
+	assert.NotContains(t, summary.String()+progress.String(), "\x1b", "no control character of a name reaches the terminal")
+	assert.Equal(t, before, treeHash(t, root), "the instructor's tree is unchanged")
+
+	// A later run, where the grader works, fills in the empty cells and
+	// keeps the rest.
+	cfg.grade = func(g Config) (grading.Report, error) {
+		if b := filepath.Base(g.Submission); b == "grader-panics" || b == "grader-fails" {
+			g.Submission = filepath.Join(c.dir, "honest")
+		}
+		return stand(g)
+	}
+	cfg.Summary, cfg.Progress = nil, nil
+	_, err = GradeClass(cfg)
+	require.NoError(t, err)
+	for _, name := range []string{"grader-panics", "grader-fails"} {
+		c.want[name] = c.want["honest"]
+	}
+	checkBrokenClass(t, c, out, only, nil)
+}
+
+// TestClassWithBrokenHandInsGradesEveryoneElse is the same class graded
+// for real: built, run in the sandbox, with one exercise.
+func TestClassWithBrokenHandInsGradesEveryoneElse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an exercise for a class; not in -short mode")
+	}
+	root := repoRoot(t)
+	needSolutions(t, root)
+	needSandbox(t)
+	only := []string{"01_sine", "03_five_point"}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 22))
+	c := makeBrokenClass(t, root, only, rng)
+	before := treeHash(t, root)
+	out := t.TempDir()
+	tag := fmt.Sprintf("class-%d", time.Now().UnixNano())
+	var progress bytes.Buffer
+	_, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4243, Timeout: 30 * time.Second, Only: only, runTag: tag},
+		Class: c.dir, Out: out, Jobs: 2, Progress: &progress})
+	require.NoError(t, err, progress.String())
+	checkBrokenClass(t, c, out, only, nil)
+	assert.Equal(t, before, treeHash(t, root), "the instructor's tree is unchanged")
+	assert.Empty(t, submissionProcesses(t, tag, filepath.Join(os.TempDir(), "grade-class-")), "no process of a run outlives it")
+}
