@@ -31,9 +31,8 @@ var _ = mustRegister3(Step3{
 		Threads: "one thread per grid point: T³ in a T×T×T block",
 		Shared:  "the basic kernel uses no shared memory",
 	},
-	Exercise: 5,
-	Kernel:   BasicKernel,
-	CUDA:     CUDA{File: "basic.cu", Entry: "basic"},
+	Kernel: BasicKernel,
+	CUDA:   CUDA{File: "basic.cu", Entry: "basic"},
 })
 
 // basicGeometry is the basic kernel's launch: blocks of cfg.Block, or

@@ -27,9 +27,8 @@ var _ = mustRegister3(Step3{
 		Threads: "a coarsened block is one IN_TILE_DIM×IN_TILE_DIM plane of threads (blockDim.z = 1) marching in z",
 		Shared:  "three IN_TILE_DIM×IN_TILE_DIM planes of float32, inPrev_s, inCurr_s and inNext_s, 4 bytes each",
 	},
-	Exercise: 7,
-	Kernel:   CoarsenedKernel,
-	CUDA:     CUDA{File: "coarsened.cu", Entry: "coarsened", TileDefine: "IN_TILE_DIM"},
+	Kernel: CoarsenedKernel,
+	CUDA:   CUDA{File: "coarsened.cu", Entry: "coarsened", TileDefine: "IN_TILE_DIM"},
 	Broken: []Broken{
 		{Name: "coarsened_c3_c4_swapped", From: "Fig. 8.10 (and 8.12) against Fig. 8.6",
 			Bug:    "c3 multiplies the j+1 neighbour and c4 the j−1 one, the opposite of the basic kernel",

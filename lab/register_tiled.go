@@ -27,9 +27,8 @@ var _ = mustRegister3(Step3{
 		Threads: "one IN_TILE_DIM×IN_TILE_DIM plane of threads, as the coarsened kernel",
 		Shared:  "only the current plane, inCurr_s, is shared (T² floats); inPrev, inCurr and inNext are registers (local variables of Body)",
 	},
-	Exercise: 8,
-	Kernel:   RegisterTiledKernel,
-	CUDA:     CUDA{File: "register_tiled.cu", Entry: "register_tiled", TileDefine: "IN_TILE_DIM"},
+	Kernel: RegisterTiledKernel,
+	CUDA:   CUDA{File: "register_tiled.cu", Entry: "register_tiled", TileDefine: "IN_TILE_DIM"},
 	Broken: []Broken{
 		{Name: "register_tiled_no_second_barrier", From: "Fig. 8.12 with the __syncthreads() of line 33 removed",
 			Bug:    "a thread overwrites its element of inCurr_s with the next plane while its neighbours may still read it",

@@ -65,9 +65,6 @@ type Step3 struct {
 	// pass over the grid advances with a resolved configuration; nil means
 	// one, a sweep.
 	TimeSteps func(cfg Config) int
-	// Exercise is the number of the graded exercise in which students
-	// write the step's simulated kernel (exercises/NN_name), 0 for none.
-	Exercise int
 }
 
 // Explain describes a step's cost in words, one phrase per quantity, as
@@ -211,8 +208,6 @@ func (s Step3) validate() error {
 		return missing("cost", "the cost model takes threads and shared memory from the geometry")
 	case s.Cost != nil && (s.Explain.Loads == "" || s.Explain.Outputs == "" || s.Explain.Threads == "" || s.Explain.Shared == ""):
 		return missing("explain", "a step in the cost model says in words what a block loads, computes, runs and shares")
-	case s.Exercise != 0 && s.Kernel == nil:
-		return missing("exercise", "an exercise writes the simulated kernel, which the step lacks")
 	case len(s.Broken) > 0 && s.Kernel == nil:
 		return missing("broken kernels", "broken variants run on the simulator, which needs the step's own kernel")
 	}

@@ -27,9 +27,8 @@ var _ = mustRegister3(Step3{
 		Threads: "one thread per input-tile element: IN_TILE_DIM³ threads",
 		Shared:  "one IN_TILE_DIM³ shared array of float32, 4 bytes each",
 	},
-	Exercise: 6,
-	Kernel:   TiledKernel,
-	CUDA:     CUDA{File: "tiled.cu", Entry: "tiled", TileDefine: "IN_TILE_DIM"},
+	Kernel: TiledKernel,
+	CUDA:   CUDA{File: "tiled.cu", Entry: "tiled", TileDefine: "IN_TILE_DIM"},
 	Broken: []Broken{
 		{Name: "tiled_no_interior_check", From: "study notes, day 21 (tiled kernel)",
 			Bug:    "the tiled kernel tests only that the thread is inside the output tile, not that its point is interior to the grid",

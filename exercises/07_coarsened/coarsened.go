@@ -1,38 +1,43 @@
 // Package coarsened is exercise 7 of Stencil Lab: thread coarsening in z,
-// the kernel of Fig. 8.10, on the lab's simulated CUDA device.
+// the technique of Fig. 8.10, applied to the 3D thirteen-point star of
+// radius 2 (Fig. 8.3D), on the lab's simulated CUDA device.
 //
 // # Your task
 //
-// Write Coarsened. A block is one IN_TILE_DIM×IN_TILE_DIM plane of threads
-// (blockDim.z = 1; IN_TILE_DIM = a.Tile, or lab.CoarsenedDefaultTile, 32,
-// when a.Tile is 0), so a 32×32 tile takes 1024 threads instead of 32768.
-// The block marches in z through the OUT_TILE_DIM = IN_TILE_DIM − 2 output
-// planes i = iStart … iStart+OUT_TILE_DIM−1 of its tile, iStart =
-// blockIdx.z*OUT_TILE_DIM, keeping the three input planes an output plane
-// needs in shared memory:
+// Write Coarsened. The stencil, its coefficients c0…c12 (a.C, in the order
+// of star.Coeffs), its interior (2 ≤ i ≤ NZ−3, and likewise j and k) and
+// the simulator are those of exercise 5; the halo of two, IN_TILE_DIM =
+// OUT_TILE_DIM + 4, and the grid, (n−3)/OUT_TILE_DIM + 1 blocks along each
+// axis of n points, z included, are those of exercise 6. A tile of fewer
+// than 5 points leaves no output: return an error for it.
 //
-//	inPrev_s := t.Shared2("inPrev_s", IN_TILE_DIM, IN_TILE_DIM)   // plane i−1
-//	inCurr_s := t.Shared2("inCurr_s", IN_TILE_DIM, IN_TILE_DIM)   // plane i
-//	inNext_s := t.Shared2("inNext_s", IN_TILE_DIM, IN_TILE_DIM)   // plane i+1
+// A block is one IN_TILE_DIM×IN_TILE_DIM plane of threads (blockDim.z =
+// 1; IN_TILE_DIM = a.Tile, or star.CoarsenedDefaultTile, 32, when a.Tile
+// is 0). It marches in z through the OUT_TILE_DIM output planes
+// i = iStart … iStart+OUT_TILE_DIM−1 of its tile, iStart =
+// blockIdx.z*OUT_TILE_DIM. An output plane needs five input planes, i−2
+// to i+2, and the block keeps all five in shared memory, each an
+// IN_TILE_DIM×IN_TILE_DIM array made with t.Shared2 (five names of your
+// choice). Thread (tx, ty) stands for the column
 //
-// Thread (tx, ty) stands for the column j = blockIdx.y*OUT_TILE_DIM + ty −
-// 1, k = blockIdx.x*OUT_TILE_DIM + tx − 1. The grid has (n−2)/OUT_TILE_DIM
-// + 1 blocks along each axis of n points, z included.
+//	j = blockIdx.y*OUT_TILE_DIM + ty − 2,  k = blockIdx.x*OUT_TILE_DIM + tx − 2
 //
-//  1. Load planes iStart−1 and iStart into inPrev_s and inCurr_s, each
-//     element only where the point is in the grid.
-//  2. For each output plane i: load plane i+1 into inNext_s (if in the
-//     grid); t.Sync(); the inner threads (1 ≤ tx, ty ≤ IN_TILE_DIM−2)
-//     whose point (i, j, k) is interior compute and store the update and
-//     report t.Flops(lab.Flops7); t.Sync(); then rotate: inPrev_s takes
-//     inCurr_s and inCurr_s takes inNext_s (each thread its own element).
+// The steps:
 //
-// Mind the coefficients: c3 multiplies (i, j−1, k), which is
-// inCurr_s[ty−1][tx], and c4 (i, j+1, k); Fig. 8.10 prints them the other
-// way round. The simulator is stricter than a GPU in one place: a thread
-// whose (j, k) lies outside the grid never loaded its elements, so it
-// must not copy them in the rotation either (reading them is an
-// "uninitialised read", reported as a hazard).
+//  1. Load planes iStart−2, iStart−1, iStart and iStart+1, each element
+//     only where the point is in the grid.
+//  2. For each output plane i: load plane i+2 (where in the grid);
+//     t.Sync(); the inner threads (2 ≤ tx, ty ≤ IN_TILE_DIM−3) whose point
+//     (i, j, k) is interior compute the update, store it and report
+//     t.Flops(star.Flops); t.Sync(); then move every plane down by one,
+//     each thread its own element: the plane of i−1 takes the place of
+//     i−2, that of i the place of i−1, and so on.
+//
+// Every input is loaded from global memory once per block. The simulator
+// is stricter than a GPU in one place: an element that no thread loaded
+// (its point is outside the grid) must not be read, not even to be copied
+// in the move, or it reports an "uninitialised read" hazard; copy a plane
+// only where it lies in the grid.
 //
 // Check your work with `go test ./exercises/07_coarsened` or
 // `go run ./cmd/grade 07`.
@@ -42,68 +47,80 @@ import (
 	"fmt"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/lab"
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab/sim"
 )
 
 // errNotImplemented is what a function returns until you write it.
 var errNotImplemented = grading.ErrNotImplemented
 
-// Coarsened prepares the seven-point kernel coarsened in z of Fig. 8.10 for
-// the arguments a.
-func Coarsened(a lab.StencilArgs) (sim.Kernel, error) {
+// Coarsened prepares the thirteen-point kernel coarsened in z, with its
+// five planes in shared memory, for the arguments a.
+func Coarsened(a star.Args) (sim.Kernel, error) {
 	// BEGIN SOLUTION
 	IN_TILE_DIM := a.Tile
 	if IN_TILE_DIM == 0 {
-		IN_TILE_DIM = lab.CoarsenedDefaultTile
+		IN_TILE_DIM = star.CoarsenedDefaultTile
 	}
-	if IN_TILE_DIM < 3 {
-		return sim.Kernel{}, fmt.Errorf("coarsened: IN_TILE_DIM = %d leaves no output tile", IN_TILE_DIM)
+	const R = star.Radius
+	if IN_TILE_DIM < 2*R+1 {
+		return sim.Kernel{}, fmt.Errorf("coarsened: IN_TILE_DIM = %d leaves no output tile (at least %d)", IN_TILE_DIM, 2*R+1)
 	}
-	OUT_TILE_DIM := IN_TILE_DIM - 2
+	OUT_TILE_DIM := IN_TILE_DIM - 2*R
 	nz, ny, nx := a.NZ, a.NY, a.NX
 	in, out := a.In, a.Out
-	c0, c1, c2, c3 := float32(a.C[0]), float32(a.C[1]), float32(a.C[2]), float32(a.C[3])
-	c4, c5, c6 := float32(a.C[4]), float32(a.C[5]), float32(a.C[6])
+	var c [star.Points]float32
+	for q := range c {
+		c[q] = float32(a.C[q])
+	}
+	blocks := func(n int) int { return (n-1-R)/OUT_TILE_DIM + 1 }
 	return sim.Kernel{
-		Name:  "coarsened",
-		Grid:  sim.Dim3{X: (nx-2)/OUT_TILE_DIM + 1, Y: (ny-2)/OUT_TILE_DIM + 1, Z: (nz-2)/OUT_TILE_DIM + 1},
+		Name:  "coarsened13",
+		Grid:  sim.Dim3{X: blocks(nx), Y: blocks(ny), Z: blocks(nz)},
 		Block: sim.Dim3{X: IN_TILE_DIM, Y: IN_TILE_DIM, Z: 1},
 		Body: func(t *sim.Thread) {
 			ty, tx := t.ThreadIdx.Y, t.ThreadIdx.X
 			iStart := t.BlockIdx.Z * OUT_TILE_DIM
-			j := t.BlockIdx.Y*OUT_TILE_DIM + ty - 1
-			k := t.BlockIdx.X*OUT_TILE_DIM + tx - 1
-			inPrev_s := t.Shared2("inPrev_s", IN_TILE_DIM, IN_TILE_DIM)
-			inCurr_s := t.Shared2("inCurr_s", IN_TILE_DIM, IN_TILE_DIM)
-			inNext_s := t.Shared2("inNext_s", IN_TILE_DIM, IN_TILE_DIM)
+			j := t.BlockIdx.Y*OUT_TILE_DIM + ty - R
+			k := t.BlockIdx.X*OUT_TILE_DIM + tx - R
+			// planes[d] holds plane i−2+d of the current output plane i.
+			planes := [2*R + 1]sim.Shared2{
+				t.Shared2("inPrev2_s", IN_TILE_DIM, IN_TILE_DIM),
+				t.Shared2("inPrev_s", IN_TILE_DIM, IN_TILE_DIM),
+				t.Shared2("inCurr_s", IN_TILE_DIM, IN_TILE_DIM),
+				t.Shared2("inNext_s", IN_TILE_DIM, IN_TILE_DIM),
+				t.Shared2("inNext2_s", IN_TILE_DIM, IN_TILE_DIM),
+			}
 			column := j >= 0 && j < ny && k >= 0 && k < nx
-			if column && iStart-1 >= 0 && iStart-1 < nz {
-				inPrev_s.Store(ty, tx, t.Load(in, ((iStart-1)*ny+j)*nx+k))
+			inGrid := func(p int) bool { return column && p >= 0 && p < nz }
+			for d := range 2 * R {
+				if p := iStart - R + d; inGrid(p) {
+					planes[d].Store(ty, tx, t.Load(in, (p*ny+j)*nx+k))
+				}
 			}
-			if column && iStart < nz {
-				inCurr_s.Store(ty, tx, t.Load(in, (iStart*ny+j)*nx+k))
-			}
-			inner := ty >= 1 && ty < IN_TILE_DIM-1 && tx >= 1 && tx < IN_TILE_DIM-1
+			inner := ty >= R && ty < IN_TILE_DIM-R && tx >= R && tx < IN_TILE_DIM-R
+			interiorColumn := j >= R && j < ny-R && k >= R && k < nx-R
+			cur := planes[R]
 			for i := iStart; i < iStart+OUT_TILE_DIM; i++ {
-				if column && i+1 < nz {
-					inNext_s.Store(ty, tx, t.Load(in, ((i+1)*ny+j)*nx+k))
+				if inGrid(i + R) {
+					planes[2*R].Store(ty, tx, t.Load(in, ((i+R)*ny+j)*nx+k))
 				}
 				t.Sync()
-				if inner && i >= 1 && i < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1 {
-					t.Store(out, (i*ny+j)*nx+k, c0*inCurr_s.Load(ty, tx)+
-						c1*inCurr_s.Load(ty, tx-1)+
-						c2*inCurr_s.Load(ty, tx+1)+
-						c3*inCurr_s.Load(ty-1, tx)+
-						c4*inCurr_s.Load(ty+1, tx)+
-						c5*inPrev_s.Load(ty, tx)+
-						c6*inNext_s.Load(ty, tx))
-					t.Flops(lab.Flops7)
+				if inner && interiorColumn && i >= R && i < nz-R {
+					t.Store(out, (i*ny+j)*nx+k, c[0]*cur.Load(ty, tx)+
+						c[1]*cur.Load(ty, tx-1)+c[2]*cur.Load(ty, tx+1)+
+						c[3]*cur.Load(ty-1, tx)+c[4]*cur.Load(ty+1, tx)+
+						c[5]*planes[R-1].Load(ty, tx)+c[6]*planes[R+1].Load(ty, tx)+
+						c[7]*cur.Load(ty, tx-2)+c[8]*cur.Load(ty, tx+2)+
+						c[9]*cur.Load(ty-2, tx)+c[10]*cur.Load(ty+2, tx)+
+						c[11]*planes[R-2].Load(ty, tx)+c[12]*planes[R+2].Load(ty, tx))
+					t.Flops(star.Flops)
 				}
 				t.Sync()
-				if column {
-					inPrev_s.Store(ty, tx, inCurr_s.Load(ty, tx))
-					inCurr_s.Store(ty, tx, inNext_s.Load(ty, tx))
+				for d := range 2 * R {
+					if inGrid(i - R + d + 1) {
+						planes[d].Store(ty, tx, planes[d+1].Load(ty, tx))
+					}
 				}
 			}
 		},

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/sim"
 )
@@ -40,7 +41,7 @@ func All() []grading.Exercise {
 }
 
 // stubKernel is a kernel that is not written yet.
-func stubKernel(lab.StencilArgs) (sim.Kernel, error) { return sim.Kernel{}, grading.ErrNotImplemented }
+func stubKernel(star.Args) (sim.Kernel, error) { return sim.Kernel{}, grading.ErrNotImplemented }
 
 // HiddenIncluded reports whether this program was built with the
 // instructor-only checks (the tag "hidden").

@@ -1,3 +1,5 @@
+//go:build hidden
+
 package checks
 
 import (
@@ -10,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/lab"
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab/sim"
 )
 
@@ -21,33 +23,34 @@ var divergentSites struct {
 	first, second int
 }
 
-// divergentTiled is the tiled kernel of Fig. 8.8 as a student might write
-// it: the barrier is called in both branches of an if, which CUDA leaves
-// undefined (each __syncthreads is a barrier of its own).
-func divergentTiled(a lab.StencilArgs) (sim.Kernel, error) {
+// divergentTiled is the thirteen-point tiled kernel as a student might
+// write it: the barrier is called in both branches of an if, which CUDA
+// leaves undefined (each __syncthreads is a barrier of its own). It is
+// nearly the answer of exercise 06, so this file is instructor-only.
+func divergentTiled(a star.Args) (sim.Kernel, error) {
 	T := a.Tile
 	if T == 0 {
-		T = lab.TiledDefaultTile
+		T = star.TiledDefaultTile
 	}
-	if T < 3 {
+	if T < 5 {
 		return sim.Kernel{}, fmt.Errorf("IN_TILE_DIM = %d leaves no output tile", T)
 	}
-	out := T - 2
+	out := T - 4
 	nz, ny, nx := a.NZ, a.NY, a.NX
-	var c [7]float32
+	var c [star.Points]float32
 	for q := range c {
 		c[q] = float32(a.C[q])
 	}
-	blocks := func(n int) int { return (n-2)/out + 1 }
+	blocks := func(n int) int { return (n-3)/out + 1 }
 	return sim.Kernel{
-		Name:  "tiled",
+		Name:  "tiled13",
 		Grid:  sim.Dim3{X: blocks(nx), Y: blocks(ny), Z: blocks(nz)},
 		Block: sim.Dim3{X: T, Y: T, Z: T},
 		Body: func(t *sim.Thread) {
 			tz, ty, tx := t.ThreadIdx.Z, t.ThreadIdx.Y, t.ThreadIdx.X
-			i := t.BlockIdx.Z*out + tz - 1
-			j := t.BlockIdx.Y*out + ty - 1
-			k := t.BlockIdx.X*out + tx - 1
+			i := t.BlockIdx.Z*out + tz - 2
+			j := t.BlockIdx.Y*out + ty - 2
+			k := t.BlockIdx.X*out + tx - 2
 			in_s := t.Shared3("in_s", T, T, T)
 			if i >= 0 && i < nz && j >= 0 && j < ny && k >= 0 && k < nx {
 				in_s.Store(tz, ty, tx, t.Load(a.In, (i*ny+j)*nx+k))
@@ -61,13 +64,13 @@ func divergentTiled(a lab.StencilArgs) (sim.Kernel, error) {
 				divergentSites.second = line + 2
 				t.Sync()
 			}
-			if i >= 1 && i < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1 &&
-				tz >= 1 && tz < T-1 && ty >= 1 && ty < T-1 && tx >= 1 && tx < T-1 {
-				t.Store(a.Out, (i*ny+j)*nx+k, c[0]*in_s.Load(tz, ty, tx)+
-					c[1]*in_s.Load(tz, ty, tx-1)+c[2]*in_s.Load(tz, ty, tx+1)+
-					c[3]*in_s.Load(tz, ty-1, tx)+c[4]*in_s.Load(tz, ty+1, tx)+
-					c[5]*in_s.Load(tz-1, ty, tx)+c[6]*in_s.Load(tz+1, ty, tx))
-				t.Flops(lab.Flops7)
+			if i >= 2 && i < nz-2 && j >= 2 && j < ny-2 && k >= 2 && k < nx-2 &&
+				tz >= 2 && tz < T-2 && ty >= 2 && ty < T-2 && tx >= 2 && tx < T-2 {
+				s := func(dz, dy, dx int) float32 { return in_s.Load(tz+dz, ty+dy, tx+dx) }
+				t.Store(a.Out, (i*ny+j)*nx+k, c[0]*s(0, 0, 0)+
+					c[1]*s(0, 0, -1)+c[2]*s(0, 0, 1)+c[3]*s(0, -1, 0)+c[4]*s(0, 1, 0)+c[5]*s(-1, 0, 0)+c[6]*s(1, 0, 0)+
+					c[7]*s(0, 0, -2)+c[8]*s(0, 0, 2)+c[9]*s(0, -2, 0)+c[10]*s(0, 2, 0)+c[11]*s(-2, 0, 0)+c[12]*s(2, 0, 0))
+				t.Flops(star.Flops)
 			}
 		},
 	}, nil

@@ -8,32 +8,33 @@ import (
 	"stencillab.dev/exercises/grading"
 )
 
-// The instructor-only checks of the kernel exercises (05 to 09): the public
-// checks again on larger grids. They are built
-// with the tag "hidden", which the grader sets; the student release leaves
-// this file out.
+// The instructor-only checks of the kernel exercises (05 to 09): values,
+// launch and traffic on larger grids. They are built with the tag
+// "hidden", which the grader sets; the student release leaves this file
+// out.
 
 func init() {
 	hiddenKernel = func(s kernelStep, k submitted) []grading.Check {
-		if s.BlockShape {
-			return []grading.Check{
-				{ID: "hidden-values", Title: "larger grids, sides up to 40", Points: 2, Hidden: true,
-					Run: func(t *grading.T) { basicValues(t, s, k, 4, 40) }},
-			}
-		}
-		maxN := 34
-		if blockDepth(s.Step3) > 1 {
-			maxN = 30 // a thread per input-tile point: fewer points per block
+		maxN := 40
+		if s.kind != basicKind {
+			maxN = 32
 		}
 		return []grading.Check{
-			{ID: "hidden-values", Title: fmt.Sprintf("larger grids, sides up to %d", maxN), Points: 2, Hidden: true,
-				Run: func(t *grading.T) { s.values(t, k, 3, maxN) }},
+			{ID: "hidden-values", Title: fmt.Sprintf("larger grids, sides up to %d, launch and traffic included", maxN), Points: 2, Hidden: true,
+				Run: func(t *grading.T) {
+					for range 2 {
+						sc := s.randomCase(t, maxN)
+						if !s.checkLaunch(t, k, sc, s.variants(sc)...) || !s.checkTraffic(t, k, sc, s.variants(sc)...) {
+							return
+						}
+					}
+				}},
 		}
 	}
 	hiddenFindTheBug = func(k submitted) []grading.Check {
 		return []grading.Check{
-			{ID: "hidden-values", Title: "larger grids, sides up to 34", Points: 2, Hidden: true,
-				Run: func(t *grading.T) { findTheBugStep().values(t, k, 3, 34) }},
+			{ID: "hidden-values", Title: "larger grids, sides up to 32", Points: 2, Hidden: true,
+				Run: func(t *grading.T) { bugValues(t, findTheBugStep(), k, 2, 32) }},
 		}
 	}
 }

@@ -8,21 +8,23 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/sim"
 )
 
 // The exercises on the simulator (05 to 09) share the code below: a student
-// writes a lab.StencilKernel, the checks run it on lab.Simulator and
-// compare with the lab's reference sweep, SevenPoint, and with the counters
-// of the lab's own kernel for the same step.
+// writes a star.Kernel, a kernel of the thirteen-point star of radius 2,
+// the checks run it on a fresh sim.Simulator and compare its output with
+// the lab's CPU reference, lab.Sweep3 with lab.ThirteenPoint, and its
+// launch and traffic with closed forms worked out here.
 
 // simCase is one run of a kernel: a random nz×ny×nx grid, a tile and
-// seven distinct coefficients.
+// thirteen distinct coefficients.
 type simCase struct {
 	NZ, NY, NX int
 	Tile       int
-	C          lab.Coeffs
+	C          star.Coeffs
 	src        *lab.Grid3[float32]
 	dst        *lab.Grid3[float32] // the boundary conditions, interior NaN
 	want       *lab.Grid3[float32] // dst with the reference sweep's interior
@@ -31,14 +33,18 @@ type simCase struct {
 // newSimCase returns a case on an N×N×N cube.
 func newSimCase(t *grading.T, N, tile int) *simCase { return newSimCaseShape(t, N, N, N, tile) }
 
-// newSimCaseShape returns a case on an nz×ny×nx grid.
+// newSimCaseShape returns a case on an nz×ny×nx grid with thirteen
+// distinct random coefficients.
 func newSimCaseShape(t *grading.T, nz, ny, nx, tile int) *simCase {
-	var c lab.Coeffs
-	copy(c[:], distinct(t, 7))
+	var c star.Coeffs
+	copy(c[:], distinct(t, star.Points))
 	return newSimCaseC(t, nz, ny, nx, tile, c)
 }
 
-func newSimCaseC(t *grading.T, nz, ny, nx, tile int, c lab.Coeffs) *simCase {
+// newSimCaseC returns a case with the coefficients c: random inputs,
+// random boundary conditions in the output and NaN at its interior points,
+// so that a point the kernel never writes shows.
+func newSimCaseC(t *grading.T, nz, ny, nx, tile int, c star.Coeffs) *simCase {
 	sc := &simCase{NZ: nz, NY: ny, NX: nx, Tile: tile, C: c}
 	var err error
 	sc.src, err = lab.NewGrid3[float32](nz, ny, nx)
@@ -47,11 +53,10 @@ func newSimCaseC(t *grading.T, nz, ny, nx, tile int, c lab.Coeffs) *simCase {
 	sc.dst, err = lab.NewGrid3[float32](nz, ny, nx)
 	require.NoError(t, err, "the reference failed")
 	sc.dst.FillRandom(t.Rand().Uint64())
-	for i := 1; i < nz-1; i++ {
-		for j := 1; j < ny-1; j++ {
-			for k := 1; k < nx-1; k++ {
-				sc.dst.Set(i, j, k, nan32())
-			}
+	interior := sc.interior()
+	for idx := range sc.dst.Data {
+		if interior(idx) {
+			sc.dst.Data[idx] = nan32()
 		}
 	}
 	sc.want = sc.reference(t, c)
@@ -63,12 +68,27 @@ func nan32() float32 {
 	return zero / zero
 }
 
-// reference returns dst with the interior of the reference sweep with
-// coefficients c.
-func (sc *simCase) reference(t *grading.T, c lab.Coeffs) *lab.Grid3[float32] {
+// reference returns dst with the interior of the CPU reference sweep of
+// the thirteen-point star with coefficients c.
+func (sc *simCase) reference(t *grading.T, c star.Coeffs) *lab.Grid3[float32] {
 	w := sc.dst.Clone()
-	require.NoError(t, lab.SevenPointThreads(w, sc.src, c, 1), "the reference failed")
+	require.NoError(t, lab.Sweep3(w, sc.src, lab.ThirteenPoint(c)), "the reference failed")
 	return w
+}
+
+// interior reports whether a flat index of the case's grid is an output
+// point: at least star.Radius from every face.
+func (sc *simCase) interior() func(int) bool {
+	r := star.Radius
+	return func(idx int) bool {
+		i, j, k := idx/(sc.NY*sc.NX), idx/sc.NX%sc.NY, idx%sc.NX
+		return i >= r && j >= r && k >= r && i < sc.NZ-r && j < sc.NY-r && k < sc.NX-r
+	}
+}
+
+// outputs is the number of interior points of the case's grid.
+func (sc *simCase) outputs() int64 {
+	return int64(max(0, sc.NZ-2*star.Radius)) * int64(max(0, sc.NY-2*star.Radius)) * int64(max(0, sc.NX-2*star.Radius))
 }
 
 // grid names the case's grid for messages: "N = 15" for a cube,
@@ -99,24 +119,56 @@ func (sc *simCase) run(k submitted) (*lab.Grid3[float32], sim.Stats, error) {
 	if k.remote != nil {
 		return k.runRemote(sc)
 	}
-	return sc.runRef(k.local)
+	return sc.runLocal(k.local)
 }
 
-// runRef runs k on the simulator, through the lab's one way of running a
-// step, and returns the output, the launch's counters and its error.
-func (sc *simCase) runRef(k lab.StencilKernel) (*lab.Grid3[float32], sim.Stats, error) {
-	res, err := lab.Execute(lab.Run{Step: "submitted", Kernel: k, Backend: lab.Sim, Config: lab.Config{Tile: sc.Tile},
-		Src: sc.src, Dst: sc.dst.Clone(), C: sc.C})
-	if res.Out == nil {
-		// Refused before it ran: the output is the untouched start.
-		res.Out = sc.dst.Clone()
+// runLocal prepares k for the case, as the host code around a kernel
+// does, and launches it on a fresh simulator with CUDA's default limits.
+// The kernel gets a copy of the inputs, so that a kernel that writes its
+// input cannot change what the checks compare with. A launch that was
+// refused leaves the output as it was.
+func (sc *simCase) runLocal(k star.Kernel) (*lab.Grid3[float32], sim.Stats, error) {
+	out := sc.dst.Clone()
+	if k == nil {
+		return out, sim.Stats{}, fmt.Errorf("no kernel to run: %w", sim.ErrLimit)
 	}
-	return res.Out, res.Stats, err
+	kern, err := k(star.Args{
+		In:  &sim.Global{Name: "in", Data: sc.src.Clone().Data},
+		Out: &sim.Global{Name: "out", Data: out.Data},
+		NZ:  sc.NZ, NY: sc.NY, NX: sc.NX,
+		C:    sc.C,
+		Tile: sc.Tile,
+	})
+	if err != nil {
+		return out, sim.Stats{}, refusedLaunch(err)
+	}
+	var m sim.Simulator
+	st, err := m.Launch(kern)
+	return out, st, err
+}
+
+// refusedLaunch makes a kernel's refusal of its arguments (a tile that
+// leaves no output tile) match sim.ErrLimit, as a launch over the limits
+// does, unless it is the stub's error or already matches a sentinel of the
+// simulator.
+func refusedLaunch(err error) error {
+	for _, s := range []error{grading.ErrNotImplemented, sim.ErrLimit, sim.ErrHazard, sim.ErrBarrier, sim.ErrFault} {
+		if errors.Is(err, s) {
+			return err
+		}
+	}
+	return fmt.Errorf("the kernel refused the launch: %w: %w", err, sim.ErrLimit)
 }
 
 // launchError fails t with a message for a launch that returned err,
 // naming the likely mistake, and reports whether it failed.
 func launchError(t *grading.T, what string, err error, st sim.Stats) bool {
+	return launchErrorHint(t, what, err, st, true)
+}
+
+// launchErrorHint is launchError with the hint left out when hints is
+// false: the simulator's own report, and nothing about a fix.
+func launchErrorHint(t *grading.T, what string, err error, st sim.Stats, hints bool) bool {
 	if err == nil {
 		return false
 	}
@@ -125,6 +177,7 @@ func launchError(t *grading.T, what string, err error, st sim.Stats) bool {
 	}
 	hint := ""
 	switch {
+	case !hints:
 	case errors.Is(err, sim.ErrHazard):
 		if len(st.Hazards) > 0 {
 			hint = hazardHint(st.Hazards[0].Kind)
@@ -134,7 +187,7 @@ func launchError(t *grading.T, what string, err error, st sim.Stats) bool {
 	case errors.Is(err, sim.ErrLimit):
 		hint = "check the block dimensions against the tile, and the shared arrays' sizes"
 	case errors.Is(err, sim.ErrFault):
-		hint = "check the bounds tests: a thread may load only points with 0 ≤ i, j, k < N, and write only interior ones"
+		hint = "check the bounds tests: a thread may load only points with 0 ≤ i, j, k < N, read only the shared elements of its tile, and write only interior points (2 ≤ i, j, k ≤ N−3)"
 	}
 	msg := fmt.Sprintf("%s: %v", what, err)
 	if hint != "" {
@@ -156,59 +209,87 @@ func hazardHint(k sim.HazardKind) string {
 	case sim.DivergentBarrier:
 		return "the threads of a block waited at different t.Sync() calls: in CUDA every thread of a block must reach the same __syncthreads(), so call t.Sync() once, outside the if, where every thread passes"
 	case sim.Uninitialised:
-		return "a thread reads a shared element that no thread loaded: compute only at interior points of the grid and only with the inner threads of the tile, and copy only elements that were loaded"
+		return "a thread reads a shared element that no thread loaded: compute only at interior points of the grid and only with the inner threads of the tile (a halo of two on each side), and copy only elements that were loaded"
 	}
 	return ""
 }
 
-// boundaryIndex reports whether the flat index idx of an nz×ny×nx grid is
-// on its boundary.
-func boundaryIndex(nz, ny, nx int) func(int) bool {
-	return func(idx int) bool {
-		i, j, k := idx/(ny*nx), idx/nx%ny, idx%nx
-		return i == 0 || j == 0 || k == 0 || i == nz-1 || j == ny-1 || k == nx-1
+// swap13 returns c with the pairs of positions p swapped.
+func swap13(c star.Coeffs, p ...int) star.Coeffs {
+	for i := 0; i+1 < len(p); i += 2 {
+		c[p[i]], c[p[i+1]] = c[p[i+1]], c[p[i]]
 	}
+	return c
 }
 
 // coefficientVariants are the wrong sweeps of a kernel that mixes up the
-// coefficients or writes the boundary.
+// coefficients, leaves out the neighbours at distance 2 or writes the
+// boundary, each computed by the CPU reference.
 func (sc *simCase) coefficientVariants(t *grading.T) []grading.Variant {
-	onBoundary := boundaryIndex(sc.NZ, sc.NY, sc.NX)
+	interior := sc.interior()
 	orig := grading.Float64s(sc.dst.Data)
-	return []grading.Variant{
-		{Hint: "are c3 and c4 swapped? c3 multiplies (i, j−1, k), the element [ty−1][tx] of the tile; Figs. 8.10 and 8.12 print them the other way round",
-			Values: grading.Float64s(sc.reference(t, swapped(sc.C, 3, 4)).Data)},
-		{Hint: "are c1 and c2 swapped? c1 multiplies (i, j, k−1), c2 (i, j, k+1)",
-			Values: grading.Float64s(sc.reference(t, swapped(sc.C, 1, 2)).Data)},
-		{Hint: "are c5 and c6 swapped? c5 multiplies (i−1, j, k), c6 (i+1, j, k)",
-			Values: grading.Float64s(sc.reference(t, swapped(sc.C, 5, 6)).Data)},
-		{Hint: "x and z are mixed up: k is the x index (threadIdx.x, fastest in memory), i the z index",
-			Values: grading.Float64s(sc.reference(t, swapped(sc.C, 1, 5, 2, 6)).Data)},
-		{Hint: "x and y are mixed up: k is the x index (threadIdx.x), j the y index (threadIdx.y)",
-			Values: grading.Float64s(sc.reference(t, swapped(sc.C, 1, 3, 2, 4)).Data)},
-		{Hint: "boundary cells were written: they hold boundary conditions, and only 1 ≤ i, j, k ≤ N−2 are outputs (Fig. 8.5)",
+	ref := func(c star.Coeffs) []float64 { return grading.Float64s(sc.reference(t, c).Data) }
+	near := sc.C
+	for q := 7; q < star.Points; q++ {
+		near[q] = 0
+	}
+	vs := []grading.Variant{
+		{Hint: "the neighbours at distance 2 are missing: did you count all 13 points, c7…c12 multiplying (i, j, k∓2), (i, j∓2, k), (i∓2, j, k)?",
+			Values: ref(near)},
+		{Hint: "are the coefficients of distance 1 and distance 2 exchanged? c1…c6 multiply the neighbours at distance 1, c7…c12 those at distance 2",
+			Values: ref(swap13(sc.C, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12))},
+	}
+	for _, p := range []struct {
+		a, b       int
+		axis, dist string
+		minus      string
+	}{
+		{1, 2, "x", "1", "(i, j, k−1)"}, {3, 4, "y", "1", "(i, j−1, k)"}, {5, 6, "z", "1", "(i−1, j, k)"},
+		{7, 8, "x", "2", "(i, j, k−2)"}, {9, 10, "y", "2", "(i, j−2, k)"}, {11, 12, "z", "2", "(i−2, j, k)"},
+	} {
+		vs = append(vs, grading.Variant{
+			Hint:   fmt.Sprintf("are c%d and c%d swapped? c%d multiplies %s, the neighbour at distance %s on the minus side along %s", p.a, p.b, p.a, p.minus, p.dist, p.axis),
+			Values: ref(swap13(sc.C, p.a, p.b))})
+	}
+	return append(vs,
+		grading.Variant{Hint: "x and z are mixed up: k is the x index (threadIdx.x, fastest in memory), i the z index",
+			Values: ref(swap13(sc.C, 1, 5, 2, 6, 7, 11, 8, 12))},
+		grading.Variant{Hint: "x and y are mixed up: k is the x index (threadIdx.x), j the y index (threadIdx.y)",
+			Values: ref(swap13(sc.C, 1, 3, 2, 4, 7, 9, 8, 10))},
+		grading.Variant{Hint: "points within 2 of a face were written: they hold boundary conditions, and only 2 ≤ i, j, k ≤ N−3 are outputs",
 			Match: func(got []float64) bool {
 				for idx, v := range got {
-					if onBoundary(idx) && v != orig[idx] {
+					if !interior(idx) && v != orig[idx] {
 						return true
 					}
 				}
 				return false
 			}},
-	}
+	)
 }
 
 // checkValues runs k and compares its output with the reference; extra
 // variants name mistakes particular to one kernel. It reports success.
 func (sc *simCase) checkValues(t *grading.T, name string, k submitted, extra ...grading.Variant) bool {
+	_, _, ok := sc.verified(t, name, k, extra...)
+	return ok
+}
+
+// verified runs k, fails t unless the launch ran and every value of its
+// output is right, and returns the launch's counters with the output. The
+// launch and traffic checks judge only counters of such a run: a kernel
+// is paid for its launch and its traffic only together with outputs that
+// were checked in the same run.
+func (sc *simCase) verified(t *grading.T, name string, k submitted, extra ...grading.Variant) (*lab.Grid3[float32], sim.Stats, bool) {
 	what := sc.describe(name)
 	got, st, err := sc.run(k)
 	if launchError(t, what, err, st) {
-		return false
+		return got, st, false
 	}
 	variants := append(sc.coefficientVariants(t), extra...)
-	return grading.Diff{What: what, Label: sc.label(), Tol: grading.Float32}.Check(
+	ok := grading.Diff{What: what, Label: sc.label(), Tol: grading.Float32}.Check(
 		t, grading.Float64s(got.Data), grading.Float64s(sc.want.Data), variants...)
+	return got, st, ok
 }
 
 // checkNoHazards runs k and fails on any error of the launch, hazards
@@ -219,70 +300,23 @@ func (sc *simCase) checkNoHazards(t *grading.T, name string, k submitted) bool {
 	return !launchError(t, sc.describe(name), err, st)
 }
 
-// launchOf prepares the student's kernel k for the case without running
-// it, here or in the grader's child, and returns its launch dimensions.
-func (sc *simCase) launchOf(k submitted) (sim.Kernel, error) {
-	if k.remote != nil {
-		return k.launchRemote(sc)
-	}
-	return sc.launchRef(k.local)
-}
-
-// launchRef prepares k for the case without running it.
-func (sc *simCase) launchRef(k lab.StencilKernel) (sim.Kernel, error) {
-	return lab.Prepare(k, lab.Config{Tile: sc.Tile}, sc.dst.Clone(), sc.src, sc.C)
-}
-
-// checkLaunch compares the grid and block dimensions k chooses with those
-// of the lab's kernel ref.
-func (sc *simCase) checkLaunch(t *grading.T, name string, k submitted, ref lab.StencilKernel, gridHint, blockHint string) bool {
-	what := sc.describe(name)
-	got, err := sc.launchOf(k)
-	t.Must(err, what)
-	want, err := sc.launchRef(ref)
-	require.NoError(t, err, "the reference failed")
-	if got.Block != want.Block {
-		return assert.Fail(t, "wrong block", fmt.Sprintf("%s: blockDim is %s, want %s — %s", what, dims(got.Block), dims(want.Block), blockHint))
-	}
-	if got.Grid != want.Grid {
-		return assert.Fail(t, "wrong grid", fmt.Sprintf("%s: gridDim is %s, want %s — %s", what, dims(got.Grid), dims(want.Grid), gridHint))
-	}
-	return true
-}
-
 // dims writes extents as x×y×z.
 func dims(d sim.Dim3) string { return fmt.Sprintf("%d×%d×%d", d.X, d.Y, d.Z) }
 
-// checkTraffic runs k and the lab's kernel ref and compares what the
-// simulator counted; hints name the likely mistake per counter.
-func (sc *simCase) checkTraffic(t *grading.T, name string, k submitted, ref lab.StencilKernel, hints map[string]string) bool {
-	what := sc.describe(name)
-	_, got, err := sc.run(k)
-	if launchError(t, what, err, got) {
-		return false
-	}
-	_, want, err := sc.runRef(ref)
-	require.NoError(t, err, "the reference failed")
-	for _, f := range []struct {
-		name      string
-		got, want int64
-	}{
-		{"global loads", got.GlobalLoads, want.GlobalLoads},
-		{"global stores", got.GlobalStores, want.GlobalStores},
-		{"shared memory per block (bytes)", int64(got.SharedBytesPerBlock), int64(want.SharedBytesPerBlock)},
-		{"operations reported with t.Flops", got.Flops, want.Flops},
-	} {
-		if f.got != f.want {
-			hint := hints[f.name]
-			if hint == "" {
-				switch f.name {
-				case "global stores":
-					hint = "each interior point is written once, by one thread"
-				case "operations reported with t.Flops":
-					hint = "call t.Flops(lab.Flops7) once for each output a thread computes"
-				}
-			}
-			return assert.Fail(t, "wrong traffic", fmt.Sprintf("%s: %s: got %d, want %d — %s", what, f.name, f.got, f.want, hint))
+// counter is one quantity of a launch with the value the closed form
+// gives and the hint of a mismatch.
+type counter struct {
+	name      string
+	got, want int64
+	hint      string
+}
+
+// compareCounters fails t with the first counter that differs from its
+// closed form and reports whether all agree.
+func compareCounters(t *grading.T, what string, cs []counter) bool {
+	for _, c := range cs {
+		if c.got != c.want {
+			return assert.Fail(t, "wrong counts", fmt.Sprintf("%s: %s: got %d, want %d — %s", what, c.name, c.got, c.want, c.hint))
 		}
 	}
 	return true

@@ -1,0 +1,315 @@
+package checks
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/stretchr/testify/assert"
+
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/star"
+	"stencillab.dev/lab"
+	"stencillab.dev/lab/sim"
+)
+
+// Exercise 09: a thirteen-point kernel coarsened in z, with mistakes of
+// the kind students make, to find and fix. Each check looks at one
+// symptom and its message describes what is wrong in the output, never
+// what to change: which planes hold no output, which points of the other
+// planes were never written, along which axis a varying input gives
+// wrong values, and the simulator's own report of a hazard.
+
+// findTheBugID is the folder of exercise 9.
+const findTheBugID = "09_find_the_bug"
+
+// hiddenFindTheBug adds the instructor-only checks of exercise 9.
+var hiddenFindTheBug func(submitted) []grading.Check
+
+// findTheBugStep is the kernel exercise whose kernel exercise 9 fixes.
+func findTheBugStep() kernelStep {
+	s, err := lookupKernelStep("coarsened")
+	if err != nil {
+		panic(err) // kernelSteps lost an exercise this package is built on
+	}
+	return s
+}
+
+// FindTheBug returns exercise 9, checking the kernel k.
+func FindTheBug(k star.Kernel) grading.Exercise {
+	e := findTheBug(submitted{local: k})
+	e.Serve = serveKernel(k)
+	return e
+}
+
+func findTheBug(k submitted) grading.Exercise {
+	s := findTheBugStep()
+	e := grading.Exercise{
+		ID:    findTheBugID,
+		Title: "Find the bugs: a thirteen-point kernel coarsened in z, from a student's notes (Figs. 8.3D, 8.10)",
+		Files: []string{"fix.go"},
+		Checks: []grading.Check{
+			{ID: "every-plane", Title: "every plane of the interior receives outputs", Points: 2,
+				Run: func(t *grading.T) { bugPlanes(t, s, k, 3, 20) }},
+			{ID: "every-column", Title: "in a plane that receives outputs, every interior point is written", Points: 2,
+				Run: func(t *grading.T) { bugColumns(t, s, k, 3, 20) }},
+			{ID: "one-axis", Title: "inputs that vary along x only, then along y only: the points written are right", Points: 2,
+				Run: func(t *grading.T) { bugAxes(t, s, k, 2, 20) }},
+			{ID: "barriers", Title: "no hazards (the simulator's report)", Points: 1,
+				Run: func(t *grading.T) { bugHazards(t, s, k, 3, 18) }},
+			{ID: "values", Title: "the whole sweep on random grids", Points: 1,
+				Run: func(t *grading.T) { bugValues(t, s, k, 3, 20) }},
+		},
+	}
+	if hiddenFindTheBug != nil {
+		e.Checks = append(e.Checks, hiddenFindTheBug(k)...)
+	}
+	return withPolicy(e)
+}
+
+// bugCase draws a case for the checks of exercise 9: a tile of 7 to 10
+// and sides of 10 to maxN that it does not fit evenly, so that every
+// plane and every row of a grid holds points of several output tiles.
+func bugCase(t *grading.T, maxN int) *simCase {
+	s := findTheBugStep()
+	tile := pick(t, 7, 8, 10)
+	return newSimCaseShape(t, s.side(t, 10, maxN, tile), s.side(t, 10, maxN, tile), s.side(t, 10, maxN, tile), tile)
+}
+
+// bugRun runs k on sc and returns its output. A launch that reports a
+// hazard still gives its output, since the hazards have a check of their
+// own; any other failure fails t with the simulator's report and gives
+// nil.
+func bugRun(t *grading.T, sc *simCase, what string, k submitted) *lab.Grid3[float32] {
+	got, st, err := sc.run(k)
+	if err != nil && errors.Is(err, sim.ErrHazard) {
+		return got
+	}
+	if launchErrorHint(t, what, err, st, false) {
+		return nil
+	}
+	return got
+}
+
+// unwritten reports whether the interior point idx of got still holds the
+// NaN the output started with.
+func unwritten(got *lab.Grid3[float32], idx int) bool { return math.IsNaN(float64(got.Data[idx])) }
+
+// writtenPlanes returns, for every plane i, whether one of its interior
+// points was written.
+func writtenPlanes(sc *simCase, got *lab.Grid3[float32]) []bool {
+	interior := sc.interior()
+	planes := make([]bool, sc.NZ)
+	for idx := range got.Data {
+		if interior(idx) && !unwritten(got, idx) {
+			planes[idx/(sc.NY*sc.NX)] = true
+		}
+	}
+	return planes
+}
+
+// list writes a set of indices as "2, 3, 5" (at most 12, then "…").
+func list(vs []int) string {
+	var b []string
+	for n, v := range vs {
+		if n == 12 {
+			b = append(b, "…")
+			break
+		}
+		b = append(b, strconv.Itoa(v))
+	}
+	return strings.Join(b, ", ")
+}
+
+func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
+	for range trials {
+		sc := bugCase(t, maxN)
+		what := sc.describe(s.fn)
+		got := bugRun(t, sc, what, k)
+		if got == nil {
+			return
+		}
+		var empty, full []int
+		for i, w := range writtenPlanes(sc, got) {
+			switch {
+			case i < star.Radius || i >= sc.NZ-star.Radius:
+			case w:
+				full = append(full, i)
+			default:
+				empty = append(empty, i)
+			}
+		}
+		if len(empty) > 0 {
+			msg := fmt.Sprintf("%s: no point of the interior planes i = %s was written", what, list(empty))
+			if len(full) > 0 {
+				msg += fmt.Sprintf("; planes i = %s received outputs", list(full))
+			}
+			assert.Fail(t, "planes not written", msg)
+			return
+		}
+	}
+}
+
+func bugColumns(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
+	for range trials {
+		sc := bugCase(t, maxN)
+		what := sc.describe(s.fn)
+		got := bugRun(t, sc, what, k)
+		if got == nil {
+			return
+		}
+		planes := writtenPlanes(sc, got)
+		interior := sc.interior()
+		// The points never written in planes that received outputs, and
+		// the columns j and k all of whose points there are unwritten.
+		missing, first := 0, -1
+		js, ks := map[int]int{}, map[int]int{}
+		for idx := range got.Data {
+			if !interior(idx) || !planes[idx/(sc.NY*sc.NX)] || !unwritten(got, idx) {
+				continue
+			}
+			missing++
+			if first < 0 {
+				first = idx
+			}
+			js[idx/sc.NX%sc.NY]++
+			ks[idx%sc.NX]++
+		}
+		if missing == 0 {
+			continue
+		}
+		nplanes := countIf(len(planes), func(i int) bool { return planes[i] })
+		rowJ := func(j int) bool { return js[j] == nplanes*(sc.NX-2*star.Radius) }
+		rowK := func(k int) bool { return ks[k] == nplanes*(sc.NY-2*star.Radius) }
+		var fullJ, fullK []int
+		for j := range js {
+			if rowJ(j) {
+				fullJ = append(fullJ, j)
+			}
+		}
+		for k := range ks {
+			if rowK(k) {
+				fullK = append(fullK, k)
+			}
+		}
+		sort.Ints(fullJ)
+		sort.Ints(fullK)
+		msg := fmt.Sprintf("%s: %d interior points of the planes that received outputs were never written, the first at %s", what, missing, sc.label()(first))
+		explained := countIf(len(got.Data), func(idx int) bool {
+			return interior(idx) && planes[idx/(sc.NY*sc.NX)] && (rowJ(idx/sc.NX%sc.NY) || rowK(idx%sc.NX))
+		})
+		if explained == missing && (len(fullJ) > 0 || len(fullK) > 0) {
+			var parts []string
+			if len(fullK) > 0 {
+				parts = append(parts, "k = "+list(fullK))
+			}
+			if len(fullJ) > 0 {
+				parts = append(parts, "j = "+list(fullJ))
+			}
+			msg += fmt.Sprintf(": exactly the points with %s, while the points beside them were written", strings.Join(parts, " or "))
+		}
+		assert.Fail(t, "points not written", msg)
+		return
+	}
+}
+
+func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
+	for range trials {
+		sc := bugCase(t, maxN)
+		var wrongAxes, rightAxes []string
+		var firstMsg string
+		for _, axis := range []string{"x", "y"} {
+			f := make([]float32, max(sc.NY, sc.NX))
+			for i := range f {
+				f[i] = float32(2*t.Rand().Float64() - 1)
+			}
+			if axis == "x" {
+				sc.src.Fill(func(_, _, k int) float32 { return f[k] })
+			} else {
+				sc.src.Fill(func(_, j, _ int) float32 { return f[j] })
+			}
+			sc.want = sc.reference(t, sc.C)
+			what := sc.describe(s.fn) + " on inputs that vary along " + axis + " only"
+			got := bugRun(t, sc, what, k)
+			if got == nil {
+				return
+			}
+			interior := sc.interior()
+			first, wrong := -1, 0
+			for idx := range got.Data {
+				if !interior(idx) || unwritten(got, idx) {
+					continue
+				}
+				if !close32(got.Data[idx], sc.want.Data[idx]) {
+					wrong++
+					if first < 0 {
+						first = idx
+					}
+				}
+			}
+			if wrong == 0 {
+				rightAxes = append(rightAxes, axis)
+				continue
+			}
+			wrongAxes = append(wrongAxes, axis)
+			if firstMsg == "" {
+				firstMsg = fmt.Sprintf("%s: %d of the points written are wrong, the first at %s: got %.6g, want %.6g",
+					what, wrong, sc.label()(first), got.Data[first], sc.want.Data[first])
+			}
+		}
+		if len(wrongAxes) > 0 {
+			msg := firstMsg
+			if len(rightAxes) > 0 {
+				msg += fmt.Sprintf("; on inputs that vary along %s only, every point written is right", strings.Join(rightAxes, " or "))
+			}
+			assert.Fail(t, "wrong values", msg)
+			return
+		}
+	}
+}
+
+func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
+	for range trials {
+		sc := bugCase(t, maxN)
+		_, st, err := sc.run(k)
+		if launchErrorHint(t, sc.describe(s.fn), err, st, false) {
+			return
+		}
+	}
+}
+
+func bugValues(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
+	for range trials {
+		sc := bugCase(t, maxN)
+		what := sc.describe(s.fn)
+		got, st, err := sc.run(k)
+		if launchErrorHint(t, what, err, st, false) {
+			return
+		}
+		if !(grading.Diff{What: what, Label: sc.label(), Tol: grading.Float32}.Check(
+			t, grading.Float64s(got.Data), grading.Float64s(sc.want.Data))) {
+			return
+		}
+	}
+}
+
+// countIf counts the indices below n for which f holds.
+func countIf(n int, f func(int) bool) int {
+	c := 0
+	for i := range n {
+		if f(i) {
+			c++
+		}
+	}
+	return c
+}
+
+// close32 reports whether got is within the float32 tolerance of want.
+func close32(got, want float32) bool {
+	tol := grading.Float32
+	d := math.Abs(float64(got) - float64(want))
+	return d <= tol.Abs+tol.Rel*math.Abs(float64(want))
+}
