@@ -166,6 +166,7 @@ func applyRef(f []float64, h float64, d, r int, ends string) []float64 {
 	n := len(f)
 	out := make([]float64, n)
 	hd := math.Pow(h, float64(d))
+	weights := map[int][]float64{} // by the window's offset lo
 	for k := range f {
 		first := min(max(k-r, 0), n-(2*r+1)) // the window's first sample
 		switch {
@@ -182,7 +183,11 @@ func applyRef(f []float64, h float64, d, r int, ends string) []float64 {
 			out[k] = math.NaN() // filled below from the centred value
 			continue
 		}
-		w := lagrangeWeights(d, first-k, first-k+2*r)
+		w, ok := weights[first-k]
+		if !ok {
+			w = lagrangeWeights(d, first-k, first-k+2*r)
+			weights[first-k] = w
+		}
 		var sum float64
 		for i, wi := range w {
 			sum += wi * f[first+i]

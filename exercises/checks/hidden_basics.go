@@ -14,41 +14,46 @@ import (
 func init() {
 	hiddenSine = func(d discretizer) []grading.Check {
 		return []grading.Check{
-			{ID: "hidden-grid", Title: "more intervals, up to 5000 points", Points: 1, Hidden: true,
+			{ID: "hidden-grid", Title: "more intervals, up to 5000 cells", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { sineGrid(t, d, 200, 5000) }},
-			{ID: "hidden-values", Title: "more functions, up to 5000 points", Points: 1, Hidden: true,
+			{ID: "hidden-values", Title: "more functions, up to 5000 cells", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { sineValues(t, d, 200, 5000) }},
 		}
 	}
 	hiddenDerivative = func(fn DerivativeFuncs) []grading.Check {
 		return []grading.Check{
-			{ID: "hidden-apply", Title: "more data, up to 400 points", Points: 1, Hidden: true,
+			{ID: "hidden-apply", Title: "more data, up to 400 points, ends included", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { derivApply(t, fn, 200, 400) }},
-			{ID: "hidden-order", Title: "more exact and noisy errors", Points: 1, Hidden: true,
+			{ID: "hidden-order", Title: "more exact and noisy errors, and every weight again", Points: 1, Hidden: true,
 				Run: func(t *grading.T) {
 					derivOrderExact(t, fn, 100)
 					if !t.Failed() {
 						derivOrderFit(t, fn, 100)
+					}
+					for d := 1; d <= 2 && !t.Failed(); d++ {
+						derivWeights(t, fn, d)
 					}
 				}},
 		}
 	}
 	hiddenFivePoint = func(fn FivePointFuncs) []grading.Check {
 		return []grading.Check{
-			{ID: "hidden-interior", Title: "more grids, sides up to 120", Points: 1, Hidden: true,
-				Run: func(t *grading.T) { fiveInterior(t, fn, 40, 120) }},
+			{ID: "hidden-periodic", Title: "more grids, sides up to 124, and more plane waves", Points: 1, Hidden: true,
+				Run: func(t *grading.T) {
+					fivePeriodic(t, fn, 40, 120)
+					if !t.Failed() {
+						fivePlaneWave(t, fn, 20, 60)
+					}
+				}},
 			{ID: "hidden-iterate", Title: "more sweeps on larger grids", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { fiveIterate(t, fn, 30, 60) }},
 		}
 	}
 	hiddenIntensity = func(fn IntensityFuncs) []grading.Check {
 		return []grading.Check{
-			{ID: "hidden-tiles", Title: "tiles up to 1000 for every kernel", Points: 1, Hidden: true,
+			{ID: "hidden-tiles", Title: "tiles up to 1000 for the tiled, coarsened and register-tiled kernels", Points: 1, Hidden: true,
 				Run: func(t *grading.T) {
-					for _, k := range modelKernels() {
-						if blockDepth(mustStep(k)) > 1 && figureStep("8.8") != k {
-							continue // a thread per point: no tile to vary
-						}
+					for _, k := range []string{kTiled, kCoarsened, kRegister} {
 						if intensityTiled(t, fn, k, 100, 1000); t.Failed() {
 							return
 						}
