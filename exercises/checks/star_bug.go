@@ -144,7 +144,11 @@ func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 		}
 		if len(empty) > 0 {
 			msg := fmt.Sprintf("%s: no point of the interior planes i = %s was written", what, list(empty))
-			if len(full) > 0 {
+			switch len(full) {
+			case 0:
+			case 1:
+				msg += fmt.Sprintf("; plane i = %d received outputs", full[0])
+			default:
 				msg += fmt.Sprintf("; planes i = %s received outputs", list(full))
 			}
 			assert.Fail(t, "planes not written", msg)
