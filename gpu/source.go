@@ -169,3 +169,34 @@ func StepGeometry(step string, tile int, nz, ny, nx int) (Geometry, error) {
 	g.SharedBytes = 0 // the compiled kernel's own, added at launch
 	return g, nil
 }
+
+// Chain runs steps sweeps back to back, a into b, then b into a, and so on
+// (the last output is in b when steps is odd, in a when even), and returns
+// the time of the whole chain between two CUDA events. Every launch of the
+// chain feeds the next, so that the final grid shows whether each did its
+// work.
+func (k *SourceKernel) Chain(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, steps int) (float64, error) {
+	if steps < 1 {
+		return 0, fmt.Errorf("gpu: %s: a chain of %d steps: need at least 1", k.file, steps)
+	}
+	g, ab, err := k.prepare(b, a, nz, ny, nx, c)
+	if err != nil {
+		return 0, err
+	}
+	_, ba, err := k.prepare(a, b, nz, ny, nx, c)
+	if err != nil {
+		return 0, err
+	}
+	seq := make([]*args, steps)
+	for i := range seq {
+		seq[i] = ab
+		if i%2 == 1 {
+			seq[i] = ba
+		}
+	}
+	ms, err := k.d.launchSeq(k.fn, g, seq, true)
+	if err != nil {
+		return 0, fmt.Errorf("gpu: %s: chain of %d steps on %d×%d×%d: %w", k.file, steps, nz, ny, nx, err)
+	}
+	return ms, nil
+}

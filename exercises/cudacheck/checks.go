@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"stencillab.dev/exercises/grading"
@@ -12,25 +14,36 @@ import (
 	"stencillab.dev/lab"
 )
 
-// Env is what the checks of one submission share in the child: the
-// device, the student's source and the kernels compiled from it.
+// Env is what the checks of one submission share, in the grader: the
+// channel to the child that compiles and launches the student's kernel,
+// and what the checks found. The checks draw the inputs, compute the
+// reference on the CPU and compare: the child only answers raw outputs and
+// times.
 type Env struct {
 	Spec   Spec
-	Dev    *gpu.Device
 	Source string
-	// Fault is called when a launch loses the CUDA context (the kernel
-	// faulted): the child reports it and exits.
-	Fault func(err error)
+	// Device is the GPU's name, as the child found it.
+	Device string
+	// FreeBefore is the GPU memory free before the submission was
+	// compiled, in bytes.
+	FreeBefore uint64
 
-	kernels map[int]*gpu.SourceKernel
-	perf    *perfResult
+	call     func(req request, want int) (response, []float32, error)
+	compiled map[int]error
+	perf     *perfResult
+	perfN    int           // the side around which the timed grid is drawn
+	fresh    func() uint64 // seeds of the timed run
+	// fatal is a fault or a hang, met during check fatalIn: the exercise
+	// scores 0.
+	fatal   error
+	fatalIn string
+	current string // the check running
 	// Passed records the checks that passed so far: speed counts only for
 	// a correct kernel.
 	Passed map[string]bool
 	// Metrics are added to the exercise's result.
 	Metrics map[string]float64
-	// Notes are added to the exercise's message (a check skipped for want
-	// of GPU memory).
+	// Notes are added to the exercise's message.
 	Notes []string
 }
 
@@ -39,9 +52,11 @@ type perfResult struct {
 	err              error
 }
 
-// NewEnv returns the environment of a submission on d.
-func NewEnv(s Spec, d *gpu.Device, source string) *Env {
-	return &Env{Spec: s, Dev: d, Source: source, kernels: map[int]*gpu.SourceKernel{}, Metrics: map[string]float64{}, Passed: map[string]bool{}}
+// newEnv returns the environment of a submission whose requests call
+// answers.
+func newEnv(s Spec, source string, call func(request, int) (response, []float32, error), perfN int, fresh func() uint64) *Env {
+	return &Env{Spec: s, Source: source, call: call, compiled: map[int]error{}, perfN: perfN, fresh: fresh,
+		Metrics: map[string]float64{}, Passed: map[string]bool{}}
 }
 
 // challengeDims are the launch macros of the challenge file.
@@ -80,12 +95,12 @@ func ChallengeLaunch(src string) (block, tile [3]int, err error) {
 }
 
 // geometry returns the launch of the exercise's kernel with tile.
-func (e *Env) geometry(tile int) (func(nz, ny, nx int) (gpu.Geometry, error), error) {
-	if e.Spec.Step != "" {
-		step := e.Spec.Step
+func geometry(s Spec, source string, tile int) (func(nz, ny, nx int) (gpu.Geometry, error), error) {
+	if s.Step != "" {
+		step := s.Step
 		return func(nz, ny, nx int) (gpu.Geometry, error) { return gpu.StepGeometry(step, tile, nz, ny, nx) }, nil
 	}
-	block, t, err := ChallengeLaunch(e.Source)
+	block, t, err := ChallengeLaunch(source)
 	if err != nil {
 		return nil, err
 	}
@@ -96,37 +111,38 @@ func (e *Env) geometry(tile int) (func(nz, ny, nx int) (gpu.Geometry, error), er
 
 func ceil(a, b int) int { return (a + b - 1) / b }
 
-// Kernel compiles the student's file with tile (0: the default), once.
-func (e *Env) Kernel(tile int) (*gpu.SourceKernel, error) {
-	if tile == 0 {
-		tile = e.Spec.DefaultTile()
+// Kernel compiles the student's file with tile (0: the default), once, in
+// the child.
+func (e *Env) Kernel(tile int) error {
+	if err, ok := e.compiled[tile]; ok {
+		return err
 	}
-	if k, ok := e.kernels[tile]; ok {
-		return k, nil
-	}
-	var defs []gpu.Define
-	if d := e.Spec.TileDefine(); d != "" {
-		defs = append(defs, gpu.Define{Name: d, Value: strconv.Itoa(tile)})
-	}
-	geom, err := e.geometry(tile)
-	if err != nil {
-		return nil, err
-	}
-	k, err := e.Dev.CompileSource(e.Spec.File, e.Source, e.Spec.Entry(), defs, geom)
-	if err != nil {
-		return nil, err
-	}
-	e.kernels[tile] = k
-	return k, nil
+	_, _, err := e.call(request{Op: opCompile, Tile: tile}, -1)
+	e.compiled[tile] = err
+	return err
 }
 
-// must fails the check on err; a lost context ends the child.
+// do sends req and returns the answer's floats, exactly want of them.
+func (e *Env) do(req request, want int) (response, []float32, error) {
+	if e.fatal != nil {
+		return response{}, nil, e.fatal
+	}
+	return e.call(req, want)
+}
+
+// must fails the check on err; a fault, a hang or a child that died ends
+// the exercise (it scores 0).
 func (e *Env) must(t *grading.T, err error, what string) {
 	if err == nil {
 		return
 	}
-	if errors.Is(err, gpu.ErrContextLost) && e.Fault != nil {
-		e.Fault(err)
+	var fe *faultError
+	var he *hungError
+	var de *diedError
+	if errors.As(err, &fe) || errors.As(err, &he) || errors.As(err, &de) {
+		if e.fatal == nil {
+			e.fatal, e.fatalIn = err, e.current
+		}
 	}
 	t.Fatalf("%s: %v", what, err)
 }
@@ -152,47 +168,50 @@ func randomCoeffs(t *grading.T) lab.Coeffs {
 	}
 }
 
-// randomGrid returns an nz×ny×nx grid of values in [−1, 1).
-func randomGrid(t *grading.T, nz, ny, nx int) *lab.Grid3[float32] {
+// input is a grid drawn from a seed (inputValue): the child draws it on
+// its side, the grader computes the reference from it.
+type input struct {
+	*lab.Grid3[float32]
+	seed uint64
+}
+
+// seededGrid returns the nz×ny×nx grid drawn from seed.
+func seededGrid(nz, ny, nx int, seed uint64) (input, error) {
 	g, err := lab.NewGrid3[float32](nz, ny, nx)
+	if err != nil {
+		return input{}, err
+	}
+	fillInput(g.Data, seed, 0)
+	return input{g, seed}, nil
+}
+
+// randomGrid returns an nz×ny×nx grid of values in [−1, 1), drawn from a
+// seed of t's.
+func randomGrid(t *grading.T, nz, ny, nx int) input {
+	in, err := seededGrid(nz, ny, nx, t.Rand().Uint64())
 	if err != nil {
 		t.Fatalf("grid %d×%d×%d: %v", nz, ny, nx, err)
 	}
-	for i := range g.Data {
-		g.Data[i] = float32(2*t.Rand().Float64() - 1)
-	}
-	return g
+	return in
 }
 
-// sweep runs the student's kernel with tile on in, the output poisoned
-// with NaN first, and returns the output.
-func (e *Env) sweep(t *grading.T, tile int, in *lab.Grid3[float32], c lab.Coeffs) []float32 {
-	k, err := e.Kernel(tile)
-	e.must(t, err, "compile")
-	n := len(in.Data)
-	src, err := e.Dev.Alloc(n)
-	e.must(t, err, "allocate the input")
-	defer src.Free()
-	dst, err := e.Dev.Alloc(n)
-	e.must(t, err, "allocate the output")
-	defer dst.Free()
-	e.must(t, src.Upload(0, in.Data), "upload the input")
-	e.must(t, dst.Poison(), "poison the output with NaN")
-	_, err = k.Launch(dst, src, in.NZ, in.NY, in.NX, c)
+// sweep runs the student's kernel with tile on in (drawn by the child from
+// its seed), the output poisoned with NaN first, and returns the output.
+func (e *Env) sweep(t *grading.T, tile int, in input, c lab.Coeffs) []float32 {
+	e.must(t, e.Kernel(tile), "compile")
+	_, out, err := e.do(request{Op: opSweep, Tile: tile, Dims: [3]int{in.NZ, in.NY, in.NX}, Seed: in.seed, Coeffs: c[:]}, len(in.Data))
 	e.must(t, err, fmt.Sprintf("launch on a %d×%d×%d grid", in.NZ, in.NY, in.NX))
-	out := make([]float32, n)
-	e.must(t, dst.Download(0, out), "download the output")
 	return out
 }
 
 // reference is lab.SevenPoint of in with c, the boundary NaN (not an
 // output: a kernel must leave it alone).
-func reference(t *grading.T, in *lab.Grid3[float32], c lab.Coeffs) []float64 {
+func reference(t *grading.T, in input, c lab.Coeffs) []float64 {
 	ref, _ := lab.NewGrid3[float32](in.NZ, in.NY, in.NX)
 	for i := range ref.Data {
 		ref.Data[i] = float32(math.NaN())
 	}
-	if err := lab.SevenPoint(ref, in, c); err != nil {
+	if err := lab.SevenPoint(ref, in.Grid3, c); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
 	return grading.Float64s(ref.Data)
@@ -204,7 +223,7 @@ var tol = grading.Tol{Abs: 2e-5, Rel: 2e-5}
 
 // compare checks one sweep of in with c against the reference, naming
 // the known mistakes.
-func (e *Env) compare(t *grading.T, tile int, in *lab.Grid3[float32], c lab.Coeffs) bool {
+func (e *Env) compare(t *grading.T, tile int, in input, c lab.Coeffs) bool {
 	got := grading.Float64s(e.sweep(t, tile, in, c))
 	want := reference(t, in, c)
 	sw := c
@@ -291,9 +310,31 @@ func checkTiles(t *grading.T, e *Env) {
 	}
 }
 
-// Perf measures the kernel and the float4 copy at N = PerfN in this
-// process, once: medians of 20 launches timed with CUDA events, after 3
-// untimed ones.
+// The timed run: warm-up launches on a grid of their own, the float4
+// copy's launches, then a chain of perfSteps launches, each feeding the
+// next, on a grid drawn fresh, of sides drawn around PerfN, with
+// coefficients drawn fresh; the chain's final grid is compared with as
+// many sweeps of the CPU reference.
+const (
+	perfSteps  = 10
+	perfWarmup = 3
+	copyReps   = 20
+	// maxShare is the most of the copy's speed a sweep can reach: it reads
+	// and writes each point once at best, as the copy does.
+	maxShare = 1.5
+	// maxBandwidth bounds the copy's bytes per second: no GPU comes near.
+	maxBandwidth = 20e12
+)
+
+// timedTol is the tolerance of the chain's final grid: perfSteps sweeps in
+// float32, whose coefficients add up to one.
+var timedTol = grading.Tol{Abs: 1e-4, Rel: 1e-4}
+
+// Perf times the kernel and the float4 copy on a grid of sides around
+// PerfN, once, and checks the output of the timed launches: the time of
+// the chain, whose every launch feeds the next, per launch, and the median
+// of the copy's. A wrong output, or a time no GPU could reach, is an error:
+// the kernel loses its speed points and is not ranked.
 func (e *Env) Perf() (kernelMs, copyMs float64, err error) {
 	if e.perf != nil {
 		return e.perf.kernelMs, e.perf.copyMs, e.perf.err
@@ -308,34 +349,120 @@ func (e *Env) Perf() (kernelMs, copyMs float64, err error) {
 	return e.perf.kernelMs, e.perf.copyMs, e.perf.err
 }
 
+// perfCoeffs draws seven distinct coefficients that add up to one, so
+// that the chain's values stay in [−1, 1].
+func perfCoeffs(r *rand.Rand) lab.Coeffs {
+	for {
+		var c lab.Coeffs
+		sum := 0.0
+		for i := range c {
+			c[i] = 0.05 + 0.45*r.Float64()
+			sum += c[i]
+		}
+		distinct := true
+		for i := range c {
+			c[i] /= sum
+			for j := range i {
+				if math.Abs(c[i]-c[j]) < 0.002 {
+					distinct = false
+				}
+			}
+		}
+		if distinct {
+			return c
+		}
+	}
+}
+
+// perfDims draws the timed grid's sides in n−n/16 … n+n/16.
+func perfDims(r *rand.Rand, n int) [3]int {
+	spread := max(1, n/16)
+	var d [3]int
+	for i := range d {
+		d[i] = max(5, n-spread+r.IntN(2*spread+1))
+	}
+	return d
+}
+
+func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
+
 func (e *Env) measure() (float64, float64, error) {
-	k, err := e.Kernel(0)
+	if err := e.Kernel(0); err != nil {
+		return 0, 0, err
+	}
+	r := rand.New(rand.NewPCG(e.fresh(), e.fresh()))
+	dims := perfDims(r, e.perfN)
+	c := perfCoeffs(r)
+	seed, warm := e.fresh(), e.fresh()
+	n := dims[0] * dims[1] * dims[2]
+	h, out, err := e.do(request{Op: opTime, Dims: dims, Seed: seed, WarmSeed: warm, Coeffs: c[:],
+		Steps: perfSteps, Warmup: perfWarmup, CopyReps: copyReps}, n)
 	if err != nil {
 		return 0, 0, err
 	}
-	n := PerfN * PerfN * PerfN
-	src, err := e.Dev.Alloc(n)
+	e.Metrics["timed_nz"], e.Metrics["timed_ny"], e.Metrics["timed_nx"] = float64(dims[0]), float64(dims[1]), float64(dims[2])
+	// The times: finite, positive, bounded; as many as asked.
+	if !finitePositive(h.ChainMs) || h.ChainMs > 1e6 {
+		return 0, 0, fmt.Errorf("%w: the chain's time %v ms is not a finite positive number below 1000 s", errProtocol, h.ChainMs)
+	}
+	if len(h.CopyMs) != copyReps {
+		return 0, 0, fmt.Errorf("%w: %d copy times where %d were asked", errProtocol, len(h.CopyMs), copyReps)
+	}
+	for _, v := range h.CopyMs {
+		if !finitePositive(v) || v > 1e6 {
+			return 0, 0, fmt.Errorf("%w: a copy time %v ms is not a finite positive number below 1000 s", errProtocol, v)
+		}
+	}
+	cp := slices.Clone(h.CopyMs)
+	slices.Sort(cp)
+	cms := (cp[(len(cp)-1)/2] + cp[len(cp)/2]) / 2
+	kms := h.ChainMs / perfSteps
+	if bw := 2 * 4 * float64(n) / (cms / 1e3); bw > maxBandwidth {
+		return 0, 0, fmt.Errorf("%w: the copy's time, %.4f ms for %d floats, is %.0f GB/s, beyond any GPU (%.0f GB/s)", errProtocol, cms, n, bw/1e9, maxBandwidth/1e9)
+	}
+	// The output of the timed launches, against perfSteps CPU sweeps.
+	want, err := chainReference(dims, seed, c, perfSteps)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer src.Free()
-	dst, err := e.Dev.Alloc(n)
+	wrong, first := 0, -1
+	for i, v := range want.Data {
+		g, w := float64(out[i]), float64(v)
+		if math.IsNaN(g) || math.Abs(g-w) > timedTol.Abs+timedTol.Rel*math.Abs(w) {
+			wrong++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if wrong > 0 {
+		e.Metrics["timed_wrong"] = float64(wrong)
+		return 0, 0, fmt.Errorf("the output of the timed launches is wrong: after %d launches on %d×%d×%d, each feeding the next, %d of %d points differ from %d sweeps of the reference (first %s: got %g, want %g). A kernel whose output is right on the checks' grids but not on the timed ones (one that skips work, remembers an earlier launch or knows the timed grid) loses the speed points and is not ranked",
+			perfSteps, dims[0], dims[1], dims[2], wrong, n, perfSteps, grading.Label3(dims[1], dims[2])(first), out[first], want.Data[first])
+	}
+	if share := cms / kms; share > maxShare {
+		return 0, 0, fmt.Errorf("%w: %.4f ms per launch is %.0f %% of the copy's speed, more than a sweep can reach (%.0f %%)", errProtocol, kms, 100*share, 100*maxShare)
+	}
+	return kms, cms, nil
+}
+
+// chainReference returns steps sweeps of the grid drawn from seed, ping-
+// ponged as the child does: both grids start as the input, so that the
+// boundary, which no sweep writes, stays the input's.
+func chainReference(dims [3]int, seed uint64, c lab.Coeffs, steps int) (*lab.Grid3[float32], error) {
+	a, err := seededGrid(dims[0], dims[1], dims[2], seed)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer dst.Free()
-	if err := src.FillRandom(1); err != nil {
-		return 0, 0, err
+	b := &lab.Grid3[float32]{NZ: a.NZ, NY: a.NY, NX: a.NX, Data: slices.Clone(a.Data)}
+	src, dst := a.Grid3, b
+	for range steps {
+		if err := lab.SevenPoint(dst, src, c); err != nil {
+			return nil, err
+		}
+		src, dst = dst, src
 	}
-	cp, err := e.Dev.MeasureCopy(dst, src, 3, 20)
-	if err != nil {
-		return 0, 0, err
-	}
-	m, err := k.Measure(dst, src, PerfN, PerfN, PerfN, lab.DistinctCoeffs(), 3, 20)
-	if err != nil {
-		return 0, 0, err
-	}
-	return m.Median, cp.Median, nil
+	return src, nil
 }
 
 // correctness returns the checks whose passing makes the kernel correct
@@ -362,11 +489,11 @@ func checkPerformance(t *grading.T, e *Env) {
 		t.Fatalf("speed counts only for a correct kernel: %v must pass first", e.Spec.correctness())
 	}
 	kms, cms, err := e.Perf()
-	e.must(t, err, fmt.Sprintf("time at N = %d", PerfN))
+	e.must(t, err, fmt.Sprintf("time at N ≈ %d", e.perfN))
 	share := cms / kms
 	if share < e.Spec.Threshold {
-		t.Errorf("%.3f ms at N = %d: %.0f %% of the float4 copy (%.3f ms), below the %.0f %% asked (the reference reaches %.0f %%)",
-			kms, PerfN, 100*share, cms, 100*e.Spec.Threshold, 100*e.Spec.Recorded)
+		t.Errorf("%.3f ms at N ≈ %d: %.0f %% of the float4 copy (%.3f ms), below the %.0f %% asked (the reference reaches %.0f %%)",
+			kms, e.perfN, 100*share, cms, 100*e.Spec.Threshold, 100*e.Spec.Recorded)
 	}
 }
 
@@ -377,9 +504,9 @@ func checkSpeed(t *grading.T, e *Env, share float64) {
 		t.Fatalf("speed counts only for a correct kernel: %v must pass first", e.Spec.correctness())
 	}
 	kms, cms, err := e.Perf()
-	e.must(t, err, fmt.Sprintf("time at N = %d", PerfN))
+	e.must(t, err, fmt.Sprintf("time at N ≈ %d", e.perfN))
 	if got := cms / kms; got < share {
-		t.Errorf("%.3f ms at N = %d: %.1f %% of the float4 copy (%.3f ms), below %.0f %%", kms, PerfN, 100*got, cms, 100*share)
+		t.Errorf("%.3f ms at N ≈ %d: %.1f %% of the float4 copy (%.3f ms), below %.0f %%", kms, e.perfN, 100*got, cms, 100*share)
 	}
 }
 

@@ -1,33 +1,22 @@
 package cudacheck
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"strings"
-	"sync"
-	"time"
+	"strconv"
 
-	"stencillab.dev/exercises/grading"
 	"stencillab.dev/gpu"
-)
-
-// The child writes one line per event on its standard output:
-//
-//	start CHECK          before each check
-//	fault "MESSAGE"      a kernel faulted: the child exits next
-//	result {JSON}        the exercise's result: the last line
-const (
-	lineStart  = "start "
-	lineFault  = "fault "
-	lineResult = "result "
+	"stencillab.dev/lab"
 )
 
 // maxSource bounds a submitted file.
-const maxSource = 1 << 20
+const maxSource = gpu.MaxSource
 
 // NeedsGPUMessage is the message of an exercise withheld for want of a GPU.
 func NeedsGPUMessage(id string, err error) string {
@@ -35,107 +24,349 @@ func NeedsGPUMessage(id string, err error) string {
 		"grade it on the course's GPU machine (`grade %s` there), where `grade -class` with the same -out fills in this cell of the gradebook", err, id)
 }
 
-// ChildMain is the child's program: it reads the student's source on
-// stdin, grades the exercise named by -id with -seed on the default GPU,
-// writes the events and the result on stdout and returns the exit status.
-// With -mode sanitize it only compiles and runs the kernel on small grids,
-// for compute-sanitizer, and its exit status says whether it ran.
+// ChildMain is the child's program: it answers the grader's requests,
+// read from stdin, on descriptor 3 (see the channel in wire.go), compiling
+// and launching the submission's kernel on the default GPU, and returns
+// the exit status: 0 when stdin ends, 3 after a kernel lost the CUDA
+// context. It runs no check: the grader does, on what it answers. stdout
+// is left to the kernel's printf.
 func ChildMain(args []string, stdin io.Reader, stdout io.Writer) int {
 	fs := flag.NewFlagSet("cuda-child", flag.ContinueOnError)
-	id := fs.String("id", "", "the exercise")
-	seed := fs.Uint64("seed", 0, "the seed")
-	mode := fs.String("mode", "grade", "grade or sanitize")
-	checkTimeout := fs.Duration("check-timeout", 10*time.Minute, "bound of one check")
+	id := fs.String("id", "", "the exercise: an init request for another is refused")
+	fs.SetOutput(os.Stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	spec, ok := Lookup(*id)
-	if !ok {
-		fmt.Fprintf(os.Stderr, "cuda-child: no CUDA exercise %q\n", *id)
+	f := os.NewFile(resultFD, "result")
+	if f == nil {
+		fmt.Fprintf(os.Stderr, "cuda-child: descriptor %d, the channel to the grader, is not open\n", resultFD)
 		return 2
 	}
-	src, err := io.ReadAll(io.LimitReader(stdin, maxSource+1))
-	if err != nil || len(src) > maxSource {
-		fmt.Fprintf(os.Stderr, "cuda-child: the source could not be read or exceeds %d bytes\n", maxSource)
+	if _, err := f.Stat(); err != nil {
+		fmt.Fprintf(os.Stderr, "cuda-child: descriptor %d, the channel to the grader, is not open: %v\n", resultFD, err)
 		return 2
 	}
-	var mu sync.Mutex
-	emit := func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		io.WriteString(stdout, line+"\n")
-	}
-	if *seed == 0 {
-		*seed = grading.NewSeed()
-	}
-	listing := spec.Exercise(nil, false)
-	d, err := gpu.Default()
-	if err != nil {
-		if errors.Is(err, gpu.ErrNoGPU) {
-			r := grading.Fail(listing, grading.NeedsGPU, NeedsGPUMessage(spec.ID, err), *seed)
-			return writeResult(emit, r)
-		}
-		r := grading.Fail(listing, grading.NotAvailable, fmt.Sprintf("the GPU could not be opened: %v", err), *seed)
-		return writeResult(emit, r)
-	}
-	env := NewEnv(spec, d, string(src))
-	env.Fault = func(err error) {
-		b, _ := json.Marshal(err.Error())
-		emit(lineFault + string(b))
-		os.Exit(3)
-	}
-	if _, err := env.Kernel(0); err != nil {
-		if errors.Is(err, gpu.ErrContextLost) {
-			env.Fault(err)
-		}
-		if *mode == "sanitize" {
-			return 4
-		}
-		return writeResult(emit, grading.Fail(listing, grading.BuildFailed, err.Error(), *seed))
-	}
-	if *mode == "sanitize" {
-		ex := grading.Exercise{ID: spec.ID, Title: spec.Title, Checks: []grading.Check{
-			{ID: "sanitize", Title: "small grids", Points: 1, Run: func(t *grading.T) {
-				for _, s := range [][3]int{{3, 3, 3}, {9, 11, 13}, {21, 19, 37}} {
-					env.compare(t, 0, randomGrid(t, s[0], s[1], s[2]), randomCoeffs(t))
-				}
-			}},
-		}}
-		grading.Run(ex, grading.Options{Seed: *seed, CheckTimeout: *checkTimeout})
-		return 0
-	}
-	ex := spec.Exercise(env, false)
-	started := map[string]time.Time{}
-	res := grading.Run(ex, grading.Options{Seed: *seed, CheckTimeout: *checkTimeout,
-		OnStart: func(c string) {
-			mu.Lock()
-			started[c] = time.Now()
-			mu.Unlock()
-			emit(lineStart + c)
-		},
-		OnResult: func(c grading.CheckResult) {
-			mu.Lock()
-			env.Metrics["seconds:"+c.ID] = time.Since(started[c.ID]).Seconds()
-			mu.Unlock()
-			env.Passed[c.ID] = c.Passed
-		}})
-	env.Metrics["correct"] = 0
-	if env.correct() {
-		env.Metrics["correct"] = 1
-	}
-	res.Metrics = env.Metrics
-	if len(env.Notes) > 0 {
-		res.Message = strings.TrimSpace(res.Message + "\n" + strings.Join(env.Notes, "\n"))
-	}
-	return writeResult(emit, res)
+	return serve(bufio.NewReaderSize(stdin, 1<<16), bufio.NewWriterSize(f, 1<<16), &host{id: *id})
 }
 
-func writeResult(emit func(string), r grading.ExerciseResult) int {
-	b, err := json.Marshal(r)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cuda-child: %v\n", err)
-		return 1
+// handler answers one request.
+type handler interface {
+	handle(req request) (response, []float32)
+}
+
+// serve answers requests from in on out until in ends or a kernel faults.
+func serve(in io.Reader, out *bufio.Writer, h handler) int {
+	dec := json.NewDecoder(io.LimitReader(in, 1<<40))
+	for {
+		var req request
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0
+			}
+			fmt.Fprintf(os.Stderr, "cuda-child: a request that is not JSON: %v\n", err)
+			return 2
+		}
+		resp, data := h.handle(req)
+		resp.Op = req.Op
+		if err := writeAnswer(out, resp, data); err != nil {
+			fmt.Fprintf(os.Stderr, "cuda-child: answer: %v\n", err)
+			return 2
+		}
+		if resp.ErrKind == errKindFault {
+			return 3
+		}
 	}
-	emit(lineResult + string(b))
-	return 0
+}
+
+// host is the child's side: the device, the source and the kernels
+// compiled from it.
+type host struct {
+	id      string // the exercise the child was started for; "" any
+	spec    Spec
+	source  string
+	dev     *gpu.Device
+	kernels map[int]*gpu.SourceKernel
+}
+
+// fail turns err into an error answer of its kind.
+func fail(err error) (response, []float32) {
+	kind := errKindOther
+	var de *gpu.DirectiveError
+	var ce *gpu.CompileLogError
+	switch {
+	case errors.Is(err, gpu.ErrContextLost):
+		kind = errKindFault
+	case errors.Is(err, gpu.ErrNoGPU):
+		kind = errKindNoGPU
+	case errors.As(err, &de), errors.As(err, &ce), errors.Is(err, errBuild):
+		kind = errKindCompile
+	case errors.Is(err, lab.ErrMemory):
+		kind = errKindMemory
+	case errors.Is(err, errLaunch):
+		kind = errKindLaunch
+	}
+	return response{Err: err.Error(), ErrKind: kind}, nil
+}
+
+var (
+	errBuild  = errors.New("build")
+	errLaunch = errors.New("launch")
+)
+
+func (h *host) handle(req request) (response, []float32) {
+	if req.Op != opInit && h.dev == nil {
+		return fail(errors.New("no init request came first"))
+	}
+	switch req.Op {
+	case opInit:
+		spec, ok := Lookup(req.ID)
+		if !ok || (h.id != "" && h.id != req.ID) {
+			return fail(fmt.Errorf("no CUDA exercise %q", req.ID))
+		}
+		if len(req.Source) > maxSource {
+			return fail(fmt.Errorf("%w: %s has %d bytes, over the limit of %d", errBuild, spec.File, len(req.Source), maxSource))
+		}
+		d, err := gpu.Default()
+		if err != nil {
+			return fail(err)
+		}
+		free, total, err := d.MemInfo()
+		if err != nil {
+			return fail(err)
+		}
+		h.spec, h.source, h.dev, h.kernels = spec, req.Source, d, map[int]*gpu.SourceKernel{}
+		return response{Free: free, Total: total, Device: d.Props().Name}, nil
+	case opMemInfo:
+		free, total, err := h.dev.MemInfo()
+		if err != nil {
+			return fail(err)
+		}
+		return response{Free: free, Total: total}, nil
+	case opCompile:
+		k, err := h.kernel(req.Tile)
+		if err != nil {
+			return fail(err)
+		}
+		return response{Log: k.Log()}, nil
+	case opSweep:
+		out, err := h.sweep(req)
+		if err != nil {
+			return fail(err)
+		}
+		return response{}, out
+	case opTime:
+		r, out, err := h.time(req)
+		if err != nil {
+			return fail(err)
+		}
+		return r, out
+	}
+	return fail(fmt.Errorf("unknown request %q", req.Op))
+}
+
+// kernel compiles the source with tile (0: the default), once.
+func (h *host) kernel(tile int) (*gpu.SourceKernel, error) {
+	if tile == 0 {
+		tile = h.spec.DefaultTile()
+	}
+	if k, ok := h.kernels[tile]; ok {
+		return k, nil
+	}
+	var defs []gpu.Define
+	if d := h.spec.TileDefine(); d != "" {
+		defs = append(defs, gpu.Define{Name: d, Value: strconv.Itoa(tile)})
+	}
+	geom, err := geometry(h.spec, h.source, tile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errBuild, err)
+	}
+	k, err := h.dev.CompileSource(h.spec.File, h.source, h.spec.Entry(), defs, geom)
+	if err != nil {
+		if errors.Is(err, gpu.ErrContextLost) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errBuild, err)
+	}
+	h.kernels[tile] = k
+	return k, nil
+}
+
+// coeffs returns the request's coefficients.
+func coeffs(c []float64) (lab.Coeffs, error) {
+	var out lab.Coeffs
+	if len(c) != len(out) {
+		return out, fmt.Errorf("%d coefficients where %d are needed", len(c), len(out))
+	}
+	copy(out[:], c)
+	return out, nil
+}
+
+// checkDims refuses a grid the device should not be asked for.
+func checkDims(d [3]int) (int, error) {
+	n := 1
+	for _, s := range d {
+		if s < 3 || s > 1<<14 {
+			return 0, fmt.Errorf("%w: grid %d×%d×%d: each side must be between 3 and %d", errLaunch, d[0], d[1], d[2], 1<<14)
+		}
+		n *= s
+	}
+	return n, nil
+}
+
+// upload fills b with the grid drawn from seed, a chunk at a time.
+func upload(b *gpu.Buffer, seed uint64) error {
+	const chunk = 1 << 24
+	buf := make([]float32, min(chunk, b.Len()))
+	for off := 0; off < b.Len(); off += chunk {
+		part := buf[:min(chunk, b.Len()-off)]
+		fillInput(part, seed, off)
+		if err := b.Upload(off, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alloc allocates n floats, an error of lab.ErrMemory when they do not fit.
+func (h *host) alloc(n int, what string) (*gpu.Buffer, error) {
+	b, err := h.dev.Alloc(n)
+	if err != nil {
+		return nil, fmt.Errorf("allocate %s: %w", what, err)
+	}
+	return b, nil
+}
+
+func (h *host) sweep(req request) ([]float32, error) {
+	k, err := h.kernel(req.Tile)
+	if err != nil {
+		return nil, err
+	}
+	c, err := coeffs(req.Coeffs)
+	if err != nil {
+		return nil, err
+	}
+	n, err := checkDims(req.Dims)
+	if err != nil {
+		return nil, err
+	}
+	nz, ny, nx := req.Dims[0], req.Dims[1], req.Dims[2]
+	for _, p := range req.Planes {
+		if p < 0 || p >= nz {
+			return nil, fmt.Errorf("plane %d outside 0…%d", p, nz-1)
+		}
+	}
+	src, err := h.alloc(n, "the input")
+	if err != nil {
+		return nil, err
+	}
+	defer src.Free()
+	dst, err := h.alloc(n, "the output")
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Free()
+	if err := upload(src, req.Seed); err != nil {
+		return nil, err
+	}
+	if req.Poison != 0 {
+		err = dst.Fill(math.Float32frombits(req.Poison))
+	} else {
+		err = dst.Poison()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := k.Launch(dst, src, nz, ny, nx, c); err != nil {
+		if errors.Is(err, gpu.ErrContextLost) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errLaunch, err)
+	}
+	if len(req.Planes) == 0 {
+		out := make([]float32, n)
+		return out, dst.Download(0, out)
+	}
+	plane := ny * nx
+	out := make([]float32, len(req.Planes)*plane)
+	for i, p := range req.Planes {
+		if err := dst.Download(p*plane, out[i*plane:(i+1)*plane]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// time warms the kernel up on one grid, times the float4 copy, then runs
+// the timed chain on a fresh grid and answers its final grid.
+func (h *host) time(req request) (response, []float32, error) {
+	var r response
+	k, err := h.kernel(req.Tile)
+	if err != nil {
+		return r, nil, err
+	}
+	c, err := coeffs(req.Coeffs)
+	if err != nil {
+		return r, nil, err
+	}
+	n, err := checkDims(req.Dims)
+	if err != nil {
+		return r, nil, err
+	}
+	if req.Steps < 1 || req.Steps > 100 || req.Warmup < 0 || req.Warmup > 100 || req.CopyReps < 1 || req.CopyReps > 100 {
+		return r, nil, fmt.Errorf("steps %d, warm-up %d, copy repetitions %d: out of range", req.Steps, req.Warmup, req.CopyReps)
+	}
+	nz, ny, nx := req.Dims[0], req.Dims[1], req.Dims[2]
+	a, err := h.alloc(n, "the first grid of the timed chain")
+	if err != nil {
+		return r, nil, err
+	}
+	defer a.Free()
+	b, err := h.alloc(n, "the second grid of the timed chain")
+	if err != nil {
+		return r, nil, err
+	}
+	defer b.Free()
+	launchErr := func(err error) error {
+		if errors.Is(err, gpu.ErrContextLost) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errLaunch, err)
+	}
+	if req.Warmup > 0 {
+		if err := upload(a, req.WarmSeed); err != nil {
+			return r, nil, err
+		}
+		if _, err := k.Chain(a, b, nz, ny, nx, c, req.Warmup); err != nil {
+			return r, nil, launchErr(err)
+		}
+	}
+	cp, err := h.dev.MeasureCopy(b, a, 3, req.CopyReps)
+	if err != nil {
+		return r, nil, launchErr(err)
+	}
+	r.CopyMs = cp.Millis
+	// The chain: a holds the grid drawn from Seed, b the same (the
+	// boundary, which no launch writes, is the input's in both).
+	if err := upload(a, req.Seed); err != nil {
+		return r, nil, err
+	}
+	if err := upload(b, req.Seed); err != nil {
+		return r, nil, err
+	}
+	r.ChainMs, err = k.Chain(a, b, nz, ny, nx, c, req.Steps)
+	if err != nil {
+		return r, nil, launchErr(err)
+	}
+	last := b
+	if req.Steps%2 == 0 {
+		last = a
+	}
+	out := make([]float32, n)
+	if err := last.Download(0, out); err != nil {
+		return r, nil, err
+	}
+	if math.IsNaN(r.ChainMs) {
+		return r, nil, errors.New("the chain's time is not a number")
+	}
+	return r, out, nil
 }

@@ -1,66 +1,95 @@
 package cudacheck
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/gpu"
 )
 
 // Config configures the grading of one CUDA submission.
 type Config struct {
 	// Command is the child: a program and its first arguments, to which
-	// -id, -seed and -mode are added (the grader: its own binary and
-	// "-cuda-child").
+	// -id is added (the grader: its own binary and "-cuda-child"), run
+	// with Env added to this process's environment. Launch, when set,
+	// replaces both.
 	Command []string
 	// Env is added to the child's environment.
 	Env []string
-	// Seed seeds the checks; 0 draws one.
+	// Launch makes the child's command: the grader's puts it in the
+	// sandbox.
+	Launch Launcher
+	// Seed seeds the checks; 0 draws one. The timed run's grid and
+	// coefficients are drawn fresh whatever the seed.
 	Seed uint64
-	// Timeout bounds the child: past it, the process group is killed and
-	// the check it was in is reported. 0 means 120 s.
+	// Timeout bounds each request to the child (a compilation, a launch,
+	// the timed run): past it the process group is killed and the check
+	// it was in is reported. 0 means 120 s.
 	Timeout time.Duration
 	// Sanitizer is the compute-sanitizer program; when set, memcheck and
 	// racecheck run on the submission and two checks score them.
 	Sanitizer string
+	// PerfN is the side around which the timed grid is drawn; 0 means
+	// PerfN.
+	PerfN int
+	// Fresh draws the timed run's seeds; nil means grading.NewSeed.
+	Fresh func() uint64
 }
 
-// gpuMu makes the grading of CUDA submissions one at a time: the GPU is
-// shared, and the timings would disturb each other.
-var gpuMu sync.Mutex
-
-// Grade grades source, the student's file of exercise spec, in a child
-// process and returns the result. A child that faults, hangs or dies
-// scores 0 for the exercise, with the check it was in; Grade itself never
-// fails.
-func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
+func (cfg *Config) defaults() {
 	if cfg.Seed == 0 {
 		cfg.Seed = grading.NewSeed()
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 120 * time.Second
 	}
+	if cfg.PerfN <= 0 {
+		cfg.PerfN = PerfN
+	}
+	if cfg.Fresh == nil {
+		cfg.Fresh = grading.NewSeed
+	}
+	if cfg.Launch == nil {
+		cfg.Launch = defaultLauncher(cfg.Command, cfg.Env)
+	}
+}
+
+// gpuMu makes the grading of CUDA submissions one at a time: the GPU is
+// shared, and the timings would disturb each other.
+var gpuMu sync.Mutex
+
+// Grade grades source, the student's file of exercise spec, and returns
+// the result. The source is refused before it reaches a compiler when it
+// uses a directive outside the allow-list (gpu.CheckDirectives). A child
+// compiles and launches the kernel; the checks run here, on the outputs
+// and times it answers. A kernel that faults or hangs, or a child that
+// dies or breaks the channel's rules, scores 0 for the exercise, with the
+// check it was in; Grade itself never fails.
+func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
+	cfg.defaults()
 	ex := spec.Exercise(nil, cfg.Sanitizer != "")
 	if len(source) > maxSource {
-		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("%s exceeds %d bytes", spec.File, maxSource), cfg.Seed)
+		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("%s has %d bytes, over the limit of %d", spec.File, len(source), maxSource), cfg.Seed)
+	}
+	if err := gpu.CheckDirectives(spec.File, string(source)); err != nil {
+		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("refused before compilation: the file must hold everything it needs, and only the allowed directives (%s):\n%v", gpu.DirectivesAllowed, err), cfg.Seed)
 	}
 	gpuMu.Lock()
 	defer gpuMu.Unlock()
 	start := time.Now()
-	out := runChild(cfg, cfg.Command, spec, source, "grade")
-	res := out.toResult(ex, spec, cfg)
+	r, err := startRemote(cfg.Launch, spec.ID, cfg.Timeout, nil)
+	if err != nil {
+		return grading.Fail(ex, grading.NotAvailable, err.Error(), cfg.Seed)
+	}
+	res, _ := gradeWith(cfg, spec, string(source), r.call, r.log)
+	r.close()
 	if res.Status == grading.Graded && cfg.Sanitizer != "" {
 		for _, tool := range []string{"memcheck", "racecheck"} {
-			res.Checks = append(res.Checks, sanitize(cfg, spec, source, tool))
+			res.Checks = append(res.Checks, sanitize(cfg, spec, string(source), tool))
 		}
 		res.MaxPoints, res.Points = 0, 0
 		for _, c := range res.Checks {
@@ -78,188 +107,133 @@ func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
 	return res
 }
 
-// childOutput is what a child run left.
-type childOutput struct {
-	check    string // the last check started
-	fault    string // the fault reported, if any
-	result   *grading.ExerciseResult
-	timedOut bool
-	err      error  // the child's exit
-	stderr   string // its last lines
-	other    string // lines of its standard output that are not events (compute-sanitizer's report)
-	elapsed  time.Duration
-}
-
-// runChild runs command with the child's flags, feeding it source.
-func runChild(cfg Config, command []string, spec Spec, source []byte, mode string) childOutput {
-	var o childOutput
-	if len(command) == 0 {
-		o.err = errors.New("no child command")
-		return o
-	}
-	args := append(slices.Clone(command[1:]), "-id", spec.ID, "-seed", strconv.FormatUint(cfg.Seed, 10), "-mode", mode,
-		"-check-timeout", cfg.Timeout.String())
-	cmd := exec.Command(command[0], args...)
-	cmd.Env = append(cmd.Environ(), cfg.Env...)
-	cmd.Stdin = bytes.NewReader(source)
-	var stderr tailBuffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+// gradeWith runs the checks of spec on source, whose kernel call compiles
+// and launches; log returns what the child printed (for messages).
+func gradeWith(cfg Config, spec Spec, source string, call func(request, int) (response, []float32, error), log func() string) (grading.ExerciseResult, *Env) {
+	listing := spec.Exercise(nil, false)
+	h, _, err := call(request{Op: opInit, ID: spec.ID, Source: source}, -1)
 	if err != nil {
-		o.err = err
-		return o
+		return failure(listing, cfg, err, "", log), nil
 	}
-	newGroup(cmd)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		o.err = fmt.Errorf("start the GPU checks: %w", err)
-		return o
+	env := newEnv(spec, source, call, cfg.PerfN, cfg.Fresh)
+	env.Device, env.FreeBefore = h.Device, h.Free
+	if err := env.Kernel(0); err != nil {
+		return failure(listing, cfg, err, "", log), env
 	}
-	var mu sync.Mutex
-	var other tailBuffer
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64*1024), 8<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			mu.Lock()
-			switch {
-			case strings.HasPrefix(line, lineStart):
-				o.check = strings.TrimPrefix(line, lineStart)
-			case strings.HasPrefix(line, lineFault):
-				var msg string
-				if json.Unmarshal([]byte(strings.TrimPrefix(line, lineFault)), &msg) == nil {
-					o.fault = msg
-				}
-			case strings.HasPrefix(line, lineResult):
-				var r grading.ExerciseResult
-				if json.Unmarshal([]byte(strings.TrimPrefix(line, lineResult)), &r) == nil {
-					o.result = &r
-				}
-			default:
-				other.Write([]byte(line + "\n"))
-			}
-			mu.Unlock()
-		}
-	}()
-	done := make(chan error, 1)
-	go func() {
-		<-read
-		done <- cmd.Wait()
-	}()
-	select {
-	case err := <-done:
-		o.err = err
-	case <-time.After(cfg.Timeout):
-		o.timedOut = true
-		killGroup(cmd)
-		o.err = <-done
+	res := grading.Run(spec.Exercise(env, false), grading.Options{Seed: cfg.Seed, CheckTimeout: 6*cfg.Timeout + 10*time.Minute,
+		OnStart: func(c string) { env.current = c },
+		OnResult: func(c grading.CheckResult) {
+			env.Passed[c.ID] = c.Passed
+		}})
+	if env.fatal != nil {
+		return failure(listing, cfg, env.fatal, env.fatalIn, log), env
 	}
-	o.elapsed = time.Since(start)
-	o.stderr = stderr.String()
-	o.other = other.String()
-	return o
+	env.Metrics["correct"] = 0
+	if env.correct() && env.perf != nil && env.perf.err == nil {
+		env.Metrics["correct"] = 1
+	}
+	res.Metrics = env.Metrics
+	if len(env.Notes) > 0 {
+		res.Message = strings.TrimSpace(res.Message + "\n" + strings.Join(env.Notes, "\n"))
+	}
+	return res, env
 }
 
-// result turns a child's output into the exercise's result.
-func (o childOutput) toResult(ex grading.Exercise, spec Spec, cfg Config) grading.ExerciseResult {
+// failure is the result of an exercise that ended with err during check
+// (or before any): it scores 0, with why.
+func failure(ex grading.Exercise, cfg Config, err error, check string, log func() string) grading.ExerciseResult {
 	where := ""
-	if o.check != "" {
-		where = fmt.Sprintf(" during check %q", o.check)
+	if check != "" {
+		where = fmt.Sprintf(" during check %q", check)
 	}
+	printed := ""
+	if s := log(); s != "" {
+		printed = "\nWhat the kernel and the child printed (cut): " + s
+	}
+	var he *hungError
+	var fe *faultError
+	var de *diedError
+	var ce *childError
 	switch {
-	case o.timedOut:
-		return grading.Fail(ex, grading.TimedOut, fmt.Sprintf("the GPU checks did not finish within %v: the kernel hung%s (a loop that never ends, or a barrier that not every thread reaches?). The process was killed; the GPU is free for the next exercise. The exercise scores 0.", cfg.Timeout, where), cfg.Seed)
-	case o.fault != "":
-		return grading.Fail(ex, grading.Crashed, fmt.Sprintf("the kernel faulted%s: %s. An access outside the arrays (check the bounds of every index) ends the launch; the exercise scores 0.", where, o.fault), cfg.Seed)
-	case o.result == nil:
-		msg := fmt.Sprintf("the GPU checks ended%s without a result (%v)", where, o.err)
-		if s := strings.TrimSpace(o.stderr); s != "" {
-			msg += ": " + s
-		}
-		return grading.Fail(ex, grading.Crashed, msg, cfg.Seed)
+	case errors.As(err, &he):
+		return grading.Fail(ex, grading.TimedOut, fmt.Sprintf("the GPU checks did not finish within %v: the kernel hung%s (a loop that never ends, or a barrier that not every thread reaches?). The process was killed; the GPU is free for the next exercise. The exercise scores 0.%s", he.timeout, where, printed), cfg.Seed)
+	case errors.As(err, &fe):
+		return grading.Fail(ex, grading.Crashed, fmt.Sprintf("the kernel faulted%s: %s. An access outside the arrays (check the bounds of every index) ends the launch; the exercise scores 0.%s", where, fe.msg, printed), cfg.Seed)
+	case errors.As(err, &de):
+		return grading.Fail(ex, grading.Crashed, fmt.Sprintf("%s%s; the exercise scores 0.%s", de.msg, where, printed), cfg.Seed)
+	case errors.As(err, &ce) && ce.kind == errKindNoGPU:
+		return grading.Fail(ex, grading.NeedsGPU, NeedsGPUMessage(ex.ID, errors.New(ce.msg)), cfg.Seed)
+	case errors.As(err, &ce) && ce.kind == errKindCompile:
+		return grading.Fail(ex, grading.BuildFailed, ce.msg, cfg.Seed)
 	}
-	r := *o.result
-	if r.ID != spec.ID {
-		return grading.Fail(ex, grading.NotAvailable, fmt.Sprintf("the GPU checks graded %q, not %q", r.ID, spec.ID), cfg.Seed)
-	}
-	if r.Status != grading.Graded {
-		// The child's own listing has no sanitizer checks: report them.
-		f := grading.Fail(ex, r.Status, r.Message, r.Seed)
-		f.Metrics = r.Metrics
-		return f
-	}
-	return r
+	return grading.Fail(ex, grading.NotAvailable, fmt.Sprintf("the GPU checks could not run%s: %v", where, err), cfg.Seed)
 }
+
+// sanitizeShapes are the small grids compute-sanitizer watches.
+var sanitizeShapes = [][3]int{{3, 3, 3}, {9, 11, 13}, {21, 19, 37}}
 
 // sanitize runs compute-sanitizer's tool on the submission's kernel on
-// small grids and returns the check named for the tool.
-func sanitize(cfg Config, spec Spec, source []byte, tool string) grading.CheckResult {
+// small grids and returns the check named for the tool: passed when the
+// tool's exit status says it found nothing.
+func sanitize(cfg Config, spec Spec, source, tool string) grading.CheckResult {
 	title := map[string]string{
 		"memcheck":  "compute-sanitizer memcheck: no access outside the arrays",
 		"racecheck": "compute-sanitizer racecheck: no shared-memory race",
 	}[tool]
 	cr := grading.CheckResult{ID: tool, Title: title, MaxPoints: 1}
-	cmd := append([]string{cfg.Sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "8"}, cfg.Command...)
-	c := cfg
-	c.Timeout = 4 * cfg.Timeout
-	o := runChild(c, cmd, spec, source, "sanitize")
-	var ee *exec.ExitError
+	timeout := 4 * cfg.Timeout
+	r, err := startRemote(cfg.Launch, spec.ID, timeout, []string{cfg.Sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "8"})
+	if err != nil {
+		cr.Message = fmt.Sprintf("compute-sanitizer %s could not start (%v); the check scores 0", tool, err)
+		return cr
+	}
+	ran := func() error {
+		if _, _, err := r.call(request{Op: opInit, ID: spec.ID, Source: source}, -1); err != nil {
+			return err
+		}
+		if _, _, err := r.call(request{Op: opCompile}, -1); err != nil {
+			return err
+		}
+		c := perfCoeffs(newRand(cfg.Seed))
+		for i, s := range sanitizeShapes {
+			if _, _, err := r.call(request{Op: opSweep, Dims: s, Seed: cfg.Seed + uint64(i), Coeffs: c[:]}, s[0]*s[1]*s[2]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	exit := r.close()
+	out := r.stdout.String() + "\n" + r.stderr.String()
+	var he *hungError
 	switch {
-	case o.timedOut:
-		cr.Message = fmt.Sprintf("compute-sanitizer %s did not finish within %v", tool, c.Timeout)
-	case o.err == nil:
+	case errors.As(ran, &he):
+		cr.Message = fmt.Sprintf("compute-sanitizer %s did not finish within %v; the check scores 0", tool, timeout)
+	case exitCode(exit) == 86:
+		cr.Message = fmt.Sprintf("compute-sanitizer %s found errors in %s:\n%s", tool, spec.File, sanitizerErrors(out))
+	case ran == nil && exit == nil:
 		cr.Passed, cr.Points, cr.Message = true, 1, "ok"
-	case errors.As(o.err, &ee) && ee.ExitCode() == 86:
-		cr.Message = fmt.Sprintf("compute-sanitizer %s found errors in %s:\n%s", tool, spec.File, sanitizerErrors(o.other+"\n"+o.stderr))
 	default:
-		cr.Message = fmt.Sprintf("compute-sanitizer %s could not run the kernel (%v): %s", tool, o.err, lastLines(o.stderr, 6))
+		why := ran
+		if why == nil {
+			why = exit
+		}
+		cr.Message = fmt.Sprintf("compute-sanitizer %s could not run the kernel (%v): %s; the check scores 0", tool, why, cut(lastLines(r.stderr.String(), 6), 1000))
 	}
 	return cr
 }
 
-// sanitizerErrors keeps compute-sanitizer's error lines ("========= …").
+// sanitizerErrors keeps compute-sanitizer's error lines ("========= …"),
+// for the message only: whether the check passes is the tool's exit
+// status, which the kernel's printf cannot change.
 func sanitizerErrors(s string) string {
 	var keep []string
 	for _, l := range strings.Split(s, "\n") {
 		if strings.HasPrefix(l, "=========") && strings.TrimSpace(strings.TrimLeft(l, "=")) != "" {
-			keep = append(keep, strings.TrimSpace(strings.TrimLeft(l, "= ")))
+			keep = append(keep, cut(strings.TrimSpace(strings.TrimLeft(l, "= ")), 300))
 		}
 		if len(keep) == 12 {
 			break
 		}
 	}
 	return strings.Join(keep, "\n")
-}
-
-func lastLines(s string, n int) string {
-	ls := strings.Split(strings.TrimSpace(s), "\n")
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
-	}
-	return strings.Join(ls, "\n")
-}
-
-// tailBuffer keeps the last 64 KiB written to it.
-type tailBuffer struct {
-	mu sync.Mutex
-	b  []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > 64<<10 {
-		t.b = t.b[len(t.b)-64<<10:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

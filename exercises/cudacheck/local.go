@@ -3,92 +3,80 @@ package cudacheck
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"math"
+	"os/exec"
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 )
 
+// localCall answers requests in this process, as the child does: the
+// notebook's way, on the student's own machine.
+func localCall(h *host) func(request, int) (response, []float32, error) {
+	return func(req request, want int) (response, []float32, error) {
+		resp, data := h.handle(req)
+		resp.Op = req.Op
+		switch {
+		case resp.ErrKind == errKindFault:
+			return resp, nil, &faultError{msg: resp.Err}
+		case resp.Err != "":
+			return resp, nil, &childError{kind: resp.ErrKind, msg: resp.Err}
+		case len(data) != max(want, 0):
+			return resp, nil, fmt.Errorf("%w: %d floats where %d are due", errProtocol, len(data), max(want, 0))
+		}
+		return resp, data, nil
+	}
+}
+
 // RunLocal grades source, the CUDA C of exercise id, in this process: the
 // notebook's way, on the student's own machine, with the same checks as
-// the grader (which runs them in a child, so that a fault or a hang cannot
-// take it down). A kernel that faults here loses this process's CUDA
-// context for the checks after it; the next call opens a fresh one.
+// the grader (which runs the kernel in a child, so that a fault or a hang
+// cannot take it down). A kernel that faults here loses this process's
+// CUDA context for the checks after it; the next call opens a fresh one.
 // Without a GPU the result is needs_gpu and env is nil.
 func RunLocal(id, source string) (res grading.ExerciseResult, env *Env, err error) {
 	spec, ok := Lookup(id)
 	if !ok {
 		return res, nil, fmt.Errorf("cudacheck: no CUDA exercise %q", id)
 	}
-	seed := grading.NewSeed()
+	cfg := Config{}
+	cfg.Launch = func([]string, []string) (*exec.Cmd, error) { return nil, errors.New("no child") }
+	cfg.defaults()
 	listing := spec.Exercise(nil, false)
-	d, err := gpu.Default()
-	if err != nil {
-		if errors.Is(err, gpu.ErrNoGPU) {
-			return grading.Fail(listing, grading.NeedsGPU, NeedsGPUMessage(id, err), seed), nil, nil
-		}
-		return res, nil, err
+	if err := gpu.CheckDirectives(spec.File, source); err != nil {
+		return grading.Fail(listing, grading.Rejected, err.Error(), cfg.Seed), nil, nil
 	}
-	env = NewEnv(spec, d, source)
-	if _, err := env.Kernel(0); err != nil {
-		return grading.Fail(listing, grading.BuildFailed, err.Error(), seed), env, nil
-	}
-	res = grading.Run(spec.Exercise(env, false), grading.Options{Seed: seed,
-		OnResult: func(c grading.CheckResult) { env.Passed[c.ID] = c.Passed }})
-	res.Metrics = env.Metrics
+	res, env = gradeWith(cfg, spec, source, localCall(&host{}), func() string { return "" })
 	return res, env, nil
 }
 
 // SweepCube runs the student's kernel once on a random n³ grid with seven
 // distinct coefficients, every output point set to poison first (a NaN
-// whose bits say "never written"), and returns the
-// input, the output and the reference (lab.SevenPoint, boundary NaN): what
-// a notebook draws as a map of the wrong points. The reference's boundary
-// holds poison too.
+// whose bits say "never written"), and returns the input, the output and
+// the reference (lab.SevenPoint, boundary poison): what a notebook draws
+// as a map of the wrong points.
 func (e *Env) SweepCube(n int, seed uint64, poison float32) (in, out, want *lab.Grid3[float32], err error) {
-	r := rand.New(rand.NewPCG(seed, 14))
-	in, err = lab.NewGrid3[float32](n, n, n)
+	g, err := seededGrid(n, n, n, seed)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	for i := range in.Data {
-		in.Data[i] = float32(2*r.Float64() - 1)
 	}
 	c := lab.DistinctCoeffs()
-	k, err := e.Kernel(0)
+	if err := e.Kernel(0); err != nil {
+		return nil, nil, nil, err
+	}
+	bits := math.Float32bits(poison)
+	_, data, err := e.do(request{Op: opSweep, Dims: [3]int{n, n, n}, Seed: seed, Coeffs: c[:], Poison: bits}, n*n*n)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	src, err := e.Dev.Alloc(len(in.Data))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer src.Free()
-	dst, err := e.Dev.Alloc(len(in.Data))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer dst.Free()
-	if err := src.Upload(0, in.Data); err != nil {
-		return nil, nil, nil, err
-	}
-	if err := dst.Fill(poison); err != nil {
-		return nil, nil, nil, err
-	}
-	if _, err := k.Launch(dst, src, n, n, n, c); err != nil {
-		return nil, nil, nil, err
-	}
-	out, _ = lab.NewGrid3[float32](n, n, n)
-	if err := dst.Download(0, out.Data); err != nil {
-		return nil, nil, nil, err
-	}
+	out = &lab.Grid3[float32]{NZ: n, NY: n, NX: n, Data: data}
 	want, _ = lab.NewGrid3[float32](n, n, n)
 	for i := range want.Data {
 		want.Data[i] = poison
 	}
-	if err := lab.SevenPoint(want, in, c); err != nil {
+	if err := lab.SevenPoint(want, g.Grid3, c); err != nil {
 		return nil, nil, nil, err
 	}
-	return in, out, want, nil
+	return g.Grid3, out, want, nil
 }

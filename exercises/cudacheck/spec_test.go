@@ -2,7 +2,6 @@ package cudacheck
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,24 +17,18 @@ import (
 	"stencillab.dev/lab"
 )
 
-// envFake makes the test binary a child that misbehaves as a faulting or
-// hanging kernel's child would, to test the grader's side without a GPU.
+// envFake makes the test binary a child that answers on the CPU, as a
+// GPU running a correct kernel would, or misbehaves as a cheating kernel,
+// a faulting or hanging one, or a subverted child would (CPUChildMain's
+// modes), to test the grader's side without a GPU.
 const envFake = "STENCILLAB_CUDA_FAKE"
 
+// fakePct is the share of the copy the stand-in's kernel reaches.
+const fakePct = 61.5
+
 func TestMain(m *testing.M) {
-	switch os.Getenv(envFake) {
-	case "hang":
-		fmt.Println("start values")
-		time.Sleep(time.Hour)
-	case "fault":
-		fmt.Println("start values")
-		fmt.Println("start small")
-		fmt.Println(`fault "gpu: launch basic: cuStreamSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS"`)
-		os.Exit(3)
-	case "die":
-		fmt.Println("start tiles")
-		fmt.Fprintln(os.Stderr, "runtime: out of memory")
-		os.Exit(2)
+	if mode, ok := os.LookupEnv(envFake); ok {
+		os.Exit(CPUChildMain(os.Args[1:], os.Stdin, os.Stdout, fakePct, mode))
 	}
 	Main(m)
 }
@@ -145,7 +138,7 @@ func TestSanitizerErrors(t *testing.T) {
 }
 
 func self(env string) Config {
-	return Config{Command: []string{os.Args[0]}, Env: []string{env}, Seed: 7, Timeout: 2 * time.Second}
+	return Config{Command: []string{os.Args[0]}, Env: []string{env}, Seed: 7, Timeout: 2 * time.Second, PerfN: 24}
 }
 
 // Without a GPU the real child reports needs_gpu: withheld, not zero, and
@@ -197,6 +190,7 @@ func TestDyingChildIsReported(t *testing.T) {
 	assert.Equal(t, grading.Crashed, r.Status)
 	assert.Contains(t, r.Message, `during check "tiles"`)
 	assert.Contains(t, r.Message, "runtime: out of memory")
+	assert.Contains(t, r.Message, "the GPU checks' process ended")
 }
 
 // The z loop mistake (exercise 24) writes, in each block of 30 output

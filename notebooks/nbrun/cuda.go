@@ -50,7 +50,7 @@ func CUDAExercise(id, source string) (grading.ExerciseResult, error) {
 	if err != nil {
 		return res, err
 	}
-	r := Result{Result: lab.Result{Step: strings.TrimSuffix(env.Spec.File, ".cu"), Backend: "GPU", Device: env.Dev.Props().Name,
+	r := Result{Result: lab.Result{Step: strings.TrimSuffix(env.Spec.File, ".cu"), Backend: "GPU", Device: env.Device,
 		NZ: CUDADiffN, NY: CUDADiffN, NX: CUDADiffN, Src: in, Out: out}, Want: want, Diff: diff}
 	return res, ShowDiff(r)
 }

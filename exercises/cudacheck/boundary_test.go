@@ -1,0 +1,224 @@
+package cudacheck
+
+import (
+	"bufio"
+	"bytes"
+	"math"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/exercises/grading"
+)
+
+// The grader takes nothing from the child but raw outputs and times it
+// checks: these tests run the CPU stand-in of the child (CPUChildMain)
+// honest, then misbehaving as a cheating kernel or a subverted child would.
+
+func fakeCfg(mode string) Config {
+	c := self(envFake + "=" + mode)
+	c.Timeout = 20 * time.Second
+	return c
+}
+
+func checkByID(r grading.ExerciseResult, id string) grading.CheckResult {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	return grading.CheckResult{}
+}
+
+func TestHonestChildGetsFullMarksAndItsShare(t *testing.T) {
+	for _, id := range []string{"20_cuda_basic", "25_cuda_challenge"} {
+		spec, _ := Lookup(id)
+		r := Grade(fakeCfg(FakeHonest), spec, []byte("// a kernel\n#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n"))
+		require.Equal(t, grading.Graded, r.Status, r.Message)
+		assert.Equal(t, r.MaxPoints, r.Points, id)
+		assert.InDelta(t, fakePct, r.Metrics["pct_copy"], 1e-9, id)
+		assert.InDelta(t, 0.25*100/fakePct, r.Metrics["ms"], 1e-12, id)
+		assert.Equal(t, 1.0, r.Metrics["correct"], id)
+		for _, k := range []string{"timed_nz", "timed_ny", "timed_nx"} {
+			assert.GreaterOrEqual(t, r.Metrics[k], float64(24-1), k)
+			assert.LessOrEqual(t, r.Metrics[k], float64(24+1), k)
+		}
+		assert.NoError(t, r.Validate())
+	}
+}
+
+func TestCheatingChildLosesTheSpeedPointsAndIsNotRanked(t *testing.T) {
+	spec, _ := Lookup("25_cuda_challenge")
+	src := []byte("#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n")
+	honest := Grade(fakeCfg(FakeHonest), spec, src)
+	speed := 0
+	for _, c := range spec.Exercise(nil, false).Checks {
+		if strings.HasPrefix(c.ID, "speed-") {
+			speed += c.Points
+		}
+	}
+	for mode, why := range map[string]string{
+		FakeSkipTimed:    "the output of the timed launches is wrong",
+		FakeRemember:     "the output of the timed launches is wrong",
+		FakeFast:         "more than a sweep can reach",
+		FakeNegativeTime: "is not a finite positive number",
+		FakeNoMemory:     "allocate the first grid of the timed chain",
+	} {
+		r := Grade(fakeCfg(mode), spec, src)
+		require.Equal(t, grading.Graded, r.Status, "%s: %s", mode, r.Message)
+		assert.Equal(t, honest.Points-speed, r.Points, mode)
+		assert.Equal(t, 0.0, r.Metrics["correct"], "%s is not ranked", mode)
+		_, timed := r.Metrics["pct_copy"]
+		assert.False(t, timed, "%s: no share of the copy is recorded", mode)
+		c := checkByID(r, "speed-10")
+		assert.False(t, c.Passed, mode)
+		assert.Contains(t, c.Message, why, mode)
+	}
+}
+
+func TestForgedLinesOnStdoutAreOnlyLogs(t *testing.T) {
+	spec, _ := Lookup("25_cuda_challenge")
+	src := []byte("#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n")
+	r := Grade(fakeCfg(FakeForgeStdout), spec, src)
+	require.Equal(t, grading.Graded, r.Status, r.Message)
+	assert.Equal(t, spec.Exercise(nil, false).MaxPoints(), r.MaxPoints)
+	assert.LessOrEqual(t, r.Points, r.MaxPoints, "the forged 1000 points are never read")
+	assert.InDelta(t, fakePct, r.Metrics["pct_copy"], 1e-9, "the share is the grader's")
+}
+
+func TestChildThatBreaksTheChannelScoresZero(t *testing.T) {
+	spec, _ := Lookup("20_cuda_basic")
+	r := Grade(fakeCfg(FakeShort), spec, []byte("// k\n"))
+	assert.Equal(t, grading.Crashed, r.Status)
+	assert.Zero(t, r.Points)
+	assert.Contains(t, r.Message, "broke the channel's rules")
+	assert.Contains(t, r.Message, "floats where")
+}
+
+func TestHangInTheTimedRunIsKilled(t *testing.T) {
+	spec, _ := Lookup("20_cuda_basic")
+	cfg := fakeCfg(FakeHangTimed)
+	cfg.Timeout = 3 * time.Second
+	r := Grade(cfg, spec, []byte("// k\n"))
+	assert.Equal(t, grading.TimedOut, r.Status)
+	assert.Zero(t, r.Points)
+	assert.Contains(t, r.Message, `during check "performance"`)
+}
+
+// A refused directive never reaches a child: the launcher is not called.
+func TestDirectiveIsRefusedBeforeAnyChild(t *testing.T) {
+	spec, _ := Lookup("20_cuda_basic")
+	cfg := Config{Launch: func(args, wrapper []string) (*exec.Cmd, error) {
+		t.Fatal("a child was started for a refused file")
+		return nil, nil
+	}}
+	for src, want := range map[string]string{
+		"#include \"../../cuda/basic.cu\"\n": "basic.cu:1: #include is not allowed",
+		"// x\n#include \"/etc/passwd\"\n":    "basic.cu:2: #include is not allowed",
+		"#pragma once\n":                      "basic.cu:1: #pragma once is not allowed",
+		"int a;\x00":                          "control character U+0000",
+	} {
+		r := Grade(cfg, spec, []byte(src))
+		assert.Equal(t, grading.Rejected, r.Status, src)
+		assert.Zero(t, r.Points)
+		assert.Contains(t, r.Message, want, src)
+		assert.NotContains(t, r.Message, "root:", "nothing of the file named is read")
+	}
+	r := Grade(cfg, spec, bytes.Repeat([]byte(" "), maxSource+1))
+	assert.Equal(t, grading.Rejected, r.Status)
+	assert.Contains(t, r.Message, "over the limit")
+}
+
+func TestAnswersRoundTripAndAreChecked(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	data := []float32{1, float32(math.NaN()), -2.5}
+	require.NoError(t, writeAnswer(w, response{Op: opSweep}, data))
+	h, got, err := readAnswer(bufio.NewReader(bytes.NewReader(buf.Bytes())), opSweep, 3)
+	require.NoError(t, err)
+	assert.Equal(t, 3, h.Floats)
+	assert.Equal(t, data[0], got[0])
+	assert.True(t, math.IsNaN(float64(got[1])))
+	assert.Equal(t, data[2], got[2])
+
+	for name, c := range map[string]struct {
+		raw  string
+		op   string
+		want int
+		why  string
+	}{
+		"wrong op":      {`{"op":"time"}` + "\n", opSweep, 0, `answer to "time" where "sweep" was asked`},
+		"more floats":   {`{"op":"sweep","floats":4}` + "\n", opSweep, 3, "4 floats where 3 are due"},
+		"unknown field": {`{"op":"sweep","points":1000}` + "\n", opSweep, 0, "not JSON"},
+		"unknown kind":  {`{"op":"sweep","err":"x","err_kind":"graded"}` + "\n", opSweep, 0, "unknown error kind"},
+		"error+floats":  {`{"op":"sweep","err":"x","err_kind":"other","floats":2}` + "\n", opSweep, 0, "an error with 2 floats"},
+		"cut short":     {`{"op":"sweep","floats":3}` + "\n" + "abcd", opSweep, 3, "ends after 0 of 3 floats"},
+		"huge header":   {`{"op":"sweep","log":"` + strings.Repeat("x", maxHeader) + `"}` + "\n", opSweep, 0, "a header over"},
+		"no newline":    {`{"op":"sweep"`, opSweep, 0, "ends inside a header"},
+	} {
+		_, _, err := readAnswer(bufio.NewReader(strings.NewReader(c.raw)), c.op, c.want)
+		require.Error(t, err, name)
+		assert.ErrorIs(t, err, errProtocol, name)
+		assert.Contains(t, err.Error(), c.why, name)
+	}
+}
+
+// The input both sides draw: values in [−1, 1), the same at any offset,
+// different for different seeds.
+func TestInputValues(t *testing.T) {
+	a := make([]float32, 300000)
+	fillInput(a, 11, 0)
+	b := make([]float32, 1000)
+	fillInput(b, 11, 123456)
+	assert.Equal(t, a[123456:124456], b)
+	seen := map[float32]bool{}
+	lo, hi := float32(1), float32(-1)
+	for i, v := range a {
+		assert.Equal(t, inputValue(11, uint64(i)), v)
+		lo, hi = min(lo, v), max(hi, v)
+		seen[v] = true
+	}
+	assert.GreaterOrEqual(t, lo, float32(-1))
+	assert.Less(t, hi, float32(1))
+	assert.Less(t, lo, float32(-0.99))
+	assert.Greater(t, hi, float32(0.99))
+	assert.Greater(t, len(seen), 290000, "values rarely repeat")
+	assert.NotEqual(t, inputValue(11, 5), inputValue(12, 5))
+}
+
+// The chain's reference is steps sweeps of the CPU reference, the
+// boundary the input's.
+func TestChainReference(t *testing.T) {
+	c := perfCoeffs(newRand(3))
+	sum := 0.0
+	for _, v := range c {
+		sum += v
+	}
+	assert.InDelta(t, 1, sum, 1e-12)
+	dims := [3]int{7, 9, 11}
+	got, err := chainReference(dims, 5, c, 3)
+	require.NoError(t, err)
+	in, _ := seededGrid(7, 9, 11, 5)
+	// Three sweeps by hand, a point at a time.
+	cur := append([]float32(nil), in.Data...)
+	for range 3 {
+		next := append([]float32(nil), cur...)
+		at := func(i, j, k int) float64 { return float64(cur[(i*9+j)*11+k]) }
+		for i := 1; i < 6; i++ {
+			for j := 1; j < 8; j++ {
+				for k := 1; k < 10; k++ {
+					next[(i*9+j)*11+k] = float32(c[0]*at(i, j, k) + c[1]*at(i, j, k-1) + c[2]*at(i, j, k+1) +
+						c[3]*at(i, j-1, k) + c[4]*at(i, j+1, k) + c[5]*at(i-1, j, k) + c[6]*at(i+1, j, k))
+				}
+			}
+		}
+		cur = next
+	}
+	for i := range cur {
+		assert.InDelta(t, cur[i], got.Data[i], 1e-5, i)
+	}
+}
