@@ -118,9 +118,9 @@ func TestDirectiveIsRefusedBeforeAnyChild(t *testing.T) {
 	}}
 	for src, want := range map[string]string{
 		"#include \"../../cuda/basic.cu\"\n": "basic.cu:1: #include is not allowed",
-		"// x\n#include \"/etc/passwd\"\n":    "basic.cu:2: #include is not allowed",
-		"#pragma once\n":                      "basic.cu:1: #pragma once is not allowed",
-		"int a;\x00":                          "control character U+0000",
+		"// x\n#include \"/etc/passwd\"\n":   "basic.cu:2: #include is not allowed",
+		"#pragma once\n":                     "basic.cu:1: #pragma once is not allowed",
+		"int a;\x00":                         "control character U+0000",
 	} {
 		r := Grade(cfg, spec, []byte(src))
 		assert.Equal(t, grading.Rejected, r.Status, src)
