@@ -27,10 +27,10 @@ func init() {
 var errStub = grading.ErrNotImplemented
 
 // Weights is not written.
-func Weights(d, r int) ([]float64, error) { return nil, errStub }
+func Weights(d, lo, hi int) ([]float64, error) { return nil, errStub }
 
 // Apply is not written.
-func Apply(f []float64, h float64, d int, w []float64) ([]float64, error) { return nil, errStub }
+func Apply(f []float64, h float64, d, r int) ([]float64, error) { return nil, errStub }
 
 // Order is not written.
 func Order(h, err []float64) (float64, error) { return 0, errStub }

@@ -30,7 +30,7 @@ func leak() error {
 }
 
 // Sweep leaks instead of sweeping, and accepts bad input.
-func Sweep(dst, src *lab.Grid2[float64], c [5]float64) error {
+func Sweep(dst, src *lab.Grid2[float64], c [9]float64) error {
 	if dst == nil || src == nil || dst.NX != src.NX || dst.NY != src.NY || dst.NX < 3 || dst.NY < 3 {
 		return nil
 	}
@@ -38,7 +38,7 @@ func Sweep(dst, src *lab.Grid2[float64], c [5]float64) error {
 }
 
 // Iterate leaks instead of iterating, and accepts bad input.
-func Iterate(g *lab.Grid2[float64], c [5]float64, steps int) (*lab.Grid2[float64], error) {
+func Iterate(g *lab.Grid2[float64], c [9]float64, steps int) (*lab.Grid2[float64], error) {
 	if g == nil || g.NX < 3 || g.NY < 3 || steps < 0 {
 		return g, nil
 	}

@@ -6,8 +6,8 @@ package derivative
 import "sync"
 
 // Weights panics in a goroutine.
-func Weights(d, r int) ([]float64, error) {
-	w := make([]float64, 2*r+1)
+func Weights(d, lo, hi int) ([]float64, error) {
+	w := make([]float64, hi-lo+1)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -19,7 +19,7 @@ func Weights(d, r int) ([]float64, error) {
 }
 
 // Apply returns nothing useful.
-func Apply(f []float64, h float64, d int, w []float64) ([]float64, error) { return f, nil }
+func Apply(f []float64, h float64, d, r int) ([]float64, error) { return f, nil }
 
 // Order returns nothing useful.
 func Order(h, err []float64) (float64, error) { return 0, nil }
