@@ -203,8 +203,11 @@ func (g *Grid3[T]) Interior() int {
 	return max(g.NZ-2, 0) * max(g.NY-2, 0) * max(g.NX-2, 0)
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy; nil for a nil grid.
 func (g *Grid3[T]) Clone() *Grid3[T] {
+	if g == nil {
+		return nil
+	}
 	c := *g
 	c.Data = append([]T(nil), g.Data...)
 	return &c
@@ -228,8 +231,16 @@ func (g *Grid3[T]) SameShape(o *Grid3[T]) error {
 	return nil
 }
 
-// Fill sets every point (i, j, k) to f(i, j, k).
-func (g *Grid3[T]) Fill(f func(i, j, k int) T) {
+// Fill sets every point (i, j, k) to f(i, j, k). It returns an error
+// wrapping ErrSize, and changes nothing, for a grid that fails Validate or
+// a nil f.
+func (g *Grid3[T]) Fill(f func(i, j, k int) T) error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	if f == nil {
+		return fmt.Errorf("lab: fill with a nil function: %w", ErrSize)
+	}
 	for i := 0; i < g.NZ; i++ {
 		for j := 0; j < g.NY; j++ {
 			row := g.Data[g.Index(i, j, 0):][:g.NX]
@@ -238,15 +249,25 @@ func (g *Grid3[T]) Fill(f func(i, j, k int) T) {
 			}
 		}
 	}
+	return nil
 }
 
 // FillRandom fills g with uniform values in [-1, 1) drawn from a PCG
-// generator seeded with seed: the same seed gives the same grid.
-func (g *Grid3[T]) FillRandom(seed uint64) { fillRandom(g.Data, seed) }
+// generator seeded with seed: the same seed gives the same grid. A nil
+// grid is left alone.
+func (g *Grid3[T]) FillRandom(seed uint64) {
+	if g != nil {
+		fillRandom(g.Data, seed)
+	}
+}
 
 // Poison sets every point to NaN, so that a point a kernel forgets to write
-// shows in a comparison.
-func (g *Grid3[T]) Poison() { poison(g.Data) }
+// shows in a comparison. A nil grid is left alone.
+func (g *Grid3[T]) Poison() {
+	if g != nil {
+		poison(g.Data)
+	}
+}
 
 // Index returns the flat index of point (j, k).
 func (g *Grid2[T]) Index(j, k int) int { return j*g.NX + k }
@@ -257,8 +278,11 @@ func (g *Grid2[T]) At(j, k int) T { return g.Data[j*g.NX+k] }
 // Set stores v at point (j, k).
 func (g *Grid2[T]) Set(j, k int, v T) { g.Data[j*g.NX+k] = v }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy; nil for a nil grid.
 func (g *Grid2[T]) Clone() *Grid2[T] {
+	if g == nil {
+		return nil
+	}
 	c := *g
 	c.Data = append([]T(nil), g.Data...)
 	return &c
@@ -281,36 +305,67 @@ func (g *Grid2[T]) SameShape(o *Grid2[T]) error {
 	return nil
 }
 
-// Fill sets every point (j, k) to f(j, k).
-func (g *Grid2[T]) Fill(f func(j, k int) T) {
+// Fill sets every point (j, k) to f(j, k). It returns an error wrapping
+// ErrSize, and changes nothing, for a grid that fails Validate or a nil f.
+func (g *Grid2[T]) Fill(f func(j, k int) T) error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	if f == nil {
+		return fmt.Errorf("lab: fill with a nil function: %w", ErrSize)
+	}
 	for j := 0; j < g.NY; j++ {
 		for k := 0; k < g.NX; k++ {
 			g.Data[j*g.NX+k] = f(j, k)
 		}
 	}
+	return nil
 }
 
-// FillRandom fills g with uniform values in [-1, 1) from a seeded PCG.
-func (g *Grid2[T]) FillRandom(seed uint64) { fillRandom(g.Data, seed) }
+// FillRandom fills g with uniform values in [-1, 1) from a seeded PCG; a
+// nil grid is left alone.
+func (g *Grid2[T]) FillRandom(seed uint64) {
+	if g != nil {
+		fillRandom(g.Data, seed)
+	}
+}
 
-// Poison sets every point to NaN.
-func (g *Grid2[T]) Poison() { poison(g.Data) }
+// Poison sets every point to NaN; a nil grid is left alone.
+func (g *Grid2[T]) Poison() {
+	if g != nil {
+		poison(g.Data)
+	}
+}
 
 // X returns the coordinate of point k, X0 + k*H.
 func (g *Grid1[T]) X(k int) float64 { return g.X0 + float64(k)*g.H }
 
-// Fill sets every point k to f(k).
-func (g *Grid1[T]) Fill(f func(k int) T) {
+// Fill sets every point k to f(k). It returns an error wrapping ErrSize,
+// and changes nothing, for a nil grid or a nil f.
+func (g *Grid1[T]) Fill(f func(k int) T) error {
+	if g == nil || f == nil {
+		return fmt.Errorf("lab: fill a nil 1D grid or with a nil function: %w", ErrSize)
+	}
 	for k := range g.Data {
 		g.Data[k] = f(k)
 	}
+	return nil
 }
 
-// FillRandom fills g with uniform values in [-1, 1) from a seeded PCG.
-func (g *Grid1[T]) FillRandom(seed uint64) { fillRandom(g.Data, seed) }
+// FillRandom fills g with uniform values in [-1, 1) from a seeded PCG; a
+// nil grid is left alone.
+func (g *Grid1[T]) FillRandom(seed uint64) {
+	if g != nil {
+		fillRandom(g.Data, seed)
+	}
+}
 
-// Poison sets every point to NaN.
-func (g *Grid1[T]) Poison() { poison(g.Data) }
+// Poison sets every point to NaN; a nil grid is left alone.
+func (g *Grid1[T]) Poison() {
+	if g != nil {
+		poison(g.Data)
+	}
+}
 
 func fillRandom[T Float](data []T, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 0x5eed_57e4c11))
@@ -377,8 +432,11 @@ func Compare3[T Float](got, want *Grid3[T]) (Diff, error) {
 	return Compare(got.Data, want.Data)
 }
 
-// Convert returns a copy of g with elements of type U.
+// Convert returns a copy of g with elements of type U; nil for a nil grid.
 func Convert[U, T Float](g *Grid3[T]) *Grid3[U] {
+	if g == nil {
+		return nil
+	}
 	c := &Grid3[U]{NZ: g.NZ, NY: g.NY, NX: g.NX, Data: make([]U, len(g.Data))}
 	for i, v := range g.Data {
 		c.Data[i] = U(v)

@@ -121,3 +121,26 @@ func TestSimulateRefusesBadArguments(t *testing.T) {
 	assert.Error(t, err)
 	assert.Error(t, CheckKernel(nil, TiledKernel, Config{}))
 }
+
+func TestGridMethodsOnBadGrids(t *testing.T) {
+	bad3 := &Grid3[float32]{NZ: 3, NY: 3, NX: 3, Data: make([]float32, 4)}
+	assert.ErrorIs(t, bad3.Fill(func(i, j, k int) float32 { return 1 }), ErrSize)
+	assert.Equal(t, make([]float32, 4), bad3.Data, "a refused fill changes nothing")
+	good, err := NewGrid3[float32](2, 3, 4)
+	require.NoError(t, err)
+	assert.ErrorIs(t, good.Fill(nil), ErrSize)
+	require.NoError(t, good.Fill(func(i, j, k int) float32 { return float32(100*i + 10*j + k) }))
+	assert.Equal(t, float32(123), good.Data[1*12+2*4+3], "i·NY·NX + j·NX + k")
+
+	bad2 := &Grid2[float64]{NY: 2, NX: 2, Data: make([]float64, 3)}
+	assert.ErrorIs(t, bad2.Fill(func(j, k int) float64 { return 1 }), ErrSize)
+	var nil1 *Grid1[float64]
+	assert.ErrorIs(t, nil1.Fill(func(k int) float64 { return 1 }), ErrSize)
+
+	var nil3 *Grid3[float32]
+	var nil2 *Grid2[float32]
+	assert.Nil(t, nil3.Clone())
+	assert.Nil(t, nil2.Clone())
+	assert.Nil(t, Convert[float64](nil3))
+	assert.NotPanics(t, func() { nil3.FillRandom(1); nil3.Poison(); nil2.FillRandom(1); nil2.Poison(); nil1.FillRandom(1); nil1.Poison() })
+}
