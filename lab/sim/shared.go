@@ -227,6 +227,7 @@ func (a *sharedArray) load(t *Thread, idx int) float32 {
 	m := &a.meta[idx]
 	w.c.sharedLoads++
 	w.warps.access(t, SharedLoad, nil, a, idx)
+	t.trace(SharedLoad, "", idx, a)
 	v := a.data[idx]
 	switch {
 	case m.wEpoch < w.blockStart:
@@ -249,6 +250,7 @@ func (a *sharedArray) store(t *Thread, idx int, v float32) {
 	m := &a.meta[idx]
 	w.c.sharedStores++
 	w.warps.access(t, SharedStore, nil, a, idx)
+	t.trace(SharedStore, "", idx, a)
 	if m.wEpoch != w.epoch {
 		// First write of the interval: did the element hold a value of
 		// an earlier interval of this block?

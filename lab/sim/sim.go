@@ -174,6 +174,7 @@ func (t *Thread) Load(g *Global, i int) float32 {
 	}
 	t.w.c.globalLoads++
 	t.w.warps.access(t, GlobalLoad, g, nil, i)
+	t.trace(GlobalLoad, g.Name, i, nil)
 	return g.Data[i]
 }
 
@@ -185,6 +186,7 @@ func (t *Thread) Store(g *Global, i int, v float32) {
 	}
 	t.w.c.globalStores++
 	t.w.warps.access(t, GlobalStore, g, nil, i)
+	t.trace(GlobalStore, g.Name, i, nil)
 	g.Data[i] = v
 }
 
@@ -241,6 +243,9 @@ type Simulator struct {
 	// ProgressAfter goes on, with the blocks done so far, and once more at
 	// the end of such a launch. Nil keeps launches silent.
 	Progress func(Progress)
+	// Trace, when set, receives every global and shared access of every
+	// launch (trace.go); nil, the default, costs one test per access.
+	Trace Tracer
 
 	mu   sync.Mutex
 	last Stats
@@ -325,7 +330,7 @@ func (s *Simulator) launch(k Kernel) (Stats, error) {
 	if err := s.Validate(k); err != nil {
 		return st, err
 	}
-	l := &launch{k: k, lim: s.limits(), blocks: k.Grid.Size()}
+	l := &launch{k: k, lim: s.limits(), blocks: k.Grid.Size(), trace: s.Trace}
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -362,6 +367,7 @@ type launch struct {
 	blocks int
 	next   atomic.Int64
 	done   atomic.Int64 // blocks finished, for Progress
+	trace  Tracer       // Simulator.Trace, or nil
 }
 
 // maxReports bounds the hazards and faults a worker keeps in detail; it
