@@ -338,6 +338,8 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 				return grading.Rejected, fmt.Errorf("%s: %w", rel, err)
 			case errors.Is(err, errMissing):
 				return grading.Missing, err
+			case refused(err):
+				return grading.Rejected, fmt.Errorf("%s: %w", rel, err)
 			}
 			return grading.NotAvailable, err
 		}

@@ -24,3 +24,8 @@ func readRegular(p string) ([]byte, error) { return handin.ReadRegular(p, maxSou
 // or DIR/ID/F when DIR is an exercises folder. No part of the path below
 // DIR may be a link.
 func submissionFile(dir, id, f string) ([]byte, error) { return handin.SubmissionFile(dir, id, f) }
+
+// refused reports whether err refuses a hand-in (a link, a file that is
+// not regular, too large or malformed, or missing): the student's fault,
+// never the machine's.
+func refused(err error) bool { return handin.Refused(err) }

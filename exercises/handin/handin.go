@@ -40,6 +40,21 @@ var (
 	ErrMalformed = errors.New("malformed")
 )
 
+// refusal is an error of a hand-in: its message, and the sentinel it
+// wraps (not repeated in the message).
+type refusal struct {
+	msg  string
+	kind error
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.kind }
+
+// refuse returns a refusal of kind with the message format, args.
+func refuse(kind error, format string, args ...any) error {
+	return &refusal{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
 // Refused reports whether err is the hand-in's fault (a link, a file that
 // is not regular, too large or malformed, or missing), as opposed to an
 // error of the machine that read it.
@@ -80,7 +95,7 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	// The file opened must be the one looked at: a path swapped for a
 	// FIFO or a link in between is refused.
 	if !os.SameFile(st, fst) {
-		return nil, fmt.Errorf("%s changed while it was read: %w", name, ErrNotRegular)
+		return nil, refuse(ErrNotRegular, "%s changed while it was read", name)
 	}
 	if err := checkMode(name, fst, limit); err != nil {
 		return nil, err
@@ -90,7 +105,7 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("read the submitted file %s: %w", name, err)
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s has more than the %d bytes a submitted file may have: %w", name, limit, ErrTooLarge)
+		return nil, refuse(ErrTooLarge, "%s has more than the %d bytes a submitted file may have", name, limit)
 	}
 	return b, nil
 }
@@ -101,9 +116,9 @@ func checkMode(name string, st fs.FileInfo, limit int64) error {
 	case m&fs.ModeSymlink != 0:
 		return ErrLink
 	case !m.IsRegular():
-		return fmt.Errorf("%s is %s: %w", name, kind(m), ErrNotRegular)
+		return refuse(ErrNotRegular, "%s is %s", name, kind(m))
 	case st.Size() > limit:
-		return fmt.Errorf("%s has %d bytes, more than the %d a submitted file may have: %w", name, st.Size(), limit, ErrTooLarge)
+		return refuse(ErrTooLarge, "%s has %d bytes, more than the %d a submitted file may have", name, st.Size(), limit)
 	}
 	return nil
 }
@@ -156,7 +171,7 @@ func SubmissionFile(dir, id, file string) ([]byte, error) {
 			return ReadRegular(p, MaxSourceBytes)
 		}
 	}
-	return nil, fmt.Errorf("the submission has no exercises/%s/%s: %w", id, file, ErrMissing)
+	return nil, refuse(ErrMissing, "the submission has no exercises/%s/%s", id, file)
 }
 
 // plainName reports whether n is a file name without a folder.

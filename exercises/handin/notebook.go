@@ -65,7 +65,7 @@ func ReadNotebook(path string) (map[string]string, error) {
 // everything else: outputs, attachments, metadata, other cells.
 func NotebookCells(b []byte) (map[string]string, error) {
 	if len(b) > MaxNotebookBytes {
-		return nil, fmt.Errorf("the notebook has %d bytes, more than the %d a notebook may have: %w", len(b), MaxNotebookBytes, ErrTooLarge)
+		return nil, refuse(ErrTooLarge, "the notebook has %d bytes, more than the %d a notebook may have", len(b), MaxNotebookBytes)
 	}
 	if err := checkDepth(b, MaxNotebookDepth); err != nil {
 		return nil, err
@@ -74,10 +74,10 @@ func NotebookCells(b []byte) (map[string]string, error) {
 		Cells []nbCell `json:"cells"`
 	}
 	if err := json.Unmarshal(b, &nb); err != nil {
-		return nil, fmt.Errorf("not a notebook (%v): %w", err, ErrMalformed)
+		return nil, refuse(ErrMalformed, "not a notebook: %v", err)
 	}
 	if len(nb.Cells) > MaxNotebookCells {
-		return nil, fmt.Errorf("the notebook has %d cells, more than the %d a notebook may have: %w", len(nb.Cells), MaxNotebookCells, ErrTooLarge)
+		return nil, refuse(ErrTooLarge, "the notebook has %d cells, more than the %d a notebook may have", len(nb.Cells), MaxNotebookCells)
 	}
 	cells := map[string]string{}
 	total := 0
@@ -89,14 +89,14 @@ func NotebookCells(b []byte) (map[string]string, error) {
 		if err := json.Unmarshal(c.Source, &lines); err != nil {
 			var one string
 			if err := json.Unmarshal(c.Source, &one); err != nil {
-				return nil, fmt.Errorf("cell %q: its source is neither a string nor a list of strings: %w", clip(c.ID), ErrMalformed)
+				return nil, refuse(ErrMalformed, "cell %q: its source is neither a string nor a list of strings", clip(c.ID))
 			}
 			lines = []string{one}
 		}
 		src := strings.Join(lines, "")
 		total += len(src)
 		if total > MaxNotebookCodeBytes {
-			return nil, fmt.Errorf("the notebook's code cells have more than the %d bytes of code a notebook may have (outputs not counted): %w", MaxNotebookCodeBytes, ErrTooLarge)
+			return nil, refuse(ErrTooLarge, "the notebook's code cells have more than the %d bytes of code a notebook may have (outputs not counted)", MaxNotebookCodeBytes)
 		}
 		cells[c.ID] = src
 	}
@@ -132,7 +132,7 @@ func checkDepth(b []byte, limit int) error {
 		case '{', '[':
 			depth++
 			if depth > limit {
-				return fmt.Errorf("the notebook nests more than %d levels deep: %w", limit, ErrMalformed)
+				return refuse(ErrMalformed, "the notebook nests more than %d levels deep", limit)
 			}
 		case '}', ']':
 			depth--
