@@ -180,10 +180,10 @@ func TestAttacksAreRefusedByTheStaticCheck(t *testing.T) {
 	}
 	t.Run("a", func(t *testing.T) {
 		gradeAttacks(t, []attack{
-			{"02_derivative", "derivative.go:14: an init function is not allowed"},
+			{"02_derivative", `derivative.go:7: import "os" is forbidden`},
 			{"03_five_point", `fivepoint.go:8: import "os" is forbidden`},
 			{"04_intensity", "intensity.go:13: assigns to grading.Float64, a variable of another package"},
-			{"05_basic", "basic.go:11: lab.BasicKernel does the exercise's work"},
+			{"05_basic", `basic.go:7: import "stencillab.dev/lab" is not allowed in 05_basic`},
 			{"07_coarsened", `coarsened.go:8: import "os/exec" is forbidden`},
 		}, "01_sine", true)
 	})
@@ -192,14 +192,14 @@ func TestAttacksAreRefusedByTheStaticCheck(t *testing.T) {
 			{"01_sine", `sine.go:9: import "os" is forbidden`},
 			{"06_tiled", "tiled.go: is a symbolic link: submit the file itself"},
 			{"08_register_tiled", `register_tiled.go:6: import "os" is forbidden`},
-			{"09_find_the_bug", "fix.go:12: lab.LookupKernel does the exercise's work"},
+			{"09_find_the_bug", `fix.go:7: import "stencillab.dev/lab" is not allowed in 09_find_the_bug`},
 		}, "03_five_point", true)
 	})
 }
 
 // TestAttacksAreContainedWithoutTheStaticCheck grades the attacks that
 // run code with the static check off: the sandbox and the trust boundary
-// hold alone. (Calling the lab's kernels is caught by the static check
+// hold alone. (Reaching the lab's kernels is caught by the static check
 // only.)
 func TestAttacksAreContainedWithoutTheStaticCheck(t *testing.T) {
 	if testing.Short() {
@@ -244,4 +244,152 @@ func TestWithoutTheSandboxSelfGradingSaysSoAndClassGradingRefuses(t *testing.T) 
 	require.NoError(t, os.Mkdir(filepath.Join(class, "ann"), 0o755))
 	_, gerr = GradeClass(ClassConfig{Grade: Config{Root: root, sandboxProbe: none}, Class: class, Out: t.TempDir()})
 	assert.ErrorContains(t, gerr, "class grading needs the sandbox")
+}
+
+// staticAttacks try to reach what their exercise may not use, or to hide
+// code from the static check: each is a folder of testdata/attacks holding
+// what a student hands in for one exercise (its file, and for some a
+// second file beside it), with the reason it must score 0. They hold
+// whatever the exercise asks, since they attack the check, not the
+// exercise's content.
+var staticAttacks = []struct{ dir, id, why string }{
+	{"30_registry_cost", "04_intensity", "lab.Steps3 is not available in this exercise"},
+	{"31_registry_kernel", "05_basic", `import "stencillab.dev/lab" is not allowed in 05_basic`},
+	{"32_does_not_parse", "01_sine", "expected"},
+	{"33_second_file", "02_derivative", "undefined: weightsFromLab"},
+	{"34_test_file", "01_sine", "undefined: discretizeFromTest"},
+	{"35_method_value", "10_warps", "sim.Simulator is not available in this exercise"},
+	{"36_type_alias", "03_five_point", "lab.Step3 is not available in this exercise"},
+	{"37_interface", "04_intensity", "the interface's method OpPerByte would call lab.BlockCost.OpPerByte, which is not available in this exercise"},
+	{"38_generic_constraint", "04_intensity", "the interface's method OpPerByte would call lab.BlockCost.OpPerByte, which is not available in this exercise"},
+	{"39_embedded_method", "04_intensity", "lab.BlockCost.OpPerByte is not available in this exercise"},
+	{"40_method_expression", "04_intensity", "lab.BlockCost.OpPerByte is not available in this exercise"},
+	{"41_struct_conversion", "07_coarsened", "this struct type is sim.Global's, whose field sim.Global.Name is not available in this exercise"},
+	{"42_line_directive", "08_register_tiled", "the directive //line is not allowed in an exercise"},
+	{"43_build_constraint", "09_find_the_bug", "the directive //go:build is not allowed in an exercise"},
+	{"44_import_alias", "05_basic", "sim.Simulator is not available in this exercise"},
+	{"45_blank_import", "06_tiled", `import "stencillab.dev/lab" is not allowed in 06_tiled`},
+	{"46_package_var_address", "01_sine", "takes the address of grading.ErrNotImplemented, a variable of another package"},
+	{"47_init_receive", "01_sine", "package-level variable start is initialised by a receive"},
+	{"48_composite_key", "08_register_tiled", "sim.Global.Data is not available in this exercise"},
+	{"49_dot_import", "03_five_point", `import "stencillab.dev/lab" with a dot is not allowed`},
+	{"50_global_data", "06_tiled", "sim.Global.Data is not available in this exercise"},
+}
+
+// staticAttackFiles reads the files an attack hands in for its exercise,
+// every file of its folder.
+func staticAttackFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join("testdata", "attacks", dir))
+	require.NoError(t, err)
+	files := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("testdata", "attacks", dir, e.Name()))
+		require.NoError(t, err)
+		files[e.Name()] = b
+	}
+	return files
+}
+
+// TestStaticAttacksAreRefusedByTheCheck puts each attack to the static
+// check alone, as the grader does: only the exercise's student files are
+// taken from the submission.
+func TestStaticAttacksAreRefusedByTheCheck(t *testing.T) {
+	root := repoRoot(t)
+	for _, a := range staticAttacks {
+		e := findExercise(t, a.id)
+		all := staticAttackFiles(t, a.dir)
+		files := map[string][]byte{}
+		for _, f := range e.Files {
+			require.Contains(t, all, f, "%s hands in %s", a.dir, f)
+			files[f] = all[f]
+		}
+		st, err := staticCheck(root, e, files)
+		require.Error(t, err, a.dir)
+		assert.Equal(t, grading.Rejected, st, "%s: %v", a.dir, err)
+		assert.Contains(t, err.Error(), a.why, a.dir)
+		assert.Regexp(t, `(?m)^`+regexpQuote(e.Files[0])+`:\d+: `, err.Error(), "%s names the file and the line", a.dir)
+	}
+}
+
+func regexpQuote(s string) string { return strings.NewReplacer(".", `\.`).Replace(s) }
+
+// TestStaticAttacksScoreZeroBesideACorrectExercise grades every attack,
+// the static check on, each beside the instructor's solution of 10_warps
+// (of 01_sine in the rounds that attack 10_warps), in as few rounds as their
+// exercises allow.
+func TestStaticAttacksScoreZeroBesideACorrectExercise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an exercise; not in -short mode")
+	}
+	root := repoRoot(t)
+	needSolutions(t, root)
+	_, noSandbox := findSandbox()
+	cache := t.TempDir()
+	// Rounds of attacks on distinct exercises.
+	var rounds [][]int
+	for i, a := range staticAttacks {
+		placed := false
+		for r := range rounds {
+			if (a.id == "10_warps") != (staticAttacks[rounds[r][0]].id == "10_warps") {
+				continue // the attacks on 10_warps go in rounds of their own
+			}
+			clash := false
+			for _, j := range rounds[r] {
+				clash = clash || staticAttacks[j].id == a.id
+			}
+			if !clash {
+				rounds[r] = append(rounds[r], i)
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			rounds = append(rounds, []int{i})
+		}
+	}
+	for _, round := range rounds {
+		// The correct exercise is one that no attack of the round targets.
+		correct := "10_warps"
+		if staticAttacks[round[0]].id == correct {
+			correct = "01_sine"
+		}
+		sub := t.TempDir()
+		only := []string{correct}
+		for _, i := range round {
+			a := staticAttacks[i]
+			only = append(only, a.id)
+			require.NoError(t, os.MkdirAll(filepath.Join(sub, a.id), 0o755))
+			for name, b := range staticAttackFiles(t, a.dir) {
+				require.NoError(t, os.WriteFile(filepath.Join(sub, a.id, name), b, 0o644))
+			}
+		}
+		e := findExercise(t, correct)
+		require.NoError(t, os.MkdirAll(filepath.Join(sub, correct), 0o755))
+		for _, f := range e.Files {
+			b, err := os.ReadFile(filepath.Join(root, "exercises", correct, f))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(sub, correct, f), b, 0o644))
+		}
+		rep, err := Grade(Config{Root: root, Submission: sub, Timeout: 60 * time.Second, MemBytes: 1 << 30,
+			Only: only, CacheDir: cache, NoSandbox: noSandbox != nil})
+		require.NoError(t, err)
+		got := byID(rep)
+		for _, i := range round {
+			a := staticAttacks[i]
+			r := got[a.id]
+			assert.Equal(t, grading.Rejected, r.Status, "%s: %s", a.dir, r.Message)
+			assert.Zero(t, r.Points, "%s: %s", a.dir, r.Message)
+			assert.Positive(t, r.MaxPoints, a.dir)
+			assert.NoError(t, r.Validate(), a.dir)
+			assert.Contains(t, r.Message, a.why, a.dir)
+			assert.NotContains(t, r.Message, root, "%s: no path of the grader's machine reaches a message", a.dir)
+		}
+		ok := got[correct]
+		assert.Equal(t, grading.Graded, ok.Status, ok.Message)
+		assert.Equal(t, ok.MaxPoints, ok.Points, "%s, the correct exercise, keeps its full points", correct)
+		assert.Equal(t, ok.Points, rep.Points, "the total is the correct exercise's points")
+	}
+	// Every attack is refused before it is built (status rejected), so
+	// none of its code ran.
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/lab"
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab/sim"
 )
 
@@ -27,6 +27,6 @@ func init() {
 }
 
 // Coarsened is not written.
-func Coarsened(a lab.StencilArgs) (sim.Kernel, error) {
+func Coarsened(a star.Args) (sim.Kernel, error) {
 	return sim.Kernel{}, grading.ErrNotImplemented
 }

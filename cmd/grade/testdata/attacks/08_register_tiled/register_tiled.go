@@ -5,12 +5,12 @@ package registertiled
 import (
 	"os"
 
-	"stencillab.dev/lab"
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab/sim"
 )
 
 // RegisterTiled exits.
-func RegisterTiled(a lab.StencilArgs) (sim.Kernel, error) {
+func RegisterTiled(a star.Args) (sim.Kernel, error) {
 	os.Exit(0)
 	return sim.Kernel{}, nil
 }

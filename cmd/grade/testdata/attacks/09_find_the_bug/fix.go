@@ -3,15 +3,16 @@
 package findthebug
 
 import (
+	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/sim"
 )
 
 // Coarsened is the lab's.
-func Coarsened(a lab.StencilArgs) (sim.Kernel, error) {
+func Coarsened(a star.Args) (sim.Kernel, error) {
 	k, _, err := lab.LookupKernel("coarsened")
 	if err != nil {
 		return sim.Kernel{}, err
 	}
-	return k(a)
+	return k(lab.StencilArgs{In: a.In, Out: a.Out, NZ: a.NZ, NY: a.NY, NX: a.NX, Tile: a.Tile})
 }
