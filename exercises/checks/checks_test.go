@@ -216,3 +216,19 @@ func TestEachMistakeOfTheBugHuntLosesItsCheck(t *testing.T) {
 	res := grading.Run(FindTheBug(bugAll), grading.Options{Seed: 7})
 	assert.Equal(t, 0, res.Points, "the kernel as handed out scores 0")
 }
+
+// The solutions score full marks across the channel too, as the grader
+// runs them in its child.
+func TestSolutionsScoreFullMarksAcrossTheChannel(t *testing.T) {
+	exs := []grading.Exercise{findTheBug(submitted{remote: servedKernel(t, findthebug.Coarsened)})}
+	for _, s := range kernelSteps() {
+		exs = append(exs, s.exercise(submitted{remote: servedKernel(t, solutions[s.name])}))
+	}
+	for _, e := range exs {
+		res := grading.Run(e, grading.Options{Seed: 11})
+		require.Equal(t, grading.Graded, res.Status, "%s: %s", e.ID, res.Message)
+		for _, c := range res.Checks {
+			assert.True(t, c.Passed, "%s/%s: %s", e.ID, c.ID, c.Message)
+		}
+	}
+}
