@@ -412,9 +412,10 @@ func TestEveryExportHasBadCalls(t *testing.T) {
 	exports := exportNames(t)
 	require.Contains(t, exports, "Sweep", "the parser finds the exports")
 	require.Contains(t, exports, "Result.Classify")
-	called := map[string]bool{}
+	called, count := map[string]bool{}, map[string]int{}
 	for _, c := range badCalls() {
 		called[c.export()] = true
+		count[c.export()]++
 	}
 	for _, e := range exports {
 		assert.True(t, called[e], "export %s has no call in badCalls: add one with bad arguments", e)
@@ -423,6 +424,9 @@ func TestEveryExportHasBadCalls(t *testing.T) {
 		assert.Contains(t, exports, e, "badCalls names %s, which is not an export of the package", e)
 	}
 	t.Logf("%d bad calls over %d exports", len(badCalls()), len(exports))
+	for _, e := range exports {
+		t.Logf("  %-22s %3d calls", e, count[e])
+	}
 }
 
 func TestNearMissStepNames(t *testing.T) {
