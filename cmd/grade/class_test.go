@@ -155,7 +155,8 @@ func TestClassGradingOfTenStudents(t *testing.T) {
 	assert.Contains(t, string(fb), "Override by the instructor: 4/"+fmt.Sprint(max["01_sine"])+" instead of 0. handed in on paper, checked by hand")
 	fb, err = os.ReadFile(filepath.Join(out, "feedback", "uses-reference.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(fb), "basic.go:11: lab.BasicKernel does the exercise's work")
+	assert.Contains(t, string(fb), "Status: rejected.", "the exercise refused by the static check")
+	assert.Regexp(t, "(?m)^basic\\.go:[0-9]+: ", string(fb), "the static check's file:line, shown in a code block")
 	assert.Contains(t, string(fb), "| small | 0/1 |")
 
 	assert.Contains(t, summary.String(), "Graded 10 students")

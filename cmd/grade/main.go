@@ -34,7 +34,10 @@
 //
 // -class DIR grades one folder per student and writes the gradebook
 // (gradebook.csv, gradebook.json, feedback/STUDENT.md) into -out, merging
-// into one already there; see exercises/README.md.
+// into one already there (package exercises/gradebook). No hand-in stops
+// the run: what cannot be graded gets a row of zeros with the reason, and
+// the gradebook is written also when the grader fails on some students
+// (then the exit status is 1); see exercises/README.md.
 //
 // Test binaries are kept in the user cache folder (stencillab-grade), so a
 // second run relinks nothing that has not changed. The exit status is 0
@@ -145,9 +148,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "grade: -j %d: must be at least 1\n", *jobs)
 			return 2
 		}
-		_, err := GradeClass(ClassConfig{Grade: cfg, Class: *class, Out: *out, Jobs: *jobs, Overrides: *overrides,
+		book, err := GradeClass(ClassConfig{Grade: cfg, Class: *class, Out: *out, Jobs: *jobs, Overrides: *overrides,
 			Progress: stderr, Summary: stdout})
-		if err != nil {
+		switch {
+		case err != nil && book != nil:
+			// Graded and written, but not everything: say what is missing.
+			fmt.Fprintf(stderr, "grade: the gradebook in %s is written, but: %v\n", *out, err)
+			return 1
+		case err != nil:
 			fmt.Fprintf(stderr, "grade: %v\n", err)
 			return 1
 		}
