@@ -21,6 +21,9 @@ TARGETS="
 ./lab/sediment FuzzLoadBench
 ./cmd/nbcheck FuzzCheck
 ./exercises/release FuzzStrip
+./exercises/handin FuzzNotebookCells
+./exercises/gradebook FuzzSafeCell
+./exercises/gradebook FuzzFeedback
 "
 
 # Every Fuzz function in the tree must be listed.
