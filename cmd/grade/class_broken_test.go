@@ -107,7 +107,7 @@ func makeBrokenClass(t *testing.T, root string, only []string, rng *rand.Rand) b
 	c.want["honest"] = wantRow{points: full()}
 
 	// Folder names that are not ids: graded under an id derived from them.
-	for _, name := range []string{"Jane Doe", "=HYPERLINK(\"http:\\\\evil\")", "<img src=x onerror=alert(1)>", "-rf", "josé\nmarkup`|"} {
+	for _, name := range []string{"Jane Doe", "=HYPERLINK(\"http:\\\\evil\")", "<img src=x onerror=alert(1)>", "-rf", "josé\nmarkup`|", "ansi\x1b]0;owned\x07\x1b[2J"} {
 		writeHonest(t, root, mk(name), only...)
 		c.want[name] = wantRow{points: full()}
 	}
