@@ -1,26 +1,48 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/sandbox"
+	"stencillab.dev/gpu"
 )
 
 // The CUDA exercises (exercises/2N_cuda_*) are graded on the GPU by
-// package cudacheck, in a child process that is this program itself,
-// started with -cuda-child: it needs neither the go command nor the
-// sandbox (the student's code is CUDA C, which runs only on the GPU), so
-// that a prebuilt grade binary grades them on a GPU machine without Go.
+// package cudacheck. The checks run in this process; a child compiles and
+// launches the student's kernel on inputs this process draws and answers
+// raw outputs and times on a private descriptor. The child is this
+// program itself, started with -cuda-child, so that a prebuilt grade binary
+// grades them on a GPU machine without Go, and it runs in the same
+// bubblewrap sandbox as the Go exercises' children (package sandbox), with
+// the GPU's device nodes and the system's libraries read only besides.
+// Where bubblewrap can run, the child is always in it; where it cannot,
+// self-grading says so in one line, and a run that requires the sandbox
+// refuses the CUDA exercises.
 
 // cudaChildFlag, as the first argument, makes this program the child that
-// runs the GPU checks of one submission (cudacheck.ChildMain).
+// compiles and launches the kernel of one submission (cudacheck.ChildMain).
 const cudaChildFlag = "-cuda-child"
+
+// cudaMemBytes is the CUDA child's memory limit (RLIMIT_DATA): the driver,
+// NVRTC and one timed grid on the host.
+const cudaMemBytes = 16 << 30
+
+// cudaCPUSeconds is the CUDA child's CPU time limit: the driver spins
+// while it waits for the GPU, so CPU time follows wall time.
+const cudaCPUSeconds = 3600
+
+// cudaTestEnv is added to the CUDA child's environment (tests).
+var cudaTestEnv []string
 
 // splitCUDA separates the exercises graded on the GPU from the others.
 func splitCUDA(exs []grading.Exercise) (goExs, cudaExs []grading.Exercise) {
@@ -42,6 +64,9 @@ func findSanitizer(w io.Writer) string {
 		fmt.Fprintf(w, "grade: -sanitize: compute-sanitizer is not on the PATH; memcheck and racecheck are not run\n")
 		return ""
 	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
 	return p
 }
 
@@ -58,11 +83,103 @@ func cudaChild(cfg Config) ([]string, error) {
 	return []string{exe, cudaChildFlag}, nil
 }
 
+var cudaNoticeOnce sync.Once
+
+// cudaSandbox returns the bubblewrap program for the CUDA child: cfg's,
+// or the one found here. Where there is none, a run that requires the
+// sandbox gets an error; another goes on without it, saying so once on
+// cfg.Notice (unless -unsafe-no-sandbox asked for that).
+func cudaSandbox(cfg Config) (string, error) {
+	if cfg.sandbox != "" {
+		return cfg.sandbox, nil
+	}
+	probe := cfg.sandboxProbe
+	if probe == nil {
+		probe = findSandbox
+	}
+	p, err := probe()
+	switch {
+	case err == nil:
+		return p, nil
+	case cfg.RequireSandbox && !cfg.NoSandbox:
+		return "", fmt.Errorf("no sandbox: %w; -unsafe-no-sandbox grades without it", err)
+	case !cfg.NoSandbox && cfg.Notice != nil:
+		cudaNoticeOnce.Do(func() { fmt.Fprintf(cfg.Notice, "grade: grading without a sandbox: %v\n", err) })
+	}
+	return "", nil
+}
+
+// cudaEnv is the whole environment of the CUDA child: where the driver's
+// libraries are, and the library overrides of the gpu package when they
+// name files the child can see.
+func cudaEnv(sandboxed bool) []string {
+	env := []string{"HOME=/tmp", "TMPDIR=/tmp"}
+	var ld []string
+	for _, d := range []string{"/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			ld = append(ld, d)
+		}
+	}
+	if !sandboxed {
+		if v := os.Getenv("LD_LIBRARY_PATH"); v != "" {
+			ld = append(ld, v)
+		}
+	}
+	if len(ld) > 0 {
+		env = append(env, "LD_LIBRARY_PATH="+strings.Join(ld, ":"))
+	}
+	for _, k := range []string{gpu.EnvLibCUDA, gpu.EnvLibNVRTC, "CUDA_HOME", "CUDA_PATH"} {
+		v := os.Getenv(k)
+		if v == "" {
+			continue
+		}
+		if sandboxed && !inView(v) {
+			continue
+		}
+		env = append(env, k+"="+v)
+	}
+	return append(env, cudaTestEnv...)
+}
+
+// inView reports whether the path v is one a GPU child sees (under /usr,
+// /lib, /lib64, /usr/local/nvidia) or a bare library name.
+func inView(v string) bool {
+	if !strings.Contains(v, "/") {
+		return true
+	}
+	v = filepath.Clean(v)
+	for _, r := range []string{"/usr/", "/lib/", "/lib64/"} {
+		if strings.HasPrefix(v, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// cudaLauncher returns the launcher of the CUDA child: child (a program
+// and its first arguments) in the sandbox bwrap makes, or without one when
+// bwrap is "".
+func cudaLauncher(child []string, bwrap string) cudacheck.Launcher {
+	return func(args, wrapper []string) (*exec.Cmd, error) {
+		s := sandbox.Spec{Bin: child[0], Args: append(append([]string(nil), child[1:]...), args...),
+			Env: cudaEnv(bwrap != ""), GPU: true, Wrapper: wrapper,
+			Limits: sandbox.Limits{MemBytes: cudaMemBytes, CPUSeconds: cudaCPUSeconds}}
+		if bwrap == "" {
+			return sandbox.Unsandboxed(context.Background(), s), nil
+		}
+		return sandbox.Command(context.Background(), bwrap, s), nil
+	}
+}
+
 // gradeCUDA grades the CUDA exercises of cfg's submission (or of the
 // repository), one at a time.
 func gradeCUDA(cfg Config, exs []grading.Exercise) []grading.ExerciseResult {
 	var out []grading.ExerciseResult
+	if len(exs) == 0 {
+		return nil
+	}
 	child, childErr := cudaChild(cfg)
+	bwrap, sandboxErr := cudaSandbox(cfg)
 	for _, e := range exs {
 		spec, _ := cudacheck.Lookup(e.ID)
 		fmt.Fprintf(cfg.Log, "grade: %s (GPU)\n", e.ID)
@@ -90,9 +207,16 @@ func gradeCUDA(cfg Config, exs []grading.Exercise) []grading.ExerciseResult {
 		case childErr != nil:
 			out = append(out, grading.Fail(e, grading.NotAvailable, childErr.Error(), cfg.Seed))
 			continue
+		case sandboxErr != nil:
+			out = append(out, grading.Fail(e, grading.NotAvailable, sandboxErr.Error(), cfg.Seed))
+			continue
 		}
-		out = append(out, cudacheck.Grade(cudacheck.Config{Command: child, Seed: cfg.Seed, Timeout: cfg.Timeout,
-			Sanitizer: cfg.Sanitizer}, spec, src))
+		out = append(out, cudacheck.Grade(cudacheck.Config{Launch: cudaLauncher(child, bwrap), Seed: cfg.Seed, Timeout: cfg.Timeout,
+			Sanitizer: cfg.Sanitizer, PerfN: cudaPerfN}, spec, src))
 	}
 	return out
 }
+
+// cudaPerfN is the side around which the timed grid is drawn: 0 is
+// cudacheck.PerfN (tests make it small).
+var cudaPerfN int

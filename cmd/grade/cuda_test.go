@@ -3,9 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,43 +19,52 @@ import (
 )
 
 // envFakeGPU makes the test binary, started as the child of the GPU
-// checks, answer as a GPU machine would: every check passed, with the
-// share of the copy given in the variable, for the tests of the merge and
-// the leaderboard on a machine without a GPU.
-const envFakeGPU = "STENCILLAB_FAKE_GPU_PCT"
+// checks, answer as a GPU machine running a correct kernel would
+// (cudacheck.CPUChildMain): outputs from the CPU reference, the kernel at
+// the share of the copy given in the variable; envFakeMode makes it
+// misbehave as a cheating kernel would. envProbe makes it report what it
+// sees of the machine instead.
+const (
+	envFakeGPU  = "STENCILLAB_FAKE_GPU_PCT"
+	envFakeMode = "STENCILLAB_FAKE_GPU_MODE"
+	envProbe    = "STENCILLAB_CUDA_CHILD_PROBE"
+)
 
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == cudaChildFlag {
+		if os.Getenv(envProbe) == "1" {
+			os.Exit(probeChild(os.Args[2:]))
+		}
 		if pct := os.Getenv(envFakeGPU); pct != "" {
-			os.Exit(fakeGPUChild(os.Args[2:], pct))
+			var p float64
+			fmt.Sscan(pct, &p)
+			os.Exit(cudacheck.CPUChildMain(os.Args[2:], os.Stdin, os.Stdout, p, os.Getenv(envFakeMode)))
 		}
 		os.Exit(cudacheck.ChildMain(os.Args[2:], os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
 }
 
-func fakeGPUChild(args []string, pct string) int {
-	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
-	id := fs.String("id", "", "")
-	seed := fs.Uint64("seed", 1, "")
-	fs.String("mode", "", "")
-	fs.Duration("check-timeout", 0, "")
-	if fs.Parse(args) != nil {
-		return 2
+// probeChild prints the child's user, working directory and environment,
+// and whether it can read each file of paths.
+func probeChild(paths []string) int {
+	wd, _ := os.Getwd()
+	fmt.Printf("uid=%d cwd=%s\nenv=%s\n", os.Getuid(), wd, strings.Join(os.Environ(), ","))
+	for _, p := range paths {
+		_, err := os.ReadFile(p)
+		fmt.Printf("read %s: %v\n", p, err == nil)
 	}
-	io.ReadAll(os.Stdin)
-	spec, _ := cudacheck.Lookup(*id)
-	ex := spec.Exercise(nil, false)
-	r := grading.ExerciseResult{ID: ex.ID, Title: ex.Title, Status: grading.Graded, Seed: *seed, MaxPoints: ex.MaxPoints(), Points: ex.MaxPoints()}
-	for _, c := range ex.Checks {
-		r.Checks = append(r.Checks, grading.CheckResult{ID: c.ID, Title: c.Title, Points: c.Points, MaxPoints: c.Points, Passed: true, Hidden: c.Hidden, Message: "ok"})
-	}
-	var p float64
-	fmt.Sscan(pct, &p)
-	r.Metrics = map[string]float64{"pct_copy": p, "ms": 0.25 * 100 / p, "copy_ms": 0.25, "correct": 1}
-	b, _ := json.Marshal(r)
-	fmt.Printf("start values\nresult %s\n", b)
 	return 0
+}
+
+// fakeGPU makes the CUDA children of this test the CPU stand-in, at pct %
+// of the copy, misbehaving as mode says, on small timed grids.
+func fakeGPU(t *testing.T, pct, mode string) {
+	t.Helper()
+	old, oldN := cudaTestEnv, cudaPerfN
+	cudaTestEnv = []string{envFakeGPU + "=" + pct, envFakeMode + "=" + mode}
+	cudaPerfN = 24
+	t.Cleanup(func() { cudaTestEnv, cudaPerfN = old, oldN })
 }
 
 func noGPU(t *testing.T) {
@@ -118,7 +126,7 @@ func TestClassCUDACellsFilledByALaterRun(t *testing.T) {
 	assert.Contains(t, string(lb), "not graded yet (needs_gpu)")
 
 	// The GPU machine's run (a child that answers as one would).
-	t.Setenv(envFakeGPU, "61.5")
+	fakeGPU(t, "61.5", "")
 	cfg.Grade.Seed = 6
 	_, err = GradeClass(cfg)
 	require.NoError(t, err)
@@ -182,4 +190,46 @@ func TestLeaderboardOrder(t *testing.T) {
 	assert.Equal(t, "| — | wrong | 80.0 | 0.310 | no |", rows[2])
 	assert.Contains(t, rows[3]+rows[4], "| — | hung | — | — | no (timeout) |")
 	assert.Contains(t, rows[3]+rows[4], "| — | absent | — | — | no submission |")
+}
+
+// The CUDA child runs in the sandbox: as nobody, in an empty /tmp, with
+// only the environment it is given, and no file of the repository or of
+// the machine's configuration in reach.
+func TestCUDAChildRunsInTheSandbox(t *testing.T) {
+	bwrap, err := findSandbox()
+	if err != nil {
+		t.Skipf("the sandbox cannot run here: %v", err)
+	}
+	root := repoRoot(t)
+	old := cudaTestEnv
+	cudaTestEnv = []string{envProbe + "=1"}
+	t.Cleanup(func() { cudaTestEnv = old })
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ref := filepath.Join(root, "exercises", "20_cuda_basic", "basic.cu")
+	cmd, err := cudaLauncher([]string{exe, cudaChildFlag}, bwrap)([]string{ref, "/etc/passwd", "/etc/hostname"}, nil)
+	require.NoError(t, err)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	o := string(out)
+	assert.Contains(t, o, "uid=65534 cwd=/tmp\n")
+	assert.NotContains(t, o, "PATH=", "the grader's environment is not passed on")
+	assert.Contains(t, o, "read "+ref+": false", "the instructor's files are out of reach")
+	assert.Contains(t, o, "read /etc/passwd: false")
+	assert.Contains(t, o, "read /etc/hostname: false")
+}
+
+// Without a sandbox, a run that requires one refuses the CUDA exercises;
+// self-grading goes on, saying so once.
+func TestCUDAWithoutTheSandbox(t *testing.T) {
+	none := func() (string, error) { return "", errors.New("bubblewrap (bwrap) is not installed") }
+	_, err := cudaSandbox(Config{RequireSandbox: true, sandboxProbe: none})
+	assert.ErrorContains(t, err, "-unsafe-no-sandbox grades without it")
+	var notice strings.Builder
+	p, err := cudaSandbox(Config{sandboxProbe: none, Notice: &notice})
+	require.NoError(t, err)
+	assert.Empty(t, p)
+	p, err = cudaSandbox(Config{RequireSandbox: true, NoSandbox: true, sandboxProbe: none})
+	require.NoError(t, err, "-unsafe-no-sandbox")
+	assert.Empty(t, p)
 }

@@ -88,6 +88,11 @@ type Spec struct {
 	Limits Limits
 	// GPU gives it the system's libraries and the NVIDIA device nodes.
 	GPU bool
+	// Wrapper, when not empty, is a program and its arguments that run
+	// the child (compute-sanitizer): inside the sandbox the command is
+	// Wrapper, then Exe and Args. Its program must be in the child's view
+	// (under /usr for a GPU child).
+	Wrapper []string
 }
 
 // limitScript is the shell program that sets the limits ($1 … $4: data in
@@ -146,6 +151,7 @@ func Args(s Spec, view View) []string {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
+	a = append(a, s.Wrapper...)
 	return append(append(a, Exe), s.Args...)
 }
 
@@ -243,7 +249,8 @@ func Command(ctx context.Context, bwrap string, s Spec) *exec.Cmd {
 // in the system's temporary folder, with s.Env and PATH as its whole
 // environment.
 func Unsandboxed(ctx context.Context, s Spec) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "/bin/sh", limitArgs(s.Limits, append([]string{s.Bin}, s.Args...))...)
+	argv := append(append(append([]string(nil), s.Wrapper...), s.Bin), s.Args...)
+	cmd := exec.CommandContext(ctx, "/bin/sh", limitArgs(s.Limits, argv)...)
 	cmd.Env = append(append([]string(nil), s.Env...), "PATH=/usr/bin:/bin")
 	cmd.Dir = os.TempDir()
 	return cmd

@@ -72,6 +72,10 @@ func TestArgsHoldTheSandboxesFlags(t *testing.T) {
 	assert.Less(t, strings.Index(line, "--dev /dev"), strings.Index(line, "--dev-bind"), "the device nodes are bound into the new /dev")
 	assert.NotContains(t, line, "--bind ", "nothing is bound writable")
 	assert.NotContains(t, line, "--ro-bind / /", "the root is never in view")
+
+	s.Wrapper = []string{"/usr/bin/compute-sanitizer", "--tool", "memcheck"}
+	a = Args(s, View{})
+	assert.Equal(t, []string{"/usr/bin/compute-sanitizer", "--tool", "memcheck", "/exercise", "-x", "1"}, a[len(a)-6:], "the wrapper runs the child")
 }
 
 func TestLimitArgsCarryEachLimit(t *testing.T) {

@@ -1,0 +1,3 @@
+#if __has_include("/etc/shadow")
+#define SHADOW 1
+#endif

