@@ -13,8 +13,8 @@
 // only its own binary; with a wall-clock limit (-timeout, per exercise) and
 // a memory limit (-mem: the data-segment limit RLIMIT_DATA through
 // `ulimit -d`, and GOMEMLIMIT at three quarters of it). Before it is built,
-// each submitted file passes a static check (imports, init functions, the
-// lab's reference kernels: exercises/grading.CheckSource). A panic, a loop
+// each submitted file passes a static check (type-checked against the
+// module, only what its exercise allows: exercises/grading.Static). A panic, a loop
 // that never ends, an allocation that runs away, an early exit, a refused
 // file or code that does not compile scores 0 for that exercise, with a
 // message, and the other exercises are still graded. Every check reports
