@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/release"
 )
 
 // static is the static check of this repository, shared by the tests.
@@ -59,6 +60,27 @@ func TestEverySolutionPassesTheStaticCheck(t *testing.T) {
 		for _, f := range e.Files {
 			src, err := os.ReadFile(filepath.Join("..", e.ID, f))
 			require.NoError(t, err)
+			files[f] = src
+		}
+		vs, err := static.Check(context.Background(), e, files)
+		require.NoError(t, err, e.ID)
+		assert.Empty(t, vs, e.ID)
+	}
+}
+
+// TestEveryReleasedStubPassesTheStaticCheck strips each solution as the
+// release does: a student's untouched file is graded (0, not
+// implemented), never refused.
+func TestEveryReleasedStubPassesTheStaticCheck(t *testing.T) {
+	for _, e := range All() {
+		files := map[string][]byte{}
+		for _, f := range e.Files {
+			src, err := os.ReadFile(filepath.Join("..", e.ID, f))
+			require.NoError(t, err)
+			if release.GoHasSolution(src) {
+				src, err = release.StripGo(f, src)
+				require.NoError(t, err, e.ID)
+			}
 			files[f] = src
 		}
 		vs, err := static.Check(context.Background(), e, files)
