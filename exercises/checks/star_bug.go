@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,6 +167,10 @@ func bugColumns(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 			return
 		}
 		planes := writtenPlanes(sc, got)
+		if !slices.Contains(planes, true) {
+			assert.Fail(t, "nothing written", what+": no interior point was written")
+			return
+		}
 		interior := sc.interior()
 		// The points never written in planes that received outputs, and
 		// the columns j and k all of whose points there are unwritten.
@@ -242,17 +247,22 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 				return
 			}
 			interior := sc.interior()
-			first, wrong := -1, 0
+			first, wrong, written := -1, 0, 0
 			for idx := range got.Data {
 				if !interior(idx) || unwritten(got, idx) {
 					continue
 				}
+				written++
 				if !close32(got.Data[idx], sc.want.Data[idx]) {
 					wrong++
 					if first < 0 {
 						first = idx
 					}
 				}
+			}
+			if written == 0 {
+				assert.Fail(t, "nothing written", what+": no interior point was written")
+				return
 			}
 			if wrong == 0 {
 				rightAxes = append(rightAxes, axis)
@@ -278,8 +288,14 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := bugCase(t, maxN)
-		_, st, err := sc.run(k)
-		if launchErrorHint(t, sc.describe(s.fn), err, st, false) {
+		what := sc.describe(s.fn)
+		got, st, err := sc.run(k)
+		if launchErrorHint(t, what, err, st, false) {
+			return
+		}
+		// A launch without hazards counts only when it did some work.
+		if !slices.Contains(writtenPlanes(sc, got), true) {
+			assert.Fail(t, "nothing written", what+": no interior point was written")
 			return
 		}
 	}

@@ -213,3 +213,28 @@ func TestRefusalsMatchErrLimit(t *testing.T) {
 	assert.ErrorContains(t, err, "IN_TILE_DIM = 4")
 	assert.ErrorIs(t, refusedLaunch(grading.ErrNotImplemented), grading.ErrNotImplemented)
 }
+
+// idle is a kernel with a launch of the right shape that does nothing: no
+// check may give it a point.
+func idle(s kernelStep) star.Kernel {
+	return func(a star.Args) (sim.Kernel, error) {
+		sc := &simCase{NZ: a.NZ, NY: a.NY, NX: a.NX, Tile: a.Tile}
+		grid, block := s.geometry(sc)
+		return sim.Kernel{Name: "idle", Grid: grid, Block: block, Body: func(*sim.Thread) {}}, nil
+	}
+}
+
+func TestAKernelThatDoesNothingScoresNothing(t *testing.T) {
+	exs := []grading.Exercise{findTheBug(submitted{local: idle(findTheBugStep())})}
+	for _, s := range kernelSteps() {
+		exs = append(exs, s.exercise(submitted{local: idle(s)}))
+	}
+	for _, e := range exs {
+		res := grading.Run(e, grading.Options{Seed: 9})
+		require.Equal(t, grading.Graded, res.Status, res.Message)
+		for _, c := range res.Checks {
+			assert.False(t, c.Passed, "%s/%s gives points to a kernel that writes nothing", e.ID, c.ID)
+		}
+		assert.Equal(t, 0, res.Points, e.ID)
+	}
+}

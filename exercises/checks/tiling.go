@@ -110,7 +110,7 @@ func tiledChecks(s kernelStep, k submitted) []grading.Check {
 			Run: func(t *grading.T) { s.small(t, k) }},
 		{ID: "values", Title: "random grids that the output tile does not fit evenly, thirteen distinct coefficients", Points: 2,
 			Run: func(t *grading.T) { s.values(t, k, 4, 20) }},
-		{ID: "barriers", Title: "no races and no reads of unloaded shared memory (the simulator's hazard checks)", Points: 2,
+		{ID: "barriers", Title: "no races and no reads of unloaded shared memory (the simulator's hazard checks), on a run whose values are right", Points: 2,
 			Run: func(t *grading.T) { s.noHazards(t, k, 3, 18) }},
 		{ID: "launch", Title: "the grid and block dimensions, on a run whose values are right", Points: 1,
 			Run: func(t *grading.T) { s.launch(t, k, 4, 30) }},
