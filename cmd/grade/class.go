@@ -292,6 +292,19 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		o.Was = c.Points
 		c.Override = o
 	}
+	werrs := finishClass(cfg, book, run, ignored, time.Since(start))
+	sort.Slice(ferrs, func(a, b int) bool { return ferrs[a].Error() < ferrs[b].Error() })
+	if len(ferrs) > 0 {
+		werrs = append(werrs, fmt.Errorf("the grader failed on %d of %d students, whose cells are left empty for a later run: %w",
+			len(ferrs), len(entries), errors.Join(ferrs...)))
+	}
+	return book, errors.Join(werrs...)
+}
+
+// finishClass merges run into book and writes the gradebook, the
+// feedback, the leaderboard and the summary; it returns the errors of the
+// files it could not write.
+func finishClass(cfg ClassConfig, book, run *Gradebook, ignored []string, elapsed time.Duration) []error {
 	book.Merge(run)
 	var werrs []error
 	if err := book.Write(cfg.Out); err != nil {
@@ -300,16 +313,50 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if err := writeLeaderboard(cfg.Out, book); err != nil {
 		werrs = append(werrs, err)
 	}
-	book.Summary(cfg.Summary, run, time.Since(start))
+	book.Summary(cfg.Summary, run, elapsed)
 	for _, ig := range ignored {
 		fmt.Fprintf(cfg.Summary, "Ignored: %s\n", ig)
 	}
-	sort.Slice(ferrs, func(a, b int) bool { return ferrs[a].Error() < ferrs[b].Error() })
-	if len(ferrs) > 0 {
-		werrs = append(werrs, fmt.Errorf("the grader failed on %d of %d students, whose cells are left empty for a later run: %w",
-			len(ferrs), len(entries), errors.Join(ferrs...)))
+	return werrs
+}
+
+// writeUngraded writes the gradebook of a run that graded no one because
+// the grader stopped (why): every student's cells are left empty for a
+// later run, and the entries that are no student's folder are refused.
+func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
+	exs, err := selectExercises(catalogueWith(g.Sanitizer != ""), g.Only)
+	if err != nil {
+		return nil, err
 	}
-	return book, errors.Join(werrs...)
+	entries, ignored, err := classEntries(cfg.Class, cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	book, err := gradebook.ReadIfExists(cfg.Out)
+	if err != nil {
+		return nil, fmt.Errorf("the existing gradebook.json: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.Out, "feedback"), 0o755); err != nil {
+		return nil, fmt.Errorf("the output folder: %w", err)
+	}
+	var cols []GradebookExercise
+	for _, e := range exs {
+		cols = append(cols, GradebookExercise{ID: e.ID, Title: e.Title, MaxPoints: e.MaxPoints()})
+	}
+	run := gradebook.New(cols)
+	run.Seed = g.Seed
+	run.Runs = []GradebookRun{{Seed: g.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries)}}
+	for _, e := range entries {
+		s := failedStudent(g, e, exs, why)
+		if e.refused != "" {
+			s = refusedStudent(g, e, exs, e.refused)
+		}
+		if e.name != e.id {
+			s.Folder = e.name
+		}
+		run.Students[e.id] = s
+	}
+	return book, errors.Join(finishClass(cfg, book, run, ignored, 0)...)
 }
 
 // gradeEntry grades one entry of the class folder. A hand-in refused as a
@@ -400,14 +447,22 @@ func gradeClassTrusted(cfg ClassConfig, g Config) (*Gradebook, error) {
 		runErr = fmt.Errorf("the grader with the hidden checks: %w", runErr)
 	}
 	book, err := gradebook.Read(filepath.Join(cfg.Out, "gradebook.json"))
-	if err != nil {
-		return nil, errors.Join(runErr, err)
+	wrote := err == nil && (before == nil || len(book.Runs) > len(before.Runs))
+	if wrote {
+		return book, runErr
 	}
-	if before != nil && len(book.Runs) == len(before.Runs) {
-		// It wrote nothing: the gradebook is the one there before.
-		return nil, errors.Join(runErr, errors.New("the grader with the hidden checks wrote no gradebook"))
+	var ee *exec.ExitError
+	if runErr != nil && !(errors.As(runErr, &ee) && ee.ExitCode() == 1) {
+		// It stopped before writing (a crash, a kill), not because it
+		// could not grade at all (status 1, said on its standard error):
+		// the gradebook still gets a row for everyone, cells left empty.
+		book, werr := writeUngraded(cfg, g, "the grader stopped before grading this hand-in: "+runErr.Error())
+		return book, errors.Join(runErr, werr)
 	}
-	return book, runErr
+	if err == nil {
+		err = errors.New("the grader with the hidden checks wrote no gradebook")
+	}
+	return nil, errors.Join(runErr, err)
 }
 
 func orDot(s string) string {

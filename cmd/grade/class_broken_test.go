@@ -416,3 +416,35 @@ func TestClassWithBrokenHandInsGradesEveryoneElse(t *testing.T) {
 	assert.Empty(t, changedFiles(before, treeFiles(t, root)), "the instructor's tree is unchanged")
 	assert.Empty(t, submissionProcesses(t, tag, filepath.Join(os.TempDir(), "grade-class-")), "no process of a run outlives it")
 }
+
+// When the grader with the hidden checks stops before it writes anything
+// (killed, crashed), the gradebook still gets a row for every entry: the
+// students' cells left empty for a later run, the entries that are no
+// student's folder refused.
+func TestAGraderThatStopsStillWritesARowForEveryone(t *testing.T) {
+	root := repoRoot(t)
+	needSolutions(t, root)
+	only := []string{"01_sine", "03_five_point"}
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 23))
+	c := makeBrokenClass(t, root, only, rng)
+	out := t.TempDir()
+	var summary bytes.Buffer
+	book, err := writeUngraded(ClassConfig{Class: c.dir, Out: out, Summary: &summary}, Config{Root: root, Seed: 5, Only: only},
+		"the grader stopped before grading this hand-in: signal: killed")
+	require.NoError(t, err)
+	require.NotNil(t, book)
+	failed := map[string]bool{}
+	for name, w := range c.want {
+		if strings.HasPrefix(name, "nb-") {
+			// A notebook is read when its student is graded: no one was.
+			w.refused = ""
+			c.want[name] = w
+		}
+		failed[name] = w.refused == ""
+	}
+	checkBrokenClass(t, c, out, only, failed)
+	fb, err := os.ReadFile(filepath.Join(out, "feedback", "honest.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(fb), "signal: killed")
+	assert.Contains(t, summary.String(), "Not graded (the grader failed): honest: 01_sine, 03_five_point")
+}
