@@ -57,7 +57,11 @@ func checkWritable(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a folder, not a file", path)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".stencil-write-check-*")
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cannot write %s: its folder %s does not exist", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".stencil-write-check-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}

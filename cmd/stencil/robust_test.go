@@ -54,10 +54,11 @@ func TestEveryCommandFailsWhenItCannotWrite(t *testing.T) {
 
 func TestBenchJSONToAnUnwritablePathFailsFirst(t *testing.T) {
 	dir := t.TempDir()
-	for _, path := range []string{filepath.Join(dir, "no", "such", "folder", "b.json"), dir} {
+	for path, why := range map[string]string{filepath.Join(dir, "no", "such", "folder", "b.json"): "does not exist", dir: "is a folder"} {
 		code, _, errOut := stencil("bench", "-n", "16", "-reps", "1", "-json", path)
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, "-json", path)
+		assert.Contains(t, errOut, why, path)
 		assert.NotContains(t, errOut, "GPU", "the path is checked before the GPU is opened")
 	}
 	good := filepath.Join(dir, "b.json")
