@@ -45,6 +45,8 @@ func (p Progress) String() string {
 	switch {
 	case p.Final:
 		s += ", done"
+	case p.Done > 0 && p.Left() < time.Second:
+		s += ", under a second left"
 	case p.Done > 0:
 		s += fmt.Sprintf(", about %s left", p.Left().Round(time.Second))
 	}

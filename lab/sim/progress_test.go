@@ -60,4 +60,5 @@ func TestPrintProgress(t *testing.T) {
 	// One of four blocks in 3 s: three more take about 9 s.
 	assert.Contains(t, line, "simulating tiled: 1 of 4 blocks (25 %), 3s, about 9s left")
 	assert.Equal(t, time.Duration(0), Progress{Blocks: 4}.Left())
+	assert.Contains(t, Progress{Kernel: "tiled", Done: 99, Blocks: 100, Elapsed: 10 * time.Second}.String(), "under a second left")
 }
