@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/ast"
 	"go/constant"
+	"go/format"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"math"
@@ -32,10 +35,27 @@ import (
 // number written (within T). Go's constant arithmetic divides untyped
 // integers as integers: write 512.0 where a fraction is meant.
 //
+// FILE may also be a Go source file and PATH the name of a constant or
+// variable declared in it with a literal value or a constant expression,
+// so that prose quoting a threshold of the code follows the code:
+//
+//	at least 90 %<!-- = 100*{exercises/checks/warps.go warpsEfficiency} -->
+//
+// A "%" followed by a number ("−1 % 5") is Go's remainder operator, not a
+// share, and is not a claim.
+//
 // A number quoted from a publication rather than measured or computed here
 // names it instead, and is not checked further:
 //
 //	160.88 GB/s<!-- cited: Su et al., ICCS 2013, Table 1 -->
+//
+// A number measured here in a run whose output is not committed names the
+// run, its command in backquotes and the card, and a goal names itself as
+// one; neither is checked further, and both are kept for the docs' logs of
+// experiments, never for what a notebook concludes from:
+//
+//	91.6 %<!-- run: `stencil bench -n 512 -variant fast:…` on the NVIDIA H200 -->
+//	95 %<!-- target: the goal set for the fast kernel -->
 
 // Claim is one number of the prose with its unit and its source.
 type Claim struct {
@@ -45,15 +65,21 @@ type Claim struct {
 	Places int     // decimals written
 	Source string  // the comment's text after "=", "" when there is none
 	Cited  string  // the publication a quoted number comes from
+	Run    string  // the run, not committed, that measured the number
+	Target string  // the goal the number is
 }
 
 var (
 	// claimRe finds a number with the unit % or ms, and the comment that may
 	// follow it.
-	claimRe  = regexp.MustCompile(`(\d+(?:\.\d+)?)(?:\s|\x{00a0}|\x{202f})?(%|ms\b|GB/s|TB/s|GFLOP/s|TFLOP/s)(\s*<!--\s*(=|cited:)(.*?)-->)?`)
+	claimRe  = regexp.MustCompile(`(\d+(?:\.\d+)?)(?:\s|\x{00a0}|\x{202f})?(%|ms\b|GB/s|TB/s|GFLOP/s|TFLOP/s)(\s*<!--\s*(=|cited:|run:|target:)(.*?)-->)?`)
 	lookupRe = regexp.MustCompile(`\{([^{}\s]+)\s+([^{}]+)\}`)
 	segRe    = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?$`)
 	fenceRe  = regexp.MustCompile("(?s)```.*?```")
+	// runRe finds a command in backquotes.
+	runRe = regexp.MustCompile("`[^`]+`")
+	// operandRe matches what follows a remainder operator: its right operand.
+	operandRe = regexp.MustCompile(`^[ \t\x{00a0}\x{202f}]*[−-]?\d`)
 )
 
 // FindClaims returns the claims of one piece of prose, skipping code
@@ -61,17 +87,31 @@ var (
 func FindClaims(where, text string) []Claim {
 	text = fenceRe.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(" ", len(s)) })
 	var out []Claim
-	for _, m := range claimRe.FindAllStringSubmatch(text, -1) {
+	for _, loc := range claimRe.FindAllStringSubmatchIndex(text, -1) {
+		m := make([]string, len(loc)/2)
+		for i := range m {
+			if loc[2*i] >= 0 {
+				m[i] = text[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		if m[2] == "%" && operandRe.MatchString(text[loc[5]:]) {
+			continue // the remainder operator: −1 % 5
+		}
 		v, _ := strconv.ParseFloat(m[1], 64)
 		places := 0
 		if i := strings.IndexByte(m[1], '.'); i >= 0 {
 			places = len(m[1]) - i - 1
 		}
 		c := Claim{Where: where, Text: m[1] + " " + m[2], Value: v, Places: places}
-		if m[4] == "=" {
+		switch m[4] {
+		case "=":
 			c.Source = strings.TrimSpace(m[5])
-		} else {
+		case "cited:":
 			c.Cited = strings.TrimSpace(m[5])
+		case "run:":
+			c.Run = strings.TrimSpace(m[5])
+		case "target:":
+			c.Target = strings.TrimSpace(m[5])
 		}
 		out = append(out, c)
 	}
@@ -81,7 +121,16 @@ func FindClaims(where, text string) []Claim {
 // CheckClaim evaluates a claim's source in the repository at root and says
 // what is wrong with the claim, or "" when it holds.
 func CheckClaim(root string, c Claim) string {
-	if c.Cited != "" {
+	if c.Cited != "" || c.Target != "" {
+		return ""
+	}
+	if c.Run != "" {
+		if !runRe.MatchString(c.Run) || !strings.Contains(c.Run, "NVIDIA") {
+			return fmt.Sprintf("%s: %q: the run %q must name its command in backquotes and the card (NVIDIA …)", c.Where, c.Text, c.Run)
+		}
+		if strings.HasSuffix(c.Where, ".ipynb") || strings.Contains(c.Where, ".ipynb ") {
+			return fmt.Sprintf("%s: %q: a notebook states only numbers of committed data (=) or publications (cited:), not of a run", c.Where, c.Text)
+		}
 		return ""
 	}
 	if c.Source == "" {
@@ -136,6 +185,9 @@ func Lookup(root, file, path string) (float64, error) {
 	if filepath.IsAbs(file) || strings.Contains(file, "..") {
 		return 0, fmt.Errorf("data file %q: give a path inside the repository", file)
 	}
+	if strings.HasSuffix(file, ".go") {
+		return lookupGo(root, file, strings.TrimSpace(path))
+	}
 	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
 		return 0, fmt.Errorf("data file: %w", err)
@@ -181,6 +233,45 @@ func Lookup(root, file, path string) (float64, error) {
 		return 0, fmt.Errorf("%s: %q is not a number", file, path)
 	}
 	return n.Float64()
+}
+
+// lookupGo evaluates the constant or variable name declared at package
+// level in the Go file (relative to root) with a constant expression.
+func lookupGo(root, file, name string) (float64, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, filepath.FromSlash(file)), nil, 0)
+	if err != nil {
+		return 0, fmt.Errorf("source file: %w", err)
+	}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || (g.Tok != token.CONST && g.Tok != token.VAR) {
+			continue
+		}
+		for _, sp := range g.Specs {
+			vs, ok := sp.(*ast.ValueSpec)
+			if !ok {
+				continue
+			}
+			for i, n := range vs.Names {
+				if n.Name != name {
+					continue
+				}
+				if i >= len(vs.Values) {
+					return 0, fmt.Errorf("%s: %s has no value of its own", file, name)
+				}
+				var b strings.Builder
+				if err := format.Node(&b, token.NewFileSet(), vs.Values[i]); err != nil {
+					return 0, fmt.Errorf("%s: %s: %w", file, name, err)
+				}
+				v, err := Eval(b.String())
+				if err != nil {
+					return 0, fmt.Errorf("%s: %s is not a constant expression: %w", file, name, err)
+				}
+				return v, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s: no package-level constant or variable %q", file, name)
 }
 
 // matches reports whether the JSON object el has every key=value of sel.

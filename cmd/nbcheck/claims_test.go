@@ -10,14 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// claimFiles are the prose whose numbers the claims test checks: the
-// course's notebooks and the docs written for them.
+// claimFiles are the prose whose numbers the claims test checks: every
+// notebook (01 to 08, 07b, the exercises and any added later) and the docs
+// written for them.
 func claimFiles(t *testing.T, root string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(root, "notebooks", "0[1-8]_*.ipynb"))
+	files, err := filepath.Glob(filepath.Join(root, "notebooks", "[0-9][0-9]*_*.ipynb"))
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(files), 8, "the course's notebooks 01 to 08")
-	return append(files, filepath.Join(root, "docs", "sediment.md"))
+	require.GreaterOrEqual(t, len(files), 11, "the course's notebooks 01 to 08, 07b, 09 and 10")
+	return append(files, filepath.Join(root, "docs", "sediment.md"), filepath.Join(root, "docs", "gpu.md"))
 }
 
 // TestClaims: every percentage and millisecond figure of the course's prose
@@ -83,4 +84,39 @@ func TestCheckClaim(t *testing.T) {
 	assert.Empty(t, ok("58 %", 58, 0, "100*(512-216)/512.0"), "296/512 = 57.8 %")
 	assert.Contains(t, ok("58 %", 58, 0, "100*(512-216)/512"), "gives 57.0", "untyped integers divide as integers")
 	assert.Contains(t, ok("2 ms", 2, 0, "1 +"), "expression")
+
+	// A threshold quoted from the code.
+	require.NoError(t, os.WriteFile(filepath.Join(root, "c.go"), []byte(
+		"package c\n\nconst (\n\tshare = 0.9\n\tother = share / 3\n)\n\nvar limit = 1 << 10\n\nvar bare int\n"), 0o644))
+	assert.Empty(t, ok("90 %", 90, 0, "100*{c.go share}"))
+	assert.Contains(t, ok("90 %", 90, 0, "100*{c.go other}"), "not a constant expression", "other names share")
+	assert.Empty(t, ok("1024 ms", 1024, 0, "{c.go limit}"))
+	assert.Contains(t, ok("1 ms", 1, 0, "{c.go bare}"), "no value")
+	assert.Contains(t, ok("1 ms", 1, 0, "{c.go missing}"), "no package-level")
+	assert.Contains(t, ok("1 ms", 1, 0, "{../c.go share}"), "inside the repository")
+}
+
+// TestRunAndTargetClaims: a docs' number from a run not committed names
+// the command and the card; a notebook may not rely on one.
+func TestRunAndTargetClaims(t *testing.T) {
+	cs := FindClaims("gpu.md", "fast 91.6 %<!-- run: `stencil bench -n 512` on the NVIDIA H200 -->, goal 95 %<!-- target: the goal -->, "+
+		"88 %<!-- run: a profile -->, 89 %<!-- run: `ncu` somewhere -->")
+	require.Len(t, cs, 4)
+	assert.Equal(t, "`stencil bench -n 512` on the NVIDIA H200", cs[0].Run)
+	assert.Empty(t, CheckClaim(".", cs[0]))
+	assert.Equal(t, "the goal", cs[1].Target)
+	assert.Empty(t, CheckClaim(".", cs[1]))
+	assert.Contains(t, CheckClaim(".", cs[2]), "backquotes")
+	assert.Contains(t, CheckClaim(".", cs[3]), "the card")
+	nb := FindClaims("07.ipynb cell 3 (x)", "91.6 %<!-- run: `stencil bench` on the NVIDIA H200 -->")
+	require.Len(t, nb, 1)
+	assert.Contains(t, CheckClaim(".", nb[0]), "a notebook states only")
+}
+
+// TestRemainderIsNoClaim: Go's % between two numbers is an operator.
+func TestRemainderIsNoClaim(t *testing.T) {
+	cs := FindClaims("x", "Go's `%` keeps the sign: −1 % 5 is −1, and 7 %-2 too; 39 % of the time, 12 %.")
+	require.Len(t, cs, 2)
+	assert.Equal(t, "39 %", cs[0].Text)
+	assert.Equal(t, "12 %", cs[1].Text)
 }
