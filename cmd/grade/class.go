@@ -377,6 +377,11 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, 
 			s.Folder = e.name
 		}
 	}()
+	if e.refused == "" {
+		// Looked at again just before grading: an entry swapped for a
+		// link since the class folder was listed is refused too.
+		e.refused = refuseEntry(e.dir)
+	}
 	if e.refused != "" {
 		return refusedStudent(cfg, e, exs, e.refused), nil
 	}
