@@ -7,12 +7,13 @@ import (
 )
 
 // chapterSection maps each figure of chapter 8 of Programming Massively
-// Parallel Processors (4th ed.) to the section it appears in: 8.1
+// Parallel Processors (4th ed.) to the section it belongs to (Fig. 8.11,
+// whose caption speaks of the coarsened kernel's shared arrays, to 8.4): 8.1
 // Background, 8.2 Parallel stencil: a basic algorithm, 8.3 Shared memory
 // tiling for stencil sweep, 8.4 Thread coarsening, 8.5 Register tiling.
 var chapterSection = map[int]string{
 	1: "8.1", 2: "8.1", 3: "8.1", 4: "8.1", 5: "8.1",
-	6: "8.2", 7: "8.3", 8: "8.3", 9: "8.4", 10: "8.4", 11: "8.5", 12: "8.5",
+	6: "8.2", 7: "8.3", 8: "8.3", 9: "8.4", 10: "8.4", 11: "8.4", 12: "8.5",
 }
 
 // figRefRe finds a reference to figures of the chapter: "Fig. 8.8",
