@@ -142,5 +142,12 @@ func TestGridMethodsOnBadGrids(t *testing.T) {
 	assert.Nil(t, nil3.Clone())
 	assert.Nil(t, nil2.Clone())
 	assert.Nil(t, Convert[float64](nil3))
-	assert.NotPanics(t, func() { nil3.FillRandom(1); nil3.Poison(); nil2.FillRandom(1); nil2.Poison(); nil1.FillRandom(1); nil1.Poison() })
+	assert.NotPanics(t, func() {
+		nil3.FillRandom(1)
+		nil3.Poison()
+		nil2.FillRandom(1)
+		nil2.Poison()
+		nil1.FillRandom(1)
+		nil1.Poison()
+	})
 }
