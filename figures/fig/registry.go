@@ -41,7 +41,7 @@ func drawer[T Drawer](f func() (T, error)) func(Inputs) (Drawer, error) {
 
 // All returns the course's figures in the order of the chapter.
 func All() []Figure {
-	return []Figure{
+	return append([]Figure{
 		{Name: "sine", Func: "Sine", Chapter: "8.1", Width: Wide, Height: 6.2 * vg.Inch,
 			About: "sin x on [0, π], a grid of spacing π/6 and the seven discrete values",
 			Make:  drawer(Sine)},
@@ -96,7 +96,7 @@ func All() []Figure {
 		{Name: "convergence", Func: "Convergence", Width: Wide, Height: 4 * vg.Inch,
 			About: "error of the 1D derivative stencils against h, log-log: slopes 2, 4 and 6",
 			Make:  drawer(Convergence)},
-	}
+	}, append(threadFigures(), zMarchFigures()...)...)
 }
 
 // Names returns the names of all figures, in the order of All.
