@@ -3,10 +3,14 @@ package sediment
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -199,4 +203,44 @@ func TestBadBasinValues(t *testing.T) {
 	require.NoError(t, changed.Prepare())
 	changed.Bound.East = make([]Inflow, 2)
 	assert.ErrorIs(t, changed.Step(), ErrInput, "a boundary changed after Prepare to the wrong length")
+}
+
+// TestEveryBasinMethodHasBadCalls checks, from the package's source, that
+// badCalls calls every exported method of Basin, so that a new method must
+// be added to it.
+func TestEveryBasinMethodHasBadCalls(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var methods []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		require.NoError(t, err, f)
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || !fn.Name.IsExported() {
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && id.Name == "Basin" {
+				methods = append(methods, "Basin."+fn.Name.Name)
+			}
+		}
+	}
+	require.Contains(t, methods, "Basin.Step", "the parser finds the methods")
+	called := map[string]bool{}
+	for _, c := range badCalls() {
+		name, _, _ := strings.Cut(c.name, "/")
+		called[name] = true
+	}
+	for _, m := range methods {
+		assert.True(t, called[m], "method %s has no call in badCalls: add one with a bad basin", m)
+	}
+	t.Logf("%d methods of Basin called with bad basins: %s", len(methods), strings.Join(methods, ", "))
 }
