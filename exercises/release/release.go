@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/format"
 	"go/parser"
 	"go/token"
@@ -308,22 +309,87 @@ func importName(p string) string {
 }
 
 // IsHidden reports whether a Go file is instructor-only: its build
-// constraint names the tag "hidden".
+// constraint (a //go:build or // +build line before the package clause)
+// names the tag "hidden" and holds for no set of the other tags without it.
+// "hidden" and "linux && hidden" are instructor-only; "!hidden", the
+// public side of a pair of files, and "hidden || linux" are not. A
+// constraint that does not parse but names the tag counts as
+// instructor-only: the release leaves out what it cannot read.
 func IsHidden(src []byte) bool {
 	for _, line := range strings.Split(string(src), "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "package ") {
 			return false
 		}
-		if strings.HasPrefix(t, "//go:build ") {
-			for _, f := range strings.FieldsFunc(t[len("//go:build "):], func(r rune) bool {
-				return strings.ContainsRune(" ()!&|", r)
-			}) {
-				if f == HiddenTag {
-					return true
-				}
+		if !constraint.IsGoBuild(t) && !constraint.IsPlusBuild(t) {
+			continue
+		}
+		expr, err := constraint.Parse(t)
+		if err != nil {
+			if namesHidden(t) {
+				return true
 			}
+			continue
+		}
+		if onlyWithHidden(expr) {
+			return true
 		}
 	}
 	return false
+}
+
+// namesHidden reports whether a constraint line names the tag "hidden".
+func namesHidden(line string) bool {
+	for _, f := range strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(" ()!&|,", r) }) {
+		if f == HiddenTag {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyWithHidden reports whether expr names the tag "hidden" and is false
+// without it, whatever the other tags: tried on every set of them (a
+// constraint of more than 12 other tags is taken as needing the tag).
+func onlyWithHidden(expr constraint.Expr) bool {
+	var others []string
+	seen := map[string]bool{}
+	mentions := false
+	var walk func(e constraint.Expr)
+	walk = func(e constraint.Expr) {
+		switch e := e.(type) {
+		case *constraint.AndExpr:
+			walk(e.X)
+			walk(e.Y)
+		case *constraint.OrExpr:
+			walk(e.X)
+			walk(e.Y)
+		case *constraint.NotExpr:
+			walk(e.X)
+		case *constraint.TagExpr:
+			if e.Tag == HiddenTag {
+				mentions = true
+			} else if !seen[e.Tag] {
+				seen[e.Tag] = true
+				others = append(others, e.Tag)
+			}
+		}
+	}
+	walk(expr)
+	if !mentions {
+		return false
+	}
+	if len(others) > 12 {
+		return true
+	}
+	for set := 0; set < 1<<len(others); set++ {
+		on := map[string]bool{}
+		for i, tag := range others {
+			on[tag] = set&(1<<i) != 0
+		}
+		if expr.Eval(func(tag string) bool { return tag != HiddenTag && on[tag] }) {
+			return false
+		}
+	}
+	return true
 }

@@ -142,6 +142,12 @@ func TestIsHidden(t *testing.T) {
 	assert.False(t, IsHidden([]byte("//go:build linux\n\npackage checks\n")))
 	assert.False(t, IsHidden([]byte("package checks\n\n//go:build hidden\n")), "a constraint after the package clause does not count")
 	assert.False(t, IsHidden([]byte("//go:build hiddenness\n\npackage checks\n")))
+	assert.False(t, IsHidden([]byte("//go:build !hidden\n\npackage checks\n")), "the public side of a pair")
+	assert.False(t, IsHidden([]byte("//go:build hidden || linux\n\npackage checks\n")), "built without the tag on linux")
+	assert.True(t, IsHidden([]byte("//go:build (linux && hidden) || (darwin && !linux && hidden)\n\npackage checks\n")))
+	assert.False(t, IsHidden([]byte("//go:build (linux && hidden) || (darwin && !cgo)\n\npackage checks\n")))
+	assert.True(t, IsHidden([]byte("// +build hidden\n\npackage checks\n")), "the old form")
+	assert.True(t, IsHidden([]byte("//go:build hidden &&\n\npackage checks\n")), "a constraint that does not parse but names the tag")
 }
 
 func TestStripNotebook(t *testing.T) {
