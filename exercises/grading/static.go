@@ -58,6 +58,9 @@ type Violation struct {
 	File string // the student file, e.g. "sine.go"
 	Line int
 	Rule string
+	// Compile is true for an error of the parser or the type checker:
+	// the file does not compile, whatever the exercise allows.
+	Compile bool
 }
 
 func (v Violation) String() string { return fmt.Sprintf("%s:%d: %s", v.File, v.Line, v.Rule) }
@@ -315,10 +318,10 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 					if i == maxViolations {
 						break
 					}
-					vs = append(vs, Violation{File: name, Line: e.Pos.Line, Rule: e.Msg})
+					vs = append(vs, Violation{File: name, Line: e.Pos.Line, Rule: e.Msg, Compile: true})
 				}
 			} else {
-				vs = append(vs, Violation{File: name, Line: 1, Rule: err.Error()})
+				vs = append(vs, Violation{File: name, Line: 1, Rule: err.Error(), Compile: true})
 			}
 			continue
 		}
@@ -388,9 +391,10 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 				return
 			}
 			if te, ok := err.(types.Error); ok {
-				add(te.Pos, "%s", te.Msg)
+				p := fset.PositionFor(te.Pos, false)
+				vs = append(vs, Violation{File: p.Filename, Line: p.Line, Rule: te.Msg, Compile: true})
 			} else {
-				vs = append(vs, Violation{File: names[0], Line: 1, Rule: err.Error()})
+				vs = append(vs, Violation{File: names[0], Line: 1, Rule: err.Error(), Compile: true})
 			}
 		},
 	}
