@@ -11,6 +11,9 @@ import (
 // ends included (Fig. 8.1). Sine on [0, π] with n = 7 has spacing π/6 and
 // the values 0, 0.5, 0.87, 1, 0.87, 0.5, 0.
 func Discretize(f func(float64) float64, a, b float64, n int) (*Grid1[float64], error) {
+	if f == nil {
+		return nil, fmt.Errorf("lab: discretize a nil function: %w", ErrSize)
+	}
 	if n < 2 {
 		return nil, fmt.Errorf("lab: discretize with n = %d points: need at least 2 to span [a, b]: %w", n, ErrSize)
 	}
@@ -21,7 +24,9 @@ func Discretize(f func(float64) float64, a, b float64, n int) (*Grid1[float64], 
 	if err != nil {
 		return nil, fmt.Errorf("lab: discretize: %w", err)
 	}
-	g.Fill(func(k int) float64 { return f(g.X(k)) })
+	if err := g.Fill(func(k int) float64 { return f(g.X(k)) }); err != nil {
+		return nil, fmt.Errorf("lab: discretize: %w", err)
+	}
 	return g, nil
 }
 

@@ -151,3 +151,10 @@ func TestGridMethodsOnBadGrids(t *testing.T) {
 		nil1.Poison()
 	})
 }
+
+func TestDiscretizeRefusesNilFunction(t *testing.T) {
+	_, err := Discretize(nil, 0, 1, 5)
+	assert.ErrorIs(t, err, ErrSize)
+	_, err = Discretize(math.Sin, 0, math.Inf(1), 5)
+	assert.Error(t, err, "an infinite interval has no finite spacing")
+}
