@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	release -out DIR [-C REPO]
+//	release -out DIR [-C REPO] [-scan]
 //
 // It copies every file of the repository (those git tracks, and untracked
 // files that are not ignored) into DIR, which must not exist or be empty,
@@ -16,6 +16,12 @@
 //     outputs;
 //   - Go files built with the tag "hidden" (the instructor-only checks) are
 //     left out.
+//
+// With -scan it then searches every file it wrote for every solution,
+// hidden check and notebook answer of the repository, by their lines and
+// by their token fingerprints with identifiers renamed
+// (release.CollectSecrets, release.Scan), prints each finding with the
+// file and line that holds it, and exits with status 1 when there is one.
 //
 // See exercises/README.md for how the release and the instructor's
 // repository fit together.
@@ -39,11 +45,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the folder to write the student version into (must not exist or be empty)")
 	root := fs.String("C", ".", "the instructor's repository")
+	scan := fs.Bool("scan", false, "search the release for the repository's solutions, hidden checks and answers; exit 1 when one is found")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: release -out DIR [-C REPO]")
+		fmt.Fprintln(stderr, "usage: release -out DIR [-C REPO] [-scan]")
 		return 2
 	}
 	sum, err := release.Tree(*root, *out)
@@ -58,6 +65,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range sum.Left {
 		fmt.Fprintf(stdout, "  left out %s\n", f)
+	}
+	if !*scan {
+		return 0
+	}
+	secrets, err := release.CollectSecrets(*root)
+	if err != nil {
+		fmt.Fprintf(stderr, "release: scan: %v\n", err)
+		return 1
+	}
+	found, err := release.Scan(*out, secrets)
+	if err != nil {
+		fmt.Fprintf(stderr, "release: scan: %v\n", err)
+		return 1
+	}
+	for _, f := range found {
+		fmt.Fprintf(stdout, "  FOUND    %s\n", f)
+	}
+	fmt.Fprintf(stdout, "release: scanned %s for %d secrets: %d findings\n", *out, len(secrets), len(found))
+	if len(found) > 0 {
+		return 1
 	}
 	return 0
 }

@@ -21,6 +21,36 @@ func TestUsage(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"-bogus"}, &out, &errb))
 }
 
+// writeTree writes files (slash paths) under a new folder.
+func writeTree(t *testing.T, files map[string]string) string {
+	root := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	return root
+}
+
+func TestScanNamesTheFileThatHoldsASolution(t *testing.T) {
+	const exercise = "package ex\n\nimport \"errors\"\n\n// Mean returns the mean of xs.\nfunc Mean(xs []float64) (float64, error) {\n" +
+		"\t// BEGIN SOLUTION\n\tif len(xs) == 0 {\n\t\treturn 0, errors.New(\"ex: the mean of no values\")\n\t}\n" +
+		"\tvar total float64\n\tfor _, value := range xs {\n\t\ttotal += value * value / (1 + value*value)\n\t}\n" +
+		"\treturn total / float64(len(xs)), nil\n\t// END SOLUTION\n\t// BEGIN STUB\n\t// return 0, errors.New(\"not implemented\")\n\t// END STUB\n}\n"
+	clean := writeTree(t, map[string]string{"exercises/01_mean/mean.go": exercise, "go.mod": "module ex\n"})
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-C", clean, "-out", filepath.Join(t.TempDir(), "s"), "-scan"}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "for 1 secrets: 0 findings")
+
+	leaky := writeTree(t, map[string]string{"exercises/01_mean/mean.go": exercise, "go.mod": "module ex\n",
+		"lab/stats.go": "package lab\n\n// Avg is the lab's.\nfunc Avg(v []float64) float64 {\n\tvar s float64\n" +
+			"\tfor _, x := range v {\n\t\ts += x * x / (1 + x*x)\n\t}\n\treturn s / float64(len(v))\n}\n"})
+	stdout.Reset()
+	assert.Equal(t, 1, run([]string{"-C", leaky, "-out", filepath.Join(t.TempDir(), "s"), "-scan"}, &stdout, &stderr))
+	assert.Contains(t, stdout.String(), "FOUND    lab/stats.go:5 holds")
+	assert.Contains(t, stdout.String(), "exercises/01_mean/mean.go:8")
+}
+
 func TestReleaseOfThisRepository(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
