@@ -136,6 +136,10 @@ type BandwidthOptions struct {
 	// measured DRAM intensity, 13 operations over its bytes per point,
 	// instead of the chapter's count.
 	DRAM DRAMTraffic
+	// DRAMDevice is the card DRAM was measured on ("NVIDIA H100 80GB
+	// HBM3"); the roofline's title names it, and the chart's title names
+	// both cards when it differs from the bench's.
+	DRAMDevice string
 }
 
 // BandwidthWith draws the GPU measurements of `stencil bench -json`: (A)
@@ -192,14 +196,44 @@ func BandwidthWith(b *Bench, opt BandwidthOptions) (*Panels, error) {
 		return nil, err
 	}
 	r.Title.Text += ", " + sizes
-	title := "Measured on " + b.Device
-	if b.Device == "" {
-		title = "Measured on the GPU"
+	device := b.Device
+	if device == "" {
+		device = "the GPU"
+	}
+	title := "Measured on " + device
+	if placed := dramPlaced(rs, opt.DRAM); placed && opt.DRAMDevice != "" {
+		r.Title.Text += ", x: DRAM bytes on " + shortCard(opt.DRAMDevice)
+		if opt.DRAMDevice != b.Device {
+			title = "Times measured on " + device + "; DRAM traffic (roofline x) on " + opt.DRAMDevice
+		}
 	}
 	if model {
 		title = "MODEL, NOT MEASURED: the chapter's traffic at H200 datasheet speed"
 	}
 	return &Panels{Title: title, Cols: 2, Items: []Drawer{a, r}}, nil
+}
+
+// dramPlaced reports whether the roofline places some result by measured
+// DRAM traffic.
+func dramPlaced(rs []BenchResult, dram DRAMTraffic) bool {
+	for _, r := range rs {
+		if _, byCount := rooflineX(r, dram); !byCount {
+			if _, ok := dram[r.Kernel]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortCard names a card by its first two words, "NVIDIA H100" for
+// "NVIDIA H100 80GB HBM3".
+func shortCard(device string) string {
+	f := strings.Fields(device)
+	if len(f) > 2 {
+		f = f[:2]
+	}
+	return strings.Join(f, " ")
 }
 
 // sizesOf names the grid sides of results: "N = 512", or "N = 256 to 1024"
@@ -318,7 +352,7 @@ func roofline(rs []BenchResult, copyBW float64, h200 bool, dram DRAMTraffic) (*p
 		// The chapter counts every load as DRAM traffic; the caches serve
 		// most of them, so the real DRAM intensity is higher (13/8 at best)
 		// and a point at the count can sit above the copy's roof.
-		o.Add(Label(19, 200, 7.5, "x: the chapter's count of loads; caches make the real").Align(-1, 0).Colored(Muted))
+		o.Add(Label(19, 200, 7.5, "x: the chapter's count, loads plus the store; caches make the real").Align(-1, 0).Colored(Muted))
 		o.Add(Label(19, 130, 7.5, "DRAM intensity higher, so a point can sit above the roof").Align(-1, 0).Colored(Muted))
 	}
 	p.Add(&o)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -411,6 +413,43 @@ func TemporalLimitsChart(ls []TemporalLimit) (*plot.Plot, error) {
 	return p, nil
 }
 
+// runStamp names a bench run by the time it was recorded, "11-25 20:27
+// UTC" for "2026-11-25T20:27:59Z"; a date it cannot read is kept as written.
+func runStamp(date string) string {
+	t, err := time.Parse(time.RFC3339, date)
+	if err != nil {
+		if date == "" {
+			return "undated run"
+		}
+		return date
+	}
+	return t.UTC().Format("01-02 15:04 UTC")
+}
+
+// cardsOf names the cards the peers and benches were measured on, in
+// order and once each: "NVIDIA H100 80GB HBM3"; "an unnamed GPU" when none
+// says.
+func cardsOf(ps []Peers, bs []*benchfile.File) string {
+	var cards []string
+	add := func(d string) {
+		if d = strings.TrimSpace(d); d != "" && !slices.Contains(cards, d) {
+			cards = append(cards, d)
+		}
+	}
+	for _, p := range ps {
+		add(p.Device)
+	}
+	for _, b := range bs {
+		if b != nil {
+			add(b.Device)
+		}
+	}
+	if len(cards) == 0 {
+		return "an unnamed GPU"
+	}
+	return strings.Join(cards, " and ")
+}
+
 // PeersChart draws, for one grid side, the share of the copy each peer
 // reaches (from RecordedPeers) beside the lab's fast sweep and its best
 // temporal run (from TemporalBenches, when they hold that side): one bar
@@ -431,10 +470,21 @@ func PeersChart(ps []Peers, bs []*benchfile.File, n int) (*plot.Plot, error) {
 			}
 		}
 	}
+	// Each file with a fast run at n gives a bar; when several do, each
+	// bar names its run by the time it was recorded.
+	var fastFiles []*benchfile.File
 	for _, b := range bs {
-		if fast, ok := FastRun(b, n); ok {
-			bars = append(bars, bar{"lab fast", fast.PctCopy})
+		if _, ok := FastRun(b, n); ok {
+			fastFiles = append(fastFiles, b)
 		}
+	}
+	for _, b := range fastFiles {
+		fast, _ := FastRun(b, n)
+		name := "lab fast"
+		if len(fastFiles) > 1 {
+			name += "\n" + runStamp(b.Date)
+		}
+		bars = append(bars, bar{name, fast.PctCopy})
 	}
 	if best, ok := BestTemporal(bs)[n]; ok {
 		bars = append(bars, bar{fmt.Sprintf("lab temporal k=%d", stepsPerPass(best.Run)), best.Run.PctCopy})
@@ -448,7 +498,7 @@ func PeersChart(ps []Peers, bs []*benchfile.File, n int) (*plot.Plot, error) {
 		vals = append(vals, b.pct)
 		names = append(names, b.name)
 	}
-	p := fig.NewPlot(fmt.Sprintf("The seven-point sweep at N = %d: share of a copy in the same process", n), "", "% of the copy's bandwidth (8 B per point and step)")
+	p := fig.NewPlot(fmt.Sprintf("The seven-point sweep at N = %d on %s: share of a copy in the same process", n, cardsOf(ps, bs)), "", "% of the copy's bandwidth (8 B per point and step)")
 	st, err := fig.Style("temporal")
 	if err != nil {
 		return nil, err
