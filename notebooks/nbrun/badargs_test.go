@@ -17,9 +17,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/vg"
 
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/lab"
@@ -267,6 +269,37 @@ func badCalls() []badCall {
 	add("PeersChart/nothing", true, func() error { return second(PeersChart(nil, nil, 512)) })
 	add("PeersChart/nil file", true, func() error { return second(PeersChart([]Peers{{}}, []*benchfile.File{nil}, -1)) })
 	add("BestTemporalSummary/nil file", false, ignore(func() { _ = BestTemporalSummary([]*benchfile.File{nil}) }))
+
+	// live.go
+	add("LiveBrowser/no arguments", false, ignore(func() { LiveBrowser() }))
+	okDraw := func(int) (fig.Drawer, error) { return fig.ZMarch(0) }
+	for _, c := range []struct {
+		name            string
+		label           string
+		min, max, value int
+		draw            func(int) (fig.Drawer, error)
+		w, h            float64
+	}{
+		{"empty label", "", 0, 4, 2, okDraw, 100, 100},
+		{"nil draw", "T", 0, 4, 2, nil, 100, 100},
+		{"min above max", "T", 4, 0, 2, okDraw, 100, 100},
+		{"value outside", "T", 0, 4, 9, okDraw, 100, 100},
+		{"too many positions", "T", 0, huge, 2, okDraw, 100, 100},
+		{"draw fails", "T", 0, 4, 2, func(int) (fig.Drawer, error) { return nil, errors.New("no") }, 100, 100},
+		{"draw returns nil", "T", 0, 4, 2, func(int) (fig.Drawer, error) { return nil, nil }, 100, 100},
+		{"draw panics", "T", 0, 4, 2, func(int) (fig.Drawer, error) { panic("a student's drawing panics") }, 100, 100},
+		{"negative size", "T", 0, 4, 2, okDraw, -1, 100},
+		{"huge size", "T", 0, 4, 2, okDraw, 1e9, 1e9},
+	} {
+		add("SliderFigure/"+c.name, true, func() error {
+			return SliderFigure(c.label, c.min, c.max, c.value, c.draw, vg.Length(c.w), vg.Length(c.h))
+		})
+	}
+	for _, d := range []time.Duration{-time.Second, time.Hour} {
+		add(fmt.Sprintf("AnimateZMarch/delay %v", d), true, func() error { return AnimateZMarch(d) })
+	}
+	add("ShowThreads/unknown", true, func() error { return ShowThreads("tiledd") })
+	add("ShowThreads/empty", true, func() error { return ShowThreads("") })
 	return cs
 }
 
