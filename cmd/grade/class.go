@@ -131,7 +131,7 @@ func classEntries(class, out string) (entries []classEntry, ignored []string, er
 func refuseEntry(p string) string {
 	st, err := os.Lstat(p)
 	if err != nil {
-		return fmt.Sprintf("the entry cannot be read: %v", errors.Unwrap(err))
+		return fmt.Sprintf("the entry cannot be read: %v", cause(err))
 	}
 	switch m := st.Mode(); {
 	case m&fs.ModeSymlink != 0:
@@ -141,15 +141,23 @@ func refuseEntry(p string) string {
 	case !m.IsDir():
 		return "the entry is not a regular folder (a FIFO, a device or a socket)"
 	}
-	f, err := os.Open(p)
+	f, err := handin.OpenFolder(p)
 	if err != nil {
-		return fmt.Sprintf("the folder cannot be read: %v", errors.Unwrap(err))
+		return fmt.Sprintf("the folder cannot be read: %v", cause(err))
 	}
 	defer f.Close()
 	if _, err := f.Readdirnames(1); err != nil && err != io.EOF {
-		return fmt.Sprintf("the folder cannot be read: %v", errors.Unwrap(err))
+		return fmt.Sprintf("the folder cannot be read: %v", cause(err))
 	}
 	return ""
+}
+
+// cause is what an error of the file system says, without the path.
+func cause(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 // GradeClass grades every student of cfg.Class and writes the gradebook.

@@ -12,3 +12,8 @@ func openNoFollow(path string) (*os.File, error) {
 
 // isLinkErr reports whether an open failed because the path is a link.
 func isLinkErr(error) bool { return false }
+
+// OpenFolder opens the folder at path for listing.
+func OpenFolder(path string) (*os.File, error) {
+	return os.Open(path)
+}
