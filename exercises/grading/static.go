@@ -362,6 +362,11 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 		}
 	}
 	if len(vs) > 0 {
+		// Without their imports the files cannot be type-checked: the
+		// rules that need no types are still reported.
+		for _, f := range student {
+			syntaxRules(f, add)
+		}
 		return sortViolations(vs), nil
 	}
 	for _, f := range others {
@@ -935,4 +940,75 @@ func (c *symbols) structType(n *ast.StructType) {
 			}
 		}
 	}
+}
+
+// syntaxRules reports, from the syntax alone, the init functions and the
+// package-level variables whose value calls a function or receives, where
+// the file cannot be type-checked: a call of a builtin type, len, cap,
+// min, max, errors.New or fmt.Errorf does not count.
+func syntaxRules(f *ast.File, add func(token.Pos, string, ...any)) {
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "init" {
+				add(d.Pos(), "an init function is not allowed: code must not run before the checks call it")
+			}
+		case *ast.GenDecl:
+			if d.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range d.Specs {
+				vspec := spec.(*ast.ValueSpec)
+				for _, v := range vspec.Values {
+					if n, what := syntaxRunsCode(v); n != nil {
+						add(n.Pos(), "package-level variable %s is initialised by %s: code must not run before the checks call it", vspec.Names[0].Name, what)
+					}
+				}
+			}
+		}
+	}
+}
+
+// pureSyntax are the callees, as written, that syntaxRules lets a
+// package-level variable call: conversions to basic types and pure
+// builtins, and pureInit.
+var pureSyntax = map[string]bool{
+	"len": true, "cap": true, "min": true, "max": true, "errors.New": true, "fmt.Errorf": true,
+	"int": true, "int32": true, "int64": true, "uint": true, "float32": true, "float64": true, "string": true, "bool": true,
+}
+
+func syntaxRunsCode(e ast.Expr) (ast.Node, string) {
+	var found ast.Node
+	what := ""
+	ast.Inspect(e, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				found, what = n, "a receive"
+				return false
+			}
+		case *ast.CallExpr:
+			name := ""
+			switch fn := ast.Unparen(n.Fun).(type) {
+			case *ast.Ident:
+				name = fn.Name
+			case *ast.SelectorExpr:
+				if x, ok := fn.X.(*ast.Ident); ok {
+					name = x.Name + "." + fn.Sel.Name
+				}
+			}
+			if pureSyntax[name] {
+				return true
+			}
+			found, what = n, "a function call"
+			return false
+		}
+		return true
+	})
+	return found, what
 }

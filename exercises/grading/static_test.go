@@ -218,6 +218,14 @@ var later = func() int { return <-ch }
 `))
 }
 
+func TestARefusedImportStillReportsTheRulesOfTheSyntax(t *testing.T) {
+	assert.Equal(t, []string{
+		`warps.go:3: import "time" is not allowed in 10_warps (allowed: errors, fmt, math, stencillab.dev/exercises/grading, stencillab.dev/lab/sim)`,
+		"warps.go:5: an init function is not allowed: code must not run before the checks call it",
+		"warps.go:7: package-level variable started is initialised by a function call: code must not run before the checks call it",
+	}, warps(t, "import \"time\"\n\nfunc init() {}\n\nvar started = func() bool { time.Sleep(1); return true }()\n\nvar n = float64(len(\"ab\"))\n"))
+}
+
 func TestAnotherPackagesVariablesAreNotChanged(t *testing.T) {
 	got := warps(t, `import (
 	"errors"

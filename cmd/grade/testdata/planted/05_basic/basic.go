@@ -2,9 +2,9 @@
 // for the grader's tests.
 package basic
 
-import "stencillab.dev/lab"
+import "stencillab.dev/exercises/star"
 
 // Basic refers to a name that does not exist.
-func Basic(a lab.StencilArgs) (sim.Kernel, error) {
+func Basic(a star.Args) (sim.Kernel, error) {
 	return sim.Kernel{Block: blockOfEight}, nil
 }
