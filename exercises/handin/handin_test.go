@@ -239,3 +239,21 @@ func FuzzNotebookCells(f *testing.F) {
 		assert.LessOrEqual(t, total, MaxNotebookCodeBytes)
 	})
 }
+
+// BenchmarkNotebookCells reads a notebook of 48 MiB, nearly all of it
+// figures, as the grader reads an honest notebook near the limit.
+func BenchmarkNotebookCells(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cells := map[string]string{}
+	for i := range 24 {
+		cells[fmt.Sprintf("c%d-code", i)] = fmt.Sprintf("func F%d() int { return %d }\n", i, i)
+	}
+	nb := notebook(cells, 2<<20, rng)
+	b.SetBytes(int64(len(nb)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NotebookCells(nb); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
