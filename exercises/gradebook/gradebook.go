@@ -18,6 +18,7 @@
 package gradebook
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -313,10 +314,10 @@ func (g *Book) Write(out string) error {
 	} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"), append(b, '\n')); err != nil {
 		errs = append(errs, err)
 	}
-	var csvb bytesBuffer
+	var csvb bytes.Buffer
 	if err := g.WriteCSV(&csvb); err != nil {
 		errs = append(errs, fmt.Errorf("gradebook.csv: %w", err))
-	} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.csv"), csvb.b); err != nil {
+	} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.csv"), csvb.Bytes()); err != nil {
 		errs = append(errs, err)
 	}
 	if err := os.MkdirAll(filepath.Join(out, "feedback"), 0o755); err != nil {
@@ -333,13 +334,6 @@ func (g *Book) Write(out string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-type bytesBuffer struct{ b []byte }
-
-func (w *bytesBuffer) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
 }
 
 // WriteFileAtomic writes b to path through a temporary file renamed over
