@@ -34,7 +34,7 @@
 //
 // Use 64-bit indices (long long): at N = 1700 the index i·ny·nx passes 2³².
 //
-// Run the checks with `go run ./cmd/grade 20_cuda_basic` on a machine with an NV20_cuda_basicIA
+// Run the checks with `go run ./cmd/grade 20_cuda_basic` on a machine with an NVIDIA
 // GPU; elsewhere the exercise is reported as needs_gpu: its score is
 // withheld, not zero.
 package cudabasic
