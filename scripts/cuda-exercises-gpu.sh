@@ -4,14 +4,27 @@
 #   CGO_ENABLED=1 go build -tags hidden -o $B/grade ./cmd/grade
 #   CGO_ENABLED=1 go test -c -o $B/gpu.test ./gpu
 #   STENCILLAB_CUDA_FIXTURES=$PWD/$B/fixtures go test -count=1 ./exercises/cudacheck -run TestFixtures
+#   STENCILLAB_CUDA_ATTACKS=$PWD/$B/attacks go test -count=1 ./cmd/grade -run TestCUDAAttackFixtures
+# and, where the GPU machine has no bubblewrap, Debian's, unpacked:
+#   (cd $B && apt-get download bubblewrap && dpkg -x bubblewrap_*.deb bwrap)
 # Writes everything into $OUT. No Go needed: $B/grade is prebuilt
 # (with -tags hidden, CGO_ENABLED=1), and so is $B/gpu.test; the fixtures are
-# in $B/fixtures (see exercises/cudacheck/fixtures_test.go).
+# in $B/fixtures (see exercises/cudacheck/fixtures_test.go), the attacks in
+# $B/attacks (cmd/grade/cuda_attack_test.go). Every CUDA child runs in the
+# sandbox: the bwrap on the PATH, or $B/bwrap's (STENCILLAB_BWRAP).
 set -u
 B=${B:-build/cuda-exercises}
 G=$B/grade
 OUT=${OUT:-/tmp/cuda-exercises-out}
 mkdir -p "$OUT"
+if ! command -v bwrap >/dev/null && [ -x "$B/bwrap/usr/bin/bwrap" ]; then
+	export STENCILLAB_BWRAP=$PWD/$B/bwrap/usr/bin/bwrap
+fi
+echo "bwrap: ${STENCILLAB_BWRAP:-$(command -v bwrap)}" > "$OUT/sandbox.txt"
+"${STENCILLAB_BWRAP:-bwrap}" --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --unshare-all --die-with-parent \
+	--uid 65534 --gid 65534 --clearenv /bin/sh -c 'echo "sandbox ok: uid $(id -u)"' >> "$OUT/sandbox.txt" 2>&1
+# STEPS picks the groups to run (default all): ref seeds fault class sanitize attacks
+want() { [[ ${STEPS:-all} == all || " ${STEPS} " == *" $1 "* ]]; }
 nvidia-smi -L > "$OUT/device.txt" 2>&1
 nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv >> "$OUT/device.txt" 2>&1
 which compute-sanitizer >> "$OUT/device.txt" 2>&1
@@ -28,23 +41,68 @@ step() {
 (cd gpu && ../$B/gpu.test -test.run 'TestGPUCompileSource|TestStepGeometry' -test.v) > "$OUT/gpu-test.out" 2>&1
 echo "gpu-test rc=$?" >> "$OUT/steps.txt"
 # 1. the reference solutions, hidden checks included: full marks expected
-step ref $G -json -v -timeout 120s -submission $B/fixtures/ref 20 21 22 23 24 25
+want ref && step ref $G -json -v -timeout 120s -submission $B/fixtures/ref 20 21 22 23 24 25
 # 2. each seed mistake alone: loses the check named for it
-for s in c3c4 zloop index; do
+want seeds && for s in c3c4 zloop index; do
 	step seed-$s $G -json -timeout 120s -submission $B/fixtures/seed-$s 24
 done
 # 3. a faulting kernel (20), then the next exercise (21) graded normally;
 #    the same with a hanging kernel (killed at -timeout); a compile error
-step fault $G -json -timeout 60s -submission $B/fixtures/fault 20 21
-step hang $G -json -timeout 20s -submission $B/fixtures/hang 20 21
-step compile $G -json -timeout 60s -submission $B/fixtures/compile 20
+want fault && step fault $G -json -timeout 60s -submission $B/fixtures/fault 20 21
+want fault && step hang $G -json -timeout 20s -submission $B/fixtures/hang 20 21
+want fault && step compile $G -json -timeout 60s -submission $B/fixtures/compile 20
 # 4. a class of five: gradebook + leaderboard.md
-step class $G -class $B/fixtures/class -out "$OUT/class" -timeout 60s -j 2 20 25
+want class && step class $G -class $B/fixtures/class -out "$OUT/class" -timeout 60s -j 2 20 25
 # 5. compute-sanitizer memcheck and racecheck (last: the slowest): the
 #    references of 20, 21 pass both; a read past the end (20) loses
 #    memcheck, the tiled kernel without its barrier (21) loses racecheck
-step sanitize-ref $G -json -timeout 40s -sanitize -submission $B/fixtures/ref 20 21
-step sanitize-bad $G -json -timeout 40s -sanitize -submission $B/fixtures/sanitize 20 21
+want sanitize && step sanitize-ref $G -json -timeout 40s -sanitize -submission $B/fixtures/ref 20 21
+want sanitize && step sanitize-bad $G -json -timeout 40s -sanitize -submission $B/fixtures/sanitize 20 21
+# 6. the attacks (cmd/grade/testdata/attacks/cuda_*): each scores 0 on what
+#    it attacks, with its reason; the correct exercise beside it keeps its
+#    full marks (graded beside the attacks that reach the GPU; beside those
+#    refused before compiling, by go test on the CPU machine)
+want attacks && for d in "$B"/attacks/*/; do
+	name=$(basename "$d")
+	ex=$(python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print(a['exercise'], a['correct'] if a['where'] == 'gpu' else '')" "$d/attack.json")
+	step "attack-$name" $G -json -timeout 60s -submission "$d" $ex
+done
+want attacks && python3 - "$OUT" "$B/attacks" <<'PY' > "$OUT/attacks.txt" 2>&1
+import json, sys, os
+out, adir = sys.argv[1], sys.argv[2]
+ok_all = True
+for name in sorted(os.listdir(adir)):
+    a = json.load(open(os.path.join(adir, name, "attack.json")))
+    p = os.path.join(out, "attack-" + name + ".out")
+    try:
+        rep = json.load(open(p))
+    except Exception as e:
+        print(f"FAIL {name}: no JSON ({e})"); ok_all = False; continue
+    ex = {e["id"]: e for e in rep["exercises"]}
+    r = ex[a["exercise"]]
+    c = ex.get(a["correct"], {"points": 1, "max_points": 1, "status": "graded"})
+    text = (r.get("message") or "") + "\n" + "\n".join(ch.get("message") or "" for ch in r["checks"])
+    m = r.get("metrics") or {}
+    if a["expect"] == "zero":
+        good = r["points"] == 0
+    elif a["expect"] == "no_speed":
+        speed = [ch for ch in r["checks"] if ch["id"] == "performance" or ch["id"].startswith("speed-")]
+        good = all(not ch["passed"] for ch in speed) and m.get("correct", 0) != 1 and "pct_copy" not in m
+    else:
+        chk = [ch for ch in r["checks"] if ch["id"] == a["check"]]
+        good = r["status"] != "graded" or (chk and not chk[0]["passed"])
+    why = a["why"] == "" or a["why"] in text
+    clean = all(s not in text for s in ["root:x", "PATH=", "BEGIN SOLUTION", "/work/", "/home/"])
+    full = c["points"] == c["max_points"] and c["status"] == "graded"
+    okk = good and why and clean and full
+    ok_all &= okk
+    print(f"{'ok  ' if okk else 'FAIL'} {name}: {a['exercise']} {r['points']}/{r['max_points']} [{r['status']}]"
+          f" correct={m.get('correct')} pct={m.get('pct_copy')}; {a['correct']} {c['points']}/{c['max_points']}"
+          f"{'' if why else ' (reason missing)'}{'' if clean else ' (LEAK)'}")
+    if not okk or a["where"] == "gpu":
+        print("     ", text.strip().replace("\n", " | ")[:400])
+print("ALL ATTACKS HELD" if ok_all else "SOME ATTACKS WON")
+PY
 python3 - "$OUT" <<'PY' > "$OUT/summary.txt" 2>&1
 import json, sys, os
 out = sys.argv[1]
@@ -58,7 +116,7 @@ for name in ["ref", "seed-c3c4", "seed-zloop", "seed-index", "fault", "hang", "c
     for e in rep["exercises"]:
         m = e.get("metrics") or {}
         print(f"  {e['id']} {e['points']}/{e['max_points']} [{e['status']}] {m.get('seconds', 0):.1f}s"
-              + (f" pct_copy={m['pct_copy']:.1f} ms={m['ms']:.3f}" if 'pct_copy' in m else ""))
+              + (f" pct_copy={m['pct_copy']:.1f} ms={m['ms']:.3f} grid={m.get('timed_nz',0):.0f}x{m.get('timed_ny',0):.0f}x{m.get('timed_nx',0):.0f}" if 'pct_copy' in m else ""))
         if e.get("message"):
             print("    message:", e["message"][:600])
         for c in e["checks"]:
@@ -66,5 +124,7 @@ for name in ["ref", "seed-c3c4", "seed-zloop", "seed-index", "fault", "hang", "c
             ts = f"{t:.2f}s" if t is not None else "-"
             print(f"    {'ok  ' if c['passed'] else 'FAIL'} {c['id']} {c['points']}/{c['max_points']} {ts} {'' if c['passed'] else c['message'][:500]}")
 PY
-cat "$OUT/steps.txt" "$OUT/summary.txt"
+# The raw outputs in one archive (fewer files to bring back).
+(cd "$OUT" && tar czf raw.tgz --remove-files *.out *.err 2>/dev/null)
+cat "$OUT/steps.txt" "$OUT/summary.txt" "$OUT/attacks.txt" "$OUT/sandbox.txt"
 cat "$OUT/class/leaderboard.md" 2>/dev/null

@@ -120,10 +120,12 @@ func gradeWith(cfg Config, spec Spec, source string, call func(request, int) (re
 	if err := env.Kernel(0); err != nil {
 		return failure(listing, cfg, err, "", log), env
 	}
+	var started time.Time
 	res := grading.Run(spec.Exercise(env, false), grading.Options{Seed: cfg.Seed, CheckTimeout: 6*cfg.Timeout + 10*time.Minute,
-		OnStart: func(c string) { env.current = c },
+		OnStart: func(c string) { env.current, started = c, time.Now() },
 		OnResult: func(c grading.CheckResult) {
 			env.Passed[c.ID] = c.Passed
+			env.Metrics["seconds:"+c.ID] = time.Since(started).Seconds()
 		}})
 	if env.fatal != nil {
 		return failure(listing, cfg, env.fatal, env.fatalIn, log), env
@@ -155,6 +157,8 @@ func failure(ex grading.Exercise, cfg Config, err error, check string, log func(
 	var de *diedError
 	var ce *childError
 	switch {
+	case errors.As(err, &he) && (he.op == opCompile || he.op == opInit):
+		return grading.Fail(ex, grading.TimedOut, fmt.Sprintf("the compilation of %s did not finish within %v%s (macros or templates that expand without end?). The process was killed; the exercise scores 0.%s", ex.Files[0], he.timeout, where, printed), cfg.Seed)
 	case errors.As(err, &he):
 		return grading.Fail(ex, grading.TimedOut, fmt.Sprintf("the GPU checks did not finish within %v: the kernel hung%s (a loop that never ends, or a barrier that not every thread reaches?). The process was killed; the GPU is free for the next exercise. The exercise scores 0.%s", he.timeout, where, printed), cfg.Seed)
 	case errors.As(err, &fe):

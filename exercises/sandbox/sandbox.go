@@ -18,8 +18,9 @@
 //
 // A child on the GPU (Spec.GPU) sees, besides, the system's libraries read
 // only (/usr, /lib, /lib64, /usr/local/nvidia when present, the dynamic
-// linker's cache) for the CUDA driver and NVRTC, and the NVIDIA device
-// nodes /dev/nvidia* bound into its /dev: no other device.
+// linker's cache and /etc/alternatives) for the CUDA driver and NVRTC, and
+// the NVIDIA device nodes /dev/nvidia* bound into its /dev: no other
+// device, and nothing else of /etc.
 package sandbox
 
 import (
@@ -169,8 +170,10 @@ type View struct {
 	Devices []string // /dev/nvidia* device nodes
 }
 
-// gpuRoots are the system folders a GPU child may see, when present.
-var gpuRoots = []string{"/usr", "/lib", "/lib64", "/lib32", "/usr/local/nvidia", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d"}
+// gpuRoots are the system folders a GPU child may see, when present: the
+// libraries, the dynamic linker's cache, and /etc/alternatives, through
+// which /usr/local/cuda is often a link.
+var gpuRoots = []string{"/usr", "/lib", "/lib64", "/lib32", "/usr/local/nvidia", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"}
 
 // GPUView returns the view of a GPU child on this machine: the folders of
 // gpuRoots that exist, and the NVIDIA device nodes (character devices named
