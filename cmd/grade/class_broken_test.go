@@ -447,3 +447,42 @@ func TestAGraderThatStopsStillWritesARowForEveryone(t *testing.T) {
 	assert.Contains(t, string(fb), "signal: killed")
 	assert.Contains(t, summary.String(), "Not graded (the grader failed): honest: 01_sine, 03_five_point")
 }
+
+// The class folder's entries: the hidden ones and the output folder are
+// ignored, names that are not ids get derived ids that collide with no
+// other, and what is not a folder is refused with what it is.
+func TestClassEntries(t *testing.T) {
+	class := t.TempDir()
+	for _, d := range []string{"ann", "Jane Doe", "results", ".git"} {
+		require.NoError(t, os.Mkdir(filepath.Join(class, d), 0o755))
+	}
+	// A valid folder named as "Jane Doe"'s derived id would be: the
+	// derived id must then take more of the hash.
+	clash := gradebook.DeriveID("Jane Doe", nil)
+	require.NoError(t, os.Mkdir(filepath.Join(class, clash), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(class, "notes.txt"), nil, 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(class, "ann"), filepath.Join(class, "bo")))
+
+	entries, ignored, err := classEntries(class, filepath.Join(class, "results"))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{`".git" (a hidden entry)`, `"results" (the output folder)`}, ignored)
+	byName := map[string]classEntry{}
+	ids := map[string]bool{}
+	for _, e := range entries {
+		byName[e.name] = e
+		assert.False(t, ids[e.id], "the id %s is given once", e.id)
+		ids[e.id] = true
+		assert.True(t, gradebook.ValidID(e.id), e.id)
+	}
+	require.Len(t, entries, 5)
+	assert.Equal(t, "ann", byName["ann"].id)
+	assert.Empty(t, byName["ann"].refused)
+	assert.Equal(t, clash, byName[clash].id)
+	assert.NotEqual(t, clash, byName["Jane Doe"].id)
+	assert.True(t, strings.HasPrefix(byName["Jane Doe"].id, clash), "more of the same hash: %s", byName["Jane Doe"].id)
+	assert.Contains(t, byName["notes.txt"].refused, "is a file")
+	assert.Contains(t, byName["bo"].refused, "symbolic link")
+
+	_, _, err = classEntries(filepath.Join(class, "none"), t.TempDir())
+	assert.ErrorContains(t, err, "the class folder")
+}
