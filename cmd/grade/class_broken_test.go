@@ -367,6 +367,11 @@ func TestClassRunNeverAbortsForOneHandIn(t *testing.T) {
 		}
 	}
 	assert.Equal(t, gradebook.SourceNotebook, book.Students["nb-figures"].Source)
+	fb, err := os.ReadFile(filepath.Join(out, "feedback", "nb-garbage.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(fb), "The hand-in was refused as a whole:\n\n```text\n09_exercises.ipynb: not a notebook")
+	assert.Contains(t, string(fb), fmt.Sprintf("- %s: 0/%d\n", gradebook.Escape("01_sine "+findExercise(t, "01_sine").Title), findExercise(t, "01_sine").MaxPoints()))
+	assert.NotContains(t, string(fb), "| check |", "the reason once, not once an exercise")
 	assert.Equal(t, "Jane Doe", book.Students[idOf("Jane Doe")].Folder)
 	assert.Contains(t, summary.String(), fmt.Sprintf("Graded %d students", len(c.want)))
 	assert.Contains(t, summary.String(), `Ignored: ".git" (a hidden entry)`)

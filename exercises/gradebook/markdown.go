@@ -126,6 +126,20 @@ func (g *Book) Feedback(s *Student) string {
 		state = " (some exercises are not graded yet)"
 	}
 	fmt.Fprintf(&b, "Total: %d/%d%s\n", s.Points, s.MaxPoints, state)
+	if s.Source == SourceRefused {
+		// One reason for every exercise, said once above.
+		b.WriteString("\n")
+		for _, e := range g.Exercises {
+			if c := s.Cells[e.ID]; c != nil && c.Override == nil && c.State == StateGraded {
+				fmt.Fprintf(&b, "- %s: %d/%d\n", Escape(e.ID+" "+e.Title), c.Score(), c.MaxPoints)
+				continue
+			}
+			refused := *s
+			refused.Source = ""
+			return g.Feedback(&refused) // an override or a later run: the full form
+		}
+		return b.String()
+	}
 	for _, e := range g.Exercises {
 		title := Escape(e.ID + " " + e.Title)
 		c := s.Cells[e.ID]
