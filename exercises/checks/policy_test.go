@@ -123,6 +123,30 @@ func TestTheListsGiveNoExerciseItsAnswer(t *testing.T) {
 	assert.Equal(t, map[string][]string{"03_five_point": {"NewGrid2"}}, labFuncs, "the only lab function allowed makes an empty grid")
 }
 
+// TestStarHoldsNothingThatComputes guards the package allowed whole to
+// the kernel exercises: it may hold types, constants and variables, not a
+// function or a method, which could compute a kernel's answer for it.
+func TestStarHoldsNothingThatComputes(t *testing.T) {
+	obj, err := static.Resolve(context.Background(), starPkg)
+	require.NoError(t, err)
+	scope := obj.(*types.PkgName).Imported().Scope()
+	for _, name := range scope.Names() {
+		o := scope.Lookup(name)
+		if !o.Exported() {
+			continue
+		}
+		_, isFunc := o.(*types.Func)
+		assert.False(t, isFunc, "star.%s is a function: allow it by name, or keep star free of code", name)
+		if tn, ok := o.(*types.TypeName); ok {
+			if n, ok := tn.Type().(*types.Named); ok {
+				for i := 0; i < n.NumMethods(); i++ {
+					assert.False(t, n.Method(i).Exported(), "star.%s.%s is a method: allow it by name, or keep star free of code", name, n.Method(i).Name())
+				}
+			}
+		}
+	}
+}
+
 // isType reports whether the lab's name is a type, from the export data.
 func isType(t *testing.T, name string) bool {
 	t.Helper()
