@@ -114,9 +114,15 @@ func classEntries(class, out string) (entries []classEntry, ignored []string, er
 		}
 	}
 	sort.Strings(names)
+	// Two ids that differ only in case would share a feedback file where
+	// file names ignore case (macOS, Windows): the second gets a derived
+	// id.
+	folded := map[string]bool{}
 	for _, name := range names {
 		e := classEntry{id: name, name: name, dir: filepath.Join(class, name)}
-		if !gradebook.ValidID(name) {
+		valid := gradebook.ValidID(name) && !folded[strings.ToLower(name)]
+		folded[strings.ToLower(name)] = true
+		if !valid {
 			e.id = gradebook.DeriveID(name, func(id string) bool { return taken[id] })
 			taken[e.id] = true
 		}

@@ -458,7 +458,7 @@ func TestAGraderThatStopsStillWritesARowForEveryone(t *testing.T) {
 // other, and what is not a folder is refused with what it is.
 func TestClassEntries(t *testing.T) {
 	class := t.TempDir()
-	for _, d := range []string{"ann", "Jane Doe", "results", ".git"} {
+	for _, d := range []string{"ann", "Ann", "Jane Doe", "results", ".git"} {
 		require.NoError(t, os.Mkdir(filepath.Join(class, d), 0o755))
 	}
 	// A valid folder named as "Jane Doe"'s derived id would be: the
@@ -479,9 +479,12 @@ func TestClassEntries(t *testing.T) {
 		ids[e.id] = true
 		assert.True(t, gradebook.ValidID(e.id), e.id)
 	}
-	require.Len(t, entries, 5)
-	assert.Equal(t, "ann", byName["ann"].id)
+	require.Len(t, entries, 6)
+	assert.Equal(t, "Ann", byName["Ann"].id, "the first of two names that differ in case keeps it")
+	assert.NotEqual(t, "ann", byName["ann"].id, "the second gets a derived id, so that their feedback files differ everywhere")
+	assert.NotEqual(t, strings.ToLower(byName["ann"].id), strings.ToLower(byName["Ann"].id))
 	assert.Empty(t, byName["ann"].refused)
+	assert.Empty(t, byName["Ann"].refused)
 	assert.Equal(t, clash, byName[clash].id)
 	assert.NotEqual(t, clash, byName["Jane Doe"].id)
 	assert.True(t, strings.HasPrefix(byName["Jane Doe"].id, clash), "more of the same hash: %s", byName["Jane Doe"].id)
