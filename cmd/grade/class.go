@@ -536,11 +536,9 @@ func readOverrides(path string, students []string, exs []grading.Exercise) (map[
 	if path == "" {
 		return out, nil
 	}
-	b, err := handin.ReadRegular(path, 16<<20)
+	// The instructor's file, not a hand-in: a link to it is fine.
+	b, err := os.ReadFile(path)
 	if err != nil {
-		if err == handin.ErrLink {
-			err = fmt.Errorf("%s %w", filepath.Base(path), err)
-		}
 		return nil, fmt.Errorf("overrides: %w", err)
 	}
 	r := csv.NewReader(strings.NewReader(string(b)))
