@@ -1,8 +1,9 @@
 module stencillab.dev
 
-go 1.24.4
+go 1.25
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/janpfeifer/gonb v0.11.4
 	github.com/stretchr/testify v1.11.1
 	golang.org/x/image v0.30.0
@@ -16,7 +17,9 @@ require (
 	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.2 // indirect
 	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect

@@ -1,0 +1,408 @@
+//go:build browser
+
+package browser
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The programs the test drives, from Debian's packages.
+const (
+	jupyterPath  = "/usr/bin/jupyter"
+	chromiumPath = "/usr/bin/chromium"
+)
+
+// Time bounds: the whole test, and one notebook's run from the menu to
+// the last cell.
+const (
+	testBudget     = 9 * time.Minute
+	notebookBudget = 4 * time.Minute
+)
+
+// runMarkEnv marks every process the test starts, so that it can find
+// and stop each of them, and only them, at the end.
+const runMarkEnv = "STENCILLAB_BROWSER_RUN"
+
+// notebooks are the notebooks the test opens, with the sliders each has.
+var notebooks = []struct {
+	file    string
+	sliders int
+}{
+	{"01_sine_and_derivatives.ipynb", 0},
+	{"04_shared_memory_tiling.ipynb", 2},
+}
+
+// need skips the test, saying what is missing, unless Chromium, the
+// Jupyter Notebook server and the GoNB kernel are installed.
+func need(t *testing.T) {
+	t.Helper()
+	for _, p := range []struct{ path, what string }{
+		{chromiumPath, "Debian's chromium (scripts/install-browser.sh, run by make install)"},
+		{jupyterPath, "Debian's Jupyter (scripts/install-jupyter.sh, run by make install)"},
+	} {
+		if _, err := os.Stat(p.path); err != nil {
+			t.Skipf("the browser test needs %s: %s is missing", p.what, p.path)
+		}
+	}
+	if err := exec.Command(jupyterPath, "notebook", "--version").Run(); err != nil {
+		t.Skipf("the browser test needs the Jupyter Notebook server (jupyter-notebook; scripts/install-browser.sh): %v", err)
+	}
+	out, err := exec.Command(jupyterPath, "kernelspec", "list").Output()
+	if err != nil || !bytes.Contains(out, []byte("gonb")) {
+		t.Skipf("the browser test needs the GoNB kernel (scripts/install-gonb.sh): not in jupyter kernelspec list (%v)", err)
+	}
+}
+
+// moduleRoot returns the folder of the module's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	require.NoError(t, err)
+	gomod := strings.TrimSpace(string(out))
+	require.NotEmpty(t, gomod, "not inside the module")
+	return filepath.Dir(gomod)
+}
+
+// copyModule copies the files of the module that git knows or would add
+// (the working tree, not a commit) into dst, so that the server's
+// autosave never writes over the committed notebooks.
+func copyModule(t *testing.T, root, dst string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "-co", "--exclude-standard").Output()
+	require.NoError(t, err, "git ls-files")
+	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if f == "" {
+			continue
+		}
+		src := filepath.Join(root, f)
+		fi, err := os.Lstat(src)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // deleted in the working tree, or a link
+		}
+		data, err := os.ReadFile(src)
+		require.NoError(t, err)
+		to := filepath.Join(dst, f)
+		require.NoError(t, os.MkdirAll(filepath.Dir(to), 0o755))
+		require.NoError(t, os.WriteFile(to, data, fi.Mode().Perm()))
+	}
+}
+
+// freePort returns a localhost port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// server is a Jupyter Notebook server the test started.
+type server struct {
+	url, token string
+	cmd        *exec.Cmd
+	log        *bytes.Buffer
+}
+
+// startServer starts Jupyter on a free port over dir, with the browser
+// variable set so that the notebooks' sliders come up, and waits until it
+// answers.
+func startServer(t *testing.T, ctx context.Context, dir, mark string) *server {
+	t.Helper()
+	tok := make([]byte, 16)
+	_, _ = rand.Read(tok)
+	s := &server{token: hex.EncodeToString(tok), log: &bytes.Buffer{}}
+	port := freePort(t)
+	s.url = fmt.Sprintf("http://127.0.0.1:%d", port)
+	args := []string{"notebook", "--no-browser", "--ip=127.0.0.1", "--port=" + strconv.Itoa(port), "--port-retries=0",
+		"--NotebookApp.token=" + s.token, "--notebook-dir=" + dir}
+	if os.Geteuid() == 0 {
+		args = append(args, "--allow-root")
+	}
+	s.cmd = exec.Command(jupyterPath, args...)
+	gobin, _ := exec.Command("go", "env", "GOPATH").Output()
+	s.cmd.Env = append(os.Environ(),
+		"PATH="+filepath.Join(strings.TrimSpace(string(gobin)), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"STENCILLAB_BROWSER=1",
+		"STENCILLAB_SLIDER_IDLE=60",
+		"JUPYTER_RUNTIME_DIR="+filepath.Join(dir, ".runtime"),
+		runMarkEnv+"="+mark)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, s.cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(s.url + "/api/status?token=" + s.token)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			t.Fatalf("the Jupyter server did not answer at %s within 60 s:\n%s", s.url, s.log.String())
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// stop shuts the server's kernels down through its API, stops the server
+// and then every process still marked with this run's mark.
+func (s *server) stop(t *testing.T, mark string) {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	if resp, err := http.Get(s.url + "/api/kernels?token=" + s.token); err == nil {
+		var ks []struct{ ID string }
+		_ = json.NewDecoder(resp.Body).Decode(&ks)
+		resp.Body.Close()
+		for _, k := range ks {
+			req, _ := http.NewRequest(http.MethodDelete, s.url+"/api/kernels/"+k.ID+"?token="+s.token, nil)
+			if r, err := http.DefaultClient.Do(req); err == nil {
+				r.Body.Close()
+			}
+		}
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	left := killMarked(mark)
+	if len(left) > 0 {
+		t.Logf("stopped %d processes the server left behind: %v", len(left), left)
+	}
+}
+
+// killMarked kills every process whose environment holds this run's mark
+// and returns their ids.
+func killMarked(mark string) []int {
+	want := []byte(runMarkEnv + "=" + mark + "\x00")
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, want) {
+			continue
+		}
+		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// minImages reads the number of images nbcheck requires of a notebook.
+func minImages(t *testing.T, path string) int {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var nb struct {
+		Metadata struct {
+			Stencillab struct {
+				MinImages int `json:"min_images"`
+			} `json:"stencillab"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &nb), path)
+	return nb.Metadata.Stencillab.MinImages
+}
+
+// The notebook page's state, read with JavaScript.
+const (
+	jsReady = `!!(window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() &&
+		document.querySelector('#kernel_indicator_icon.kernel_idle_icon'))`
+	// jsState reports the cells still to run and the sliders showing.
+	jsState = `(() => {
+		const cells = Jupyter.notebook.get_cells().filter(c => c.cell_type === 'code');
+		const pending = cells.filter(c => c.input_prompt_number === '*' || c.input_prompt_number === undefined || c.input_prompt_number === null).length;
+		const sliders = document.querySelectorAll('.stencillab-slider input[type=range]').length;
+		const idle = !!document.querySelector('#kernel_indicator_icon.kernel_idle_icon');
+		return JSON.stringify({pending, sliders, idle, cells: cells.length});
+	})()`
+	// jsReport describes each code cell's outputs.
+	jsReport = `(() => JSON.stringify(Jupyter.notebook.get_cells().filter(c => c.cell_type === 'code').map(c => ({
+		id: c.metadata.id || c.cell_id || '',
+		source: c.get_text().slice(0, 60),
+		prompt: String(c.input_prompt_number),
+		images: c.element[0].querySelectorAll('.output_area img').length,
+		errors: c.element[0].querySelectorAll('.output_error').length,
+		stderr: Array.from(c.element[0].querySelectorAll('.output_stderr')).map(e => e.innerText).join('\n').slice(0, 400),
+	}))))()`
+)
+
+// pageState is what jsState returns.
+type pageState struct {
+	Pending, Sliders, Cells int
+	Idle                    bool
+}
+
+// cellReport is one cell of what jsReport returns.
+type cellReport struct {
+	ID, Source, Prompt string
+	Images, Errors     int
+	Stderr             string
+}
+
+// moveSlider moves the first slider still showing to another position,
+// as a user's drag does (input and change events), waits until the
+// picture next to it is redrawn, and presses its Done button.
+func moveSlider(ctx context.Context) error {
+	const jsImage = `(() => { const r = document.querySelector('.stencillab-slider'); if (!r) return '';
+		const cell = r.closest('.cell'); const imgs = cell ? cell.querySelectorAll('.output_area img') : [];
+		return imgs.length ? imgs[imgs.length-1].src.slice(-200) + ':' + imgs[imgs.length-1].src.length : ''; })()`
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsImage))
+	if err != nil {
+		return err
+	}
+	if before == "" {
+		return errors.New("a slider shows with no figure in its cell")
+	}
+	moved, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const s = document.querySelector('.stencillab-slider input[type=range]');
+		const v = Number(s.value) === Number(s.max) ? Number(s.min) : Number(s.max);
+		s.value = String(v); s.dispatchEvent(new Event('input')); s.dispatchEvent(new Event('change')); return s.value; })()`))
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		now, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsImage))
+		if err != nil {
+			return err
+		}
+		if now != "" && now != before {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("moving a slider to %s did not redraw its figure within 90 s", moved)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.stencillab-slider button`))); err != nil {
+		return err
+	}
+	// Done ends the cell's wait, which takes the controls away.
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('.stencillab-slider').length === 0`,
+		chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second)))
+	if err != nil {
+		return fmt.Errorf("the slider's controls stayed after Done: %w", err)
+	}
+	return nil
+}
+
+// runNotebook opens one notebook, runs all its cells from the Cell menu,
+// moves each slider, and returns the cells' report and the sliders moved.
+func runNotebook(t *testing.T, ctx context.Context, s *server, file string) ([]cellReport, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, notebookBudget)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(s.url+"/notebooks/"+file+"?token="+s.token)), "open %s", file)
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](jsReady, chromedp.WithPollingInterval(300*time.Millisecond)))
+	require.NoError(t, err, "%s: the kernel did not start:\n%s", file, s.log.String())
+	// Cell > Run All, as a student does it.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#celllink`)),
+		chromedp.Click(chromedp.CSS(`#run_all_cells a`)),
+	), "%s: Cell > Run All", file)
+	moved := 0
+	start := time.Now()
+	for {
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsState))
+		require.NoError(t, err, "%s after %v", file, time.Since(start))
+		var st pageState
+		require.NoError(t, json.Unmarshal([]byte(raw), &st))
+		if st.Sliders > 0 {
+			require.NoError(t, moveSlider(ctx), file)
+			moved++
+			continue
+		}
+		if st.Pending == 0 && st.Idle {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsReport))
+	require.NoError(t, err)
+	var cells []cellReport
+	require.NoError(t, json.Unmarshal([]byte(raw), &cells))
+	t.Logf("%s: %d code cells ran in %v, %d sliders moved", file, len(cells), time.Since(start).Round(time.Second), moved)
+	return cells, moved
+}
+
+// TestNotebooksInABrowser runs notebooks 01 and 04 in headless Chromium.
+func TestNotebooksInABrowser(t *testing.T) {
+	need(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
+	defer cancel()
+	mark := make([]byte, 8)
+	_, _ = rand.Read(mark)
+	markS := hex.EncodeToString(mark)
+
+	dir := t.TempDir()
+	copyModule(t, moduleRoot(t), dir)
+	s := startServer(t, ctx, filepath.Join(dir, "notebooks"), markS)
+	defer s.stop(t, markS)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-sandbox", os.Geteuid() == 0), // Chromium refuses its sandbox as root
+		chromedp.Env(runMarkEnv+"="+markS),
+		chromedp.WindowSize(1400, 1000),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	// The first call starts the browser, which lives as long as bctx.
+	require.NoError(t, chromedp.Do(bctx), "start %s", chromiumPath)
+
+	for _, nb := range notebooks {
+		t.Run(strings.TrimSuffix(nb.file, ".ipynb"), func(t *testing.T) {
+			cells, moved := runNotebook(t, bctx, s, nb.file)
+			assert.Equal(t, nb.sliders, moved, "sliders moved, each redrawing its figure")
+			images := 0
+			for _, c := range cells {
+				images += c.Images
+				assert.NotEqual(t, "*", c.Prompt, "cell %s (%q) did not finish", c.ID, c.Source)
+				assert.Zero(t, c.Errors, "cell %s (%q) shows an error:\n%s", c.ID, c.Source, c.Stderr)
+				for _, bad := range []string{"panic:", "goroutine ", "error"} {
+					assert.NotContains(t, strings.ToLower(c.Stderr), bad, "cell %s (%q) writes to standard error", c.ID, c.Source)
+				}
+				if strings.Contains(c.Source, "Show(") || strings.Contains(c.Source, "SliderFigure(") {
+					assert.Positive(t, c.Images, "cell %s (%q) draws a figure that does not appear", c.ID, c.Source)
+				}
+			}
+			want := minImages(t, filepath.Join(dir, "notebooks", nb.file))
+			assert.GreaterOrEqual(t, images, want, "figures shown, against the notebook's stencillab.min_images")
+		})
+	}
+}
