@@ -4,14 +4,16 @@
 #   make test   install what is missing, then go vet (and go mod tidy -diff),
 #               go test, each fuzz target for a few seconds (scripts/fuzz.sh) and run
 #               every notebook headless with the GoNB kernel into notebooks/_out/,
-#               comparing notebooks 01 to 08 with their committed outputs
+#               comparing notebooks 01 to 08 with their committed outputs, and
+#               open notebooks 01 and 04 in headless Chromium (make browser)
 #   make notebooks
 #               run notebooks 01 to 08 and write them, with their outputs, over the
 #               committed ones (after changing a notebook or what it draws)
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
 # GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh),
-# bubblewrap, the grader's sandbox, from Debian's packages (scripts/install-sandbox.sh).
+# bubblewrap, the grader's sandbox, from Debian's packages (scripts/install-sandbox.sh),
+# the Jupyter server and Chromium for the browser test (scripts/install-browser.sh).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -26,25 +28,26 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test lab install install-lab vet unit fuzz run-notebooks notebooks
+.PHONY: test lab install install-lab vet unit fuzz run-notebooks browser notebooks
 
 # Every stage runs even when an earlier one fails, so that one run reports
 # everything; the last line sums up and the exit status is non-zero on any failure.
 test: install
 	@failed=""; \
-	for stage in vet unit fuzz run-notebooks; do \
+	for stage in vet unit fuzz run-notebooks browser; do \
 		$(MAKE) --no-print-directory $$stage || failed="$$failed $$stage"; \
 	done; \
 	if [[ -n "$$failed" ]]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
-	echo "make test: vet, unit tests, fuzz targets and notebooks passed"
+	echo "make test: vet, unit tests, fuzz targets, notebooks and the browser test passed"
 
 lab: install-lab
-	$(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
+	STENCILLAB_BROWSER=1 $(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
 
 install:
 	@scripts/install-jupyter.sh
 	@scripts/install-gonb.sh
 	@scripts/install-sandbox.sh
+	@scripts/install-browser.sh
 
 install-lab:
 	@scripts/install-jupyter.sh --notebook
@@ -67,6 +70,13 @@ fuzz:
 
 run-notebooks: install
 	@scripts/run-notebooks.sh
+
+# The notebooks as a student meets them: the Jupyter server and headless
+# Chromium run notebooks 01 and 04 from the Cell menu, move their sliders and
+# check the figures (notebooks/browser, built with the tag browser).
+browser: install
+	go vet -tags browser ./notebooks/browser
+	go test -tags browser -count=1 -timeout 12m ./notebooks/browser
 
 notebooks: install
 	@scripts/run-notebooks.sh --update
