@@ -17,8 +17,9 @@ var chapterSection = map[int]string{
 }
 
 // figRefRe finds a reference to figures of the chapter: "Fig. 8.8",
-// "Figs. 8.9 and 8.10", "Figs. 8.3–8.5", "Figs. 8.1, 8.2".
-var figRefRe = regexp.MustCompile(`Figs?\. 8\.(\d+)((?:(?:–|, | and )8\.\d+)*)`)
+// "Figs. 8.9 and 8.10", "Figs. 8.3–8.5", "Figs. 8.1, 8.2", with a panel's
+// letter where it names one: "Fig. 8.3C".
+var figRefRe = regexp.MustCompile(`Figs?\. 8\.(\d+)[A-F]?((?:(?:–|, | and )8\.\d+[A-F]?)*)`)
 
 var figNumRe = regexp.MustCompile(`8\.(\d+)`)
 
@@ -51,6 +52,14 @@ func figSections(ref string) string {
 	}
 	return strings.Join(secs, ", ")
 }
+
+// panelAfterRe finds a section written between a figure's number and its
+// panel's letter, "Fig. 8.3 (§8.1)C", where "Fig. 8.3C (§8.1)" is meant.
+var panelAfterRe = regexp.MustCompile(`Figs?\. 8\.\d+ \(§8\.\d\)[A-F]\b`)
+
+// SplitPanels returns the references of text whose panel letter follows
+// the section instead of the figure's number.
+func SplitPanels(text string) []string { return panelAfterRe.FindAllString(text, -1) }
 
 // MissingSections returns the figure references of text that are not
 // followed by their sections, " (§8.3)" or, inside parentheses, ", §8.3".
