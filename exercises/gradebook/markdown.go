@@ -116,7 +116,8 @@ func (g *Book) Feedback(s *Student) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Feedback for %s\n\n", Escape(s.ID))
 	if s.Folder != "" && s.Folder != s.ID {
-		fmt.Fprintf(&b, "Graded from the folder %s, whose name is not a valid id (letters, digits, '.', '_', '-').\n\n", CodeSpan(QuoteName(s.Folder)))
+		fmt.Fprintf(&b, "Graded from the folder %s under the id %s, derived from its name: an id is made of letters, digits, '.', '_' and '-', and differs from every other in more than case.\n\n",
+			CodeSpan(QuoteName(s.Folder)), CodeSpan(s.ID))
 	}
 	if s.Note != "" {
 		fmt.Fprintf(&b, "The hand-in was refused as a whole:\n\n%s\n", CodeBlock(s.Note))
