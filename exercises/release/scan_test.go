@@ -342,3 +342,27 @@ func TestTheReleaseHoldsNoSolution(t *testing.T) {
 	}
 	t.Error(b.String())
 }
+
+func TestScanTokenizersTakeAnyBytes(t *testing.T) {
+	// Unclosed comments and strings, a lone backslash, invalid UTF-8, NUL
+	// bytes and random bytes: tokens or nothing, never a panic.
+	inputs := []string{"/*", "/* a", "\"abc", "'\\", "1e", "1e+", ".5", "\xff\xfe", "a\x00b", "`", "\\", "#define", "0x"}
+	seed := uint64(12345)
+	for range 300 {
+		b := make([]byte, int(seed%64))
+		for i := range b {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			b[i] = byte(seed >> 56)
+		}
+		inputs = append(inputs, string(b))
+	}
+	for _, in := range inputs {
+		assert.NotPanics(t, func() {
+			cTokens(in)
+			goTokens(in)
+			winnow(cTokens(in + in + in + in + in + in + in))
+			readTexts("x.ipynb", []byte(in))
+			nonTrivial(in)
+		}, "%q", in)
+	}
+}
