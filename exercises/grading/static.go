@@ -386,6 +386,7 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 		Uses:       map[*ast.Ident]types.Object{},
 		Implicits:  map[ast.Node]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances:  map[*ast.Ident]types.Instance{},
 	}
 	conf := types.Config{
 		Importer:  importerFor(fset, exports),
@@ -543,6 +544,25 @@ func (c *symbols) check(files []*ast.File) {
 	}
 	for _, f := range files {
 		c.rules(f)
+		c.flows(f)
+	}
+	// A type argument is an interface to the generic code: inside it a
+	// value of the type parameter goes to fmt as any other.
+	for id, inst := range c.info.Instances {
+		obj := c.info.Uses[id]
+		if obj != nil && obj.Pkg() != nil && obj.Pkg() != c.pkg && c.allow.whole[obj.Pkg().Path()] {
+			continue // the standard library's generics, gonum's
+		}
+		for i := 0; i < inst.TypeArgs.Len(); i++ {
+			ta := inst.TypeArgs.At(i)
+			if types.IsInterface(ta) {
+				continue
+			}
+			if field, ok := c.opaque(ta, map[types.Type]bool{}); ok {
+				c.add(id.Pos(), "a value of type %s becomes a type parameter here, which would open %s, not available in this exercise",
+					types.TypeString(ta, c.qualifier), field)
+			}
+		}
 	}
 }
 
@@ -1011,4 +1031,251 @@ func syntaxRunsCode(e ast.Expr) (ast.Node, string) {
 		return true
 	})
 	return found, what
+}
+
+// flows refuses a value whose type holds a field the allow-list does not
+// (sim.Global's Data, a thread's internals), wherever it would become an
+// interface value: fmt, a panic, an any of the file's own. Printing it, or
+// any code behind an interface, would read that field for the file. The
+// sites are those of Go's assignability: call arguments and conversions,
+// assignments and declarations, results, composite literals' elements,
+// channel sends, map keys and comparisons.
+func (c *symbols) flows(f *ast.File) {
+	var stack []ast.Node
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		stack = append(stack, n)
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			tv, ok := c.info.Types[n.Fun]
+			if !ok {
+				return true
+			}
+			if tv.IsType() {
+				if len(n.Args) == 1 {
+					c.leak(n.Args[0], tv.Type)
+				}
+				return true
+			}
+			sig, ok := tv.Type.Underlying().(*types.Signature)
+			if !ok {
+				return true
+			}
+			params := sig.Params()
+			if len(n.Args) == 1 && params.Len() > 1 {
+				c.leakTuple(n.Args[0], params)
+				return true
+			}
+			for i, a := range n.Args {
+				var pt types.Type
+				switch {
+				case sig.Variadic() && i >= params.Len()-1 && !n.Ellipsis.IsValid():
+					if sl, ok := params.At(params.Len() - 1).Type().Underlying().(*types.Slice); ok {
+						pt = sl.Elem()
+					}
+				case i < params.Len():
+					pt = params.At(i).Type()
+				}
+				c.leak(a, pt)
+			}
+		case *ast.AssignStmt:
+			lhs := make([]types.Type, len(n.Lhs))
+			for i, l := range n.Lhs {
+				if id, ok := l.(*ast.Ident); ok && n.Tok == token.DEFINE && c.info.Defs[id] != nil {
+					continue // a new variable takes the value's type
+				}
+				lhs[i] = c.info.TypeOf(l)
+			}
+			c.leakAll(n.Rhs, lhs)
+		case *ast.ValueSpec:
+			if n.Type != nil {
+				t := c.info.TypeOf(n.Type)
+				lhs := make([]types.Type, len(n.Names))
+				for i := range lhs {
+					lhs[i] = t
+				}
+				c.leakAll(n.Values, lhs)
+			}
+		case *ast.ReturnStmt:
+			var sig *types.Signature
+			for i := len(stack) - 2; i >= 0 && sig == nil; i-- {
+				switch fn := stack[i].(type) {
+				case *ast.FuncLit:
+					sig, _ = c.info.TypeOf(fn).(*types.Signature)
+				case *ast.FuncDecl:
+					if obj := c.info.Defs[fn.Name]; obj != nil {
+						sig, _ = obj.Type().(*types.Signature)
+					}
+				}
+			}
+			if sig != nil {
+				res := make([]types.Type, sig.Results().Len())
+				for i := range res {
+					res[i] = sig.Results().At(i).Type()
+				}
+				c.leakAll(n.Results, res)
+			}
+		case *ast.CompositeLit:
+			t := c.info.TypeOf(n)
+			if t == nil {
+				return true
+			}
+			switch u := t.Underlying().(type) {
+			case *types.Struct:
+				for i, el := range n.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if id, ok := kv.Key.(*ast.Ident); ok {
+							if v, ok := c.info.Uses[id].(*types.Var); ok {
+								c.leak(kv.Value, v.Type())
+							}
+						}
+					} else if i < u.NumFields() {
+						c.leak(el, u.Field(i).Type())
+					}
+				}
+			case *types.Slice, *types.Array, *types.Map:
+				var key, elem types.Type
+				switch u := u.(type) {
+				case *types.Slice:
+					elem = u.Elem()
+				case *types.Array:
+					elem = u.Elem()
+				case *types.Map:
+					key, elem = u.Key(), u.Elem()
+				}
+				for _, el := range n.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if key != nil {
+							c.leak(kv.Key, key)
+						}
+						c.leak(kv.Value, elem)
+					} else {
+						c.leak(el, elem)
+					}
+				}
+			}
+		case *ast.SendStmt:
+			if ch, ok := c.info.TypeOf(n.Chan).Underlying().(*types.Chan); ok {
+				c.leak(n.Value, ch.Elem())
+			}
+		case *ast.IndexExpr:
+			if m, ok := c.info.TypeOf(n.X).Underlying().(*types.Map); ok {
+				c.leak(n.Index, m.Key())
+			}
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				c.leak(n.X, c.info.TypeOf(n.Y))
+				c.leak(n.Y, c.info.TypeOf(n.X))
+			}
+		}
+		return true
+	})
+}
+
+// leakAll pairs values with the types they are assigned to; a single
+// call on the right gives its results in order.
+func (c *symbols) leakAll(values []ast.Expr, to []types.Type) {
+	if len(values) == 1 && len(to) > 1 {
+		if tup, ok := c.info.TypeOf(values[0]).(*types.Tuple); ok {
+			for i := 0; i < tup.Len() && i < len(to); i++ {
+				c.leakType(values[0], tup.At(i).Type(), to[i])
+			}
+		}
+		return
+	}
+	for i, v := range values {
+		if i < len(to) {
+			c.leak(v, to[i])
+		}
+	}
+}
+
+// leakTuple checks a call f(g()) whose single argument gives every
+// parameter.
+func (c *symbols) leakTuple(arg ast.Expr, params *types.Tuple) {
+	if tup, ok := c.info.TypeOf(arg).(*types.Tuple); ok {
+		for i := 0; i < tup.Len() && i < params.Len(); i++ {
+			c.leakType(arg, tup.At(i).Type(), params.At(i).Type())
+		}
+		return
+	}
+	if params.Len() > 0 {
+		c.leak(arg, params.At(0).Type())
+	}
+}
+
+func (c *symbols) leak(e ast.Expr, to types.Type) { c.leakType(e, c.info.TypeOf(e), to) }
+
+// leakType refuses e, of type from, where it becomes the interface to
+// while from holds a field that is not allowed.
+func (c *symbols) leakType(e ast.Expr, from, to types.Type) {
+	if from == nil || to == nil || !types.IsInterface(to) || types.IsInterface(from) || c.methodsOnly(to) {
+		return
+	}
+	if field, ok := c.opaque(from, map[types.Type]bool{}); ok {
+		c.add(e.Pos(), "a value of type %s becomes an interface here, which would open %s, not available in this exercise",
+			types.TypeString(from, c.qualifier), field)
+	}
+}
+
+// qualifier names packages as a student writes them: sim.Global.
+func (c *symbols) qualifier(p *types.Package) string {
+	if p == c.pkg {
+		return ""
+	}
+	return p.Name()
+}
+
+// methodsOnly reports whether values of the interface type t are used
+// only through its methods: a named, non-empty interface of a package
+// allowed whole (gonum's mat.Matrix), not an any that fmt would print
+// field by field, nor an interface or type parameter of the file's own.
+func (c *symbols) methodsOnly(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg() == c.pkg || !c.allow.whole[n.Obj().Pkg().Path()] {
+		return false
+	}
+	it, ok := n.Underlying().(*types.Interface)
+	return ok && it.NumMethods() > 0
+}
+
+// opaque returns the first field that t holds, by value or through
+// pointers, slices, arrays, maps and channels, that the allow-list does
+// not hold.
+func (c *symbols) opaque(t types.Type, seen map[types.Type]bool) (string, bool) {
+	if t == nil || seen[t] {
+		return "", false
+	}
+	seen[t] = true
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		return c.opaque(u.Elem(), seen)
+	case *types.Slice:
+		return c.opaque(u.Elem(), seen)
+	case *types.Array:
+		return c.opaque(u.Elem(), seen)
+	case *types.Chan:
+		return c.opaque(u.Elem(), seen)
+	case *types.Map:
+		if f, ok := c.opaque(u.Key(), seen); ok {
+			return f, ok
+		}
+		return c.opaque(u.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			fl := u.Field(i)
+			if c.foreign(fl) {
+				if name, ok := c.allowed(fl); !ok {
+					return name, true
+				}
+			}
+			if f, ok := c.opaque(fl.Type(), seen); ok {
+				return f, ok
+			}
+		}
+	}
+	return "", false
 }

@@ -194,6 +194,33 @@ func F(g *sim.Global) float32 { return (*open)(g).Data[0] }
 		warps(t, "import \"stencillab.dev/lab/sim\"\n\nfunc F(g *sim.Global) float32 { return g.Data[0] }\n"))
 }
 
+// TestAValueWithHiddenFieldsNeverBecomesAnInterface: fmt would print
+// sim.Global's Data, which the list does not allow, for a file that hands
+// it a *sim.Global by any route.
+func TestAValueWithHiddenFieldsNeverBecomesAnInterface(t *testing.T) {
+	for _, c := range []struct{ name, src string }{
+		{"a call's variadic any", "func F(g *sim.Global) string { return fmt.Sprint(g) }"},
+		{"a dereference", "func F(g *sim.Global) string { return fmt.Sprint(*g) }"},
+		{"an explicit conversion", "func F(g *sim.Global) any { return any(g) }"},
+		{"an assignment", "func F(g *sim.Global) { var x any\n\tx = g\n\t_ = x }"},
+		{"a declaration", "func F(g *sim.Global) { var x interface{} = g\n\t_ = x }"},
+		{"a result", "func F(g *sim.Global) (any, error) { return g, nil }"},
+		{"a slice literal", "func F(g *sim.Global) []any { return []any{g} }"},
+		{"a struct of the file's own", "type box struct{ g sim.Global }\n\nfunc F(g *sim.Global) string { return fmt.Sprint(box{*g}) }"},
+		{"a map key", "func F(g *sim.Global, m map[any]int) int { return m[g] }"},
+		{"a channel", "func F(g *sim.Global, ch chan any) { ch <- g }"},
+		{"a panic", "func F(g *sim.Global) { panic(g) }"},
+		{"a type parameter", "func show[T any](x T) string { return fmt.Sprint(x) }\n\nfunc F(g *sim.Global) string { return show(g) }"},
+		{"an interface of the file's own", "type none interface{}\n\nfunc F(g *sim.Global) none { return g }"},
+	} {
+		got := warps(t, "import (\n\t\"fmt\"\n\n\t\"stencillab.dev/lab/sim\"\n)\n\nvar _ = fmt.Sprint\n\n"+c.src+"\n")
+		require.NotEmpty(t, got, c.name)
+		assert.Regexp(t, "becomes (an interface|a type parameter) here, which would open sim.Global.Name, not available in this exercise", strings.Join(got, "\n"), c.name)
+	}
+	// Fields it may use, and values without hidden fields, go anywhere.
+	assert.Empty(t, warps(t, "import (\n\t\"fmt\"\n\n\t\"stencillab.dev/lab/sim\"\n)\n\nfunc F(g *sim.Global, d sim.Dim3) string { return fmt.Sprint(d, d.X, g == nil) }\n"))
+}
+
 func TestCodeThatRunsBeforeTheChecksIsRefused(t *testing.T) {
 	assert.Equal(t, []string{
 		"warps.go:7: an init function is not allowed: code must not run before the checks call it",
