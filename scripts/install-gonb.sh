@@ -48,18 +48,28 @@ if [[ "${1:-}" == "--gopls" ]] && ! has gopls golang.org/x/tools/gopls "$GOPLS_V
 	install "golang.org/x/tools/gopls@$GOPLS_VERSION" || echo "install-gonb: gopls $GOPLS_VERSION not installed; notebooks run without it" >&2
 fi
 
-# The kernel spec must exist and start the gonb binary just installed.
+# The kernel spec must exist, start the gonb binary just installed and keep
+# the kernel's routine log quiet. GoNB logs through klog to standard error
+# by default: at every start some test lines ("Info message", "Warning
+# message", "Error message"), a complaint when gopls is missing, and each
+# step of its start and shutdown, which Jupyter's server and nbconvert
+# print among the notebook's messages. These flags, passed through to the
+# kernel's command line by gonb --install, send the log to /dev/null and
+# keep only fatal errors on standard error; what a cell prints, its
+# compile errors and its panics reach the notebook as before.
+QUIET=(--logtostderr=false --alsologtostderr=false --log_file=/dev/null --stderrthreshold=3)
 spec="$("$JUPYTER" kernelspec list --json 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
 spec = json.load(sys.stdin)["kernelspecs"].get("gonb")
-print(spec["spec"]["argv"][0] if spec else "")
+argv = spec["spec"]["argv"] if spec else []
+print(argv[0] if argv else "", "quiet" if "-log_file=/dev/null" in argv and "-stderrthreshold=3" in argv else "noisy")
 ' 2>/dev/null || true)"
-if [[ "$spec" != "$bin/gonb" ]]; then
+if [[ "$spec" != "$bin/gonb quiet" ]]; then
 	echo "install-gonb: registering the gonb kernel with Jupyter"
 	# gonb --install refuses to register without gopls unless told to.
 	force=()
 	[[ -x "$bin/gopls" ]] || force=(--force_deps)
-	if ! log="$(gonb --install --raw_error "${force[@]}" 2>&1)"; then
+	if ! log="$(gonb --install --raw_error "${QUIET[@]}" "${force[@]}" 2>&1)"; then
 		echo "$log" >&2
 		exit 1
 	fi
