@@ -287,8 +287,10 @@ func checkBrokenClass(t *testing.T, c brokenClass, out string, only []string, fa
 		}
 		fb, err := os.ReadFile(filepath.Join(out, "feedback", id+".md"))
 		require.NoError(t, err, "feedback for %q", name)
-		assert.Equal(t, strings.Count(string(fb), "` \"<img"), strings.Count(string(fb), "<img"),
-			"%q: a tag of a folder's name is shown only in code in its feedback", name)
+		if strings.Contains(name, "<img") {
+			assert.Equal(t, strings.Count(string(fb), "` \"<img"), strings.Count(string(fb), "<img"),
+				"%q: a tag of a folder's name is shown only in code in its feedback", name)
+		}
 	}
 }
 
@@ -409,14 +411,43 @@ func TestClassWithBrokenHandInsGradesEveryoneElse(t *testing.T) {
 	only := []string{"01_sine", "03_five_point"}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 22))
 	c := makeBrokenClass(t, root, only, rng)
+	// A student whose errors are markup: 0 on 01_sine, escaped feedback.
+	d := filepath.Join(c.dir, "markup")
+	writeHonest(t, root, d, only[1:]...)
+	src, err := os.ReadFile(filepath.Join("testdata", "attacks", "class_markup", "01_sine", "sine.go"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(d, "exercises", "01_sine"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(d, "exercises", "01_sine", "sine.go"), src, 0o644))
+	// It passes only the check that wants errors for bad input.
+	bad := 0
+	for _, ch := range findExercise(t, only[0]).Checks {
+		if ch.ID == "bad-input" {
+			bad += ch.Points
+		}
+	}
+	require.Positive(t, bad)
+	w := c.want["honest"]
+	w.points = append([]int{bad}, w.points[1:]...)
+	c.want["markup"] = w
 	before := treeFiles(t, root)
 	out := t.TempDir()
 	tag := fmt.Sprintf("class-%d", time.Now().UnixNano())
 	var progress bytes.Buffer
-	_, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4243, Timeout: 30 * time.Second, Only: only, runTag: tag},
+	_, err = GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4243, Timeout: 30 * time.Second, Only: only, runTag: tag},
 		Class: c.dir, Out: out, Jobs: 2, Progress: &progress})
 	require.NoError(t, err, progress.String())
 	checkBrokenClass(t, c, out, only, nil)
+	fb, err := os.ReadFile(filepath.Join(out, "feedback", "markup.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(fb), "<script>alert(1)</script>", "the student's text is shown")
+	for _, l := range strings.Split(string(fb), "\n") {
+		// Each line that holds the student's text holds it in code.
+		if strings.Contains(l, "<script>") && !strings.HasPrefix(l, "=HYPERLINK") {
+			assert.Regexp(t, "^\\| .* \\| `+ .*<script>.* `+ ", l, "in a code span")
+		}
+		assert.NotRegexp(t, "^# Total", l, "no heading of the student's")
+		assert.NotRegexp(t, "^\\| forged", l, "no row of the student's")
+	}
 	assert.Empty(t, changedFiles(before, treeFiles(t, root)), "the instructor's tree is unchanged")
 	assert.Empty(t, submissionProcesses(t, tag, filepath.Join(os.TempDir(), "grade-class-")), "no process of a run outlives it")
 }
