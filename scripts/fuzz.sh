@@ -21,6 +21,8 @@ TARGETS="
 ./lab/sediment FuzzLoadBench
 ./cmd/nbcheck FuzzCheck
 ./exercises/release FuzzStrip
+./gpu FuzzCheckDirectives
+./exercises/cudacheck FuzzReadAnswer
 ./exercises/handin FuzzNotebookCells
 ./exercises/gradebook FuzzSafeCell
 ./exercises/gradebook FuzzFeedback

@@ -222,3 +222,18 @@ func TestChainReference(t *testing.T) {
 		assert.InDelta(t, cur[i], got.Data[i], 1e-5, i)
 	}
 }
+
+// Whatever the child writes, reading it never panics, and an answer
+// accepted has exactly the floats due.
+func FuzzReadAnswer(f *testing.F) {
+	f.Add([]byte(`{"op":"sweep","floats":1}`+"\nabcd"), 1)
+	f.Add([]byte(`{"op":"sweep","err":"x","err_kind":"fault"}`+"\n"), 0)
+	f.Add([]byte(`{"op":"time","chain_ms":1}`+"\n"), 0)
+	f.Fuzz(func(t *testing.T, raw []byte, want int) {
+		want = want % 1000
+		h, data, err := readAnswer(bufio.NewReader(bytes.NewReader(raw)), opSweep, want)
+		if err == nil && h.Err == "" && len(data) != max(want, 0) {
+			t.Fatalf("%d floats accepted where %d are due", len(data), want)
+		}
+	})
+}

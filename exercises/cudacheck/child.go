@@ -108,6 +108,18 @@ func fail(err error) (response, []float32) {
 	return response{Err: err.Error(), ErrKind: kind}, nil
 }
 
+// kindError marks an error with its kind for the answer, its text
+// unchanged.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string                      { return e.err.Error() }
+func (e *kindError) Unwrap() []error                    { return []error{e.kind, e.err} }
+func marked(kind, err error) *kindError                 { return &kindError{kind: kind, err: err} }
+func markedf(kind error, f string, a ...any) *kindError { return marked(kind, fmt.Errorf(f, a...)) }
+
 var (
 	errBuild  = errors.New("build")
 	errLaunch = errors.New("launch")
@@ -124,7 +136,7 @@ func (h *host) handle(req request) (response, []float32) {
 			return fail(fmt.Errorf("no CUDA exercise %q", req.ID))
 		}
 		if len(req.Source) > maxSource {
-			return fail(fmt.Errorf("%w: %s has %d bytes, over the limit of %d", errBuild, spec.File, len(req.Source), maxSource))
+			return fail(markedf(errBuild, "%s has %d bytes, over the limit of %d", spec.File, len(req.Source), maxSource))
 		}
 		d, err := gpu.Default()
 		if err != nil {
@@ -178,14 +190,14 @@ func (h *host) kernel(tile int) (*gpu.SourceKernel, error) {
 	}
 	geom, err := geometry(h.spec, h.source, tile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBuild, err)
+		return nil, marked(errBuild, err)
 	}
 	k, err := h.dev.CompileSource(h.spec.File, h.source, h.spec.Entry(), defs, geom)
 	if err != nil {
 		if errors.Is(err, gpu.ErrContextLost) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", errBuild, err)
+		return nil, marked(errBuild, err)
 	}
 	h.kernels[tile] = k
 	return k, nil
@@ -206,7 +218,7 @@ func checkDims(d [3]int) (int, error) {
 	n := 1
 	for _, s := range d {
 		if s < 3 || s > 1<<14 {
-			return 0, fmt.Errorf("%w: grid %d×%d×%d: each side must be between 3 and %d", errLaunch, d[0], d[1], d[2], 1<<14)
+			return 0, markedf(errLaunch, "grid %d×%d×%d: each side must be between 3 and %d", d[0], d[1], d[2], 1<<14)
 		}
 		n *= s
 	}
@@ -280,7 +292,7 @@ func (h *host) sweep(req request) ([]float32, error) {
 		if errors.Is(err, gpu.ErrContextLost) {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", errLaunch, err)
+		return nil, marked(errLaunch, err)
 	}
 	if len(req.Planes) == 0 {
 		out := make([]float32, n)
@@ -330,7 +342,7 @@ func (h *host) time(req request) (response, []float32, error) {
 		if errors.Is(err, gpu.ErrContextLost) {
 			return err
 		}
-		return fmt.Errorf("%w: %w", errLaunch, err)
+		return marked(errLaunch, err)
 	}
 	if req.Warmup > 0 {
 		if err := upload(a, req.WarmSeed); err != nil {

@@ -171,9 +171,10 @@ type View struct {
 }
 
 // gpuRoots are the system folders a GPU child may see, when present: the
-// libraries, the dynamic linker's cache, and /etc/alternatives, through
-// which /usr/local/cuda is often a link.
-var gpuRoots = []string{"/usr", "/lib", "/lib64", "/lib32", "/usr/local/nvidia", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"}
+// programs and libraries (compute-sanitizer runs the child, and starts
+// helpers of its own), the dynamic linker's cache, and /etc/alternatives,
+// through which /usr/local/cuda is often a link.
+var gpuRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/usr/local/nvidia", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"}
 
 // GPUView returns the view of a GPU child on this machine: the folders of
 // gpuRoots that exist, and the NVIDIA device nodes (character devices named
