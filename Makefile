@@ -24,6 +24,8 @@ GO_BIN_DIR := $(shell go env GOPATH)/bin
 export PATH := $(GO_BIN_DIR):$(PATH)
 
 # Extra flags for the notebook server, e.g. make lab LAB_FLAGS="--ip=0.0.0.0 --no-browser".
+# The installed server is Jupyter Notebook 6, whose token flag is
+# --NotebookApp.token=TOKEN (--NotebookApp.token= turns the token off).
 LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -40,7 +42,13 @@ test: install
 	if [[ -n "$$failed" ]]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: vet, unit tests, fuzz targets, notebooks and the browser test passed"
 
+# In the instructor's copy (a check of exercises/checks built with the tag
+# "hidden", which the students' release leaves out) lab says, in one line,
+# that the notebooks show the answers.
 lab: install-lab
+	@if grep -lqs '^//go:build hidden' exercises/checks/*.go; then \
+		echo "make lab: this is the instructor's copy: the notebooks show every answer (go run ./cmd/release -out DIR makes the students' copy)"; \
+	fi
 	STENCILLAB_BROWSER=1 $(JUPYTER) notebook --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_FLAGS)
 
 install:
