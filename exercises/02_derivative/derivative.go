@@ -75,23 +75,23 @@ func Weights(d, lo, hi int) ([]float64, error) {
 	if n <= d || n > 7 {
 		return nil, fmt.Errorf("derivative: weights on %d points for derivative %d: need %d to 7 points", n, d, d+1)
 	}
-	v := mat.NewDense(n, n, nil)
-	for p := 0; p < n; p++ {
-		for m := lo; m <= hi; m++ {
-			v.Set(p, m-lo, math.Pow(float64(m), float64(p)))
+	// Column c of the system holds the powers m^0, m^1, … of offset
+	// m = lo + c; the right-hand side is d! in row d.
+	system := make([]float64, n*n)
+	for c := 0; c < n; c++ {
+		power := 1.0
+		for row := 0; row < n; row++ {
+			system[row*n+c] = power
+			power *= float64(lo + c)
 		}
 	}
-	rhs := mat.NewVecDense(n, nil)
-	rhs.SetVec(d, float64(d)) // d! for d = 1 or 2
-	var w mat.VecDense
-	if err := w.SolveVec(v, rhs); err != nil {
-		return nil, fmt.Errorf("derivative: solving the moment conditions on offsets %d…%d: %w", lo, hi, err)
+	target := make([]float64, n)
+	target[d] = float64(d) // d! for d = 1 or 2
+	var x mat.Dense
+	if err := x.Solve(mat.NewDense(n, n, system), mat.NewDense(n, 1, target)); err != nil {
+		return nil, fmt.Errorf("derivative: the moment conditions on offsets %d…%d have no solution: %w", lo, hi, err)
 	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = w.AtVec(i)
-	}
-	return out, nil
+	return mat.Col(nil, 0, &x), nil
 	// END SOLUTION
 	// BEGIN STUB
 	// return nil, errNotImplemented
