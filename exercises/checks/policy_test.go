@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
 	"stencillab.dev/exercises/release"
 )
 
@@ -84,6 +85,27 @@ func TestEveryReleasedStubPassesTheStaticCheck(t *testing.T) {
 			files[f] = src
 		}
 		vs, err := static.Check(context.Background(), e, files)
+		require.NoError(t, err, e.ID)
+		assert.Empty(t, vs, e.ID)
+	}
+}
+
+// TestTheNotebooksSolutionsPassTheStaticCheck extracts each exercise's
+// cell of the notebook as a handed-in notebook is: the same code in a
+// notebook is checked as in a file.
+func TestTheNotebooksSolutionsPassTheStaticCheck(t *testing.T) {
+	root := filepath.Join("..", "..")
+	cells, err := handin.ReadNotebook(filepath.Join(root, "notebooks", handin.NotebookName))
+	if err != nil {
+		t.Skipf("no notebook to read: %v", err)
+	}
+	dir := t.TempDir()
+	exs := All()
+	require.NoError(t, handin.ExtractNotebook(dir, root, cells, exs))
+	for _, e := range exs {
+		b, err := os.ReadFile(filepath.Join(dir, e.ID, e.Files[0]))
+		require.NoError(t, err, "%s has a cell", e.ID)
+		vs, err := static.Check(context.Background(), e, map[string][]byte{e.Files[0]: b})
 		require.NoError(t, err, e.ID)
 		assert.Empty(t, vs, e.ID)
 	}
