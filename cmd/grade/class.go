@@ -384,7 +384,10 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, 
 			err = fmt.Errorf("the grader panicked: %v\n%s", p, firstLines(string(debug.Stack()), 12))
 		}
 		if err != nil {
-			s = failedStudent(cfg, e, exs, "the grader failed on this hand-in: "+firstLines(err.Error(), 1))
+			// The student reads this: the first line, without the
+			// grader's paths.
+			why := strings.ReplaceAll(firstLines(err.Error(), 1), cfg.Root+string(filepath.Separator), "")
+			s = failedStudent(cfg, e, exs, "the grader failed on this hand-in: "+why)
 		}
 		s.Seconds = time.Since(start).Seconds()
 		if e.name != e.id {
