@@ -26,6 +26,7 @@ TARGETS="
 ./exercises/handin FuzzNotebookCells
 ./exercises/gradebook FuzzSafeCell
 ./exercises/gradebook FuzzFeedback
+./exercises/grading FuzzStaticCheck
 "
 
 # Every Fuzz function in the tree must be listed.

@@ -310,7 +310,10 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 	sort.Strings(names)
 	var student []*ast.File
 	for _, name := range names {
-		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution)
+		// Line directives are disarmed before parsing (same length, so
+		// that offsets and lines stay those of the file): every position,
+		// the parser's errors included, is then the file's own.
+		f, err := parser.ParseFile(fset, name, disarmLines(files[name]), parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			var list scanner.ErrorList
 			if errors.As(err, &list) && len(list) > 0 {
@@ -339,7 +342,7 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 		if want != "" && f.Name.Name != want {
 			add(f.Name.Pos(), "the file's package is %s, not %s as the exercise's", f.Name.Name, want)
 		}
-		checkDirectives(f, add)
+		checkDirectives(fset, f, files[fset.PositionFor(f.Pos(), false).Filename], add)
 		for _, spec := range f.Imports {
 			path, err := strconv.Unquote(spec.Path.Value)
 			if err != nil {
@@ -470,12 +473,26 @@ func (s *Static) packageFiles(fset *token.FileSet, e Exercise, submitted []strin
 // that would move positions, old build constraints and cgo's exports.
 var directives = []string{"//go:", "//line", "/*line", "// +build", "//+build", "//export", "//extern", "//sys"}
 
-func checkDirectives(f *ast.File, add func(token.Pos, string, ...any)) {
+// disarmLines returns src with "//line" and "/*line" written in capitals,
+// which the scanner does not take for line directives.
+func disarmLines(src []byte) []byte {
+	out := bytes.ReplaceAll(src, []byte("//line"), []byte("//LINE"))
+	return bytes.ReplaceAll(out, []byte("/*line"), []byte("/*LINE"))
+}
+
+// checkDirectives refuses the comments of f that are directives, read
+// from the file's own text src (the parser saw line directives disarmed).
+func checkDirectives(fset *token.FileSet, f *ast.File, src []byte, add func(token.Pos, string, ...any)) {
 	for _, cg := range f.Comments {
 		for _, c := range cg.List {
+			text := c.Text
+			start, end := fset.PositionFor(c.Pos(), false).Offset, fset.PositionFor(c.End(), false).Offset
+			if start >= 0 && end <= len(src) && start <= end {
+				text = string(src[start:end])
+			}
 			for _, d := range directives {
-				if strings.HasPrefix(c.Text, d) {
-					word := strings.Fields(c.Text)[0]
+				if strings.HasPrefix(text, d) {
+					word := strings.Fields(text)[0]
 					if d == "// +build" {
 						word = "// +build"
 					}

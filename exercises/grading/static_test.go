@@ -306,3 +306,25 @@ func TestSplitAllow(t *testing.T) {
 		assert.Equal(t, want, [2]string{p, s}, fmt.Sprint(entry))
 	}
 }
+
+// FuzzStaticCheck hands the check arbitrary text as a submitted file: it
+// returns rules or nothing, never an error (which would blame the
+// toolchain) and never a panic, and every rule names the file and a line
+// of it.
+func FuzzStaticCheck(f *testing.F) {
+	f.Add("package warps\n")
+	f.Add("package warps\n\nimport \"stencillab.dev/lab/sim\"\n\nfunc F(g *sim.Global) any { return g }\n")
+	f.Add("package warps\n\nfunc init() { for {} }\n")
+	f.Add("//line x.go:1\npackage warps\n\nvar _ = [\n")
+	f.Add("package warps\n\ntype T[P any] struct{ f *T[T[P]] }\n")
+	f.Add("\x00\xff")
+	f.Fuzz(func(t *testing.T, src string) {
+		vs, err := testStatic.Check(context.Background(), Exercise{ID: "10_warps", Allow: warpsAllow}, map[string][]byte{"warps.go": []byte(src)})
+		require.NoError(t, err)
+		lines := strings.Count(src, "\n") + 1
+		for _, v := range vs {
+			assert.Equal(t, "warps.go", v.File, v.String())
+			assert.True(t, v.Line >= 0 && v.Line <= lines, "%s: line within the file's %d", v, lines)
+		}
+	})
+}
