@@ -352,8 +352,9 @@ func roofline(rs []BenchResult, copyBW float64, h200 bool, dram DRAMTraffic) (*p
 		// The chapter counts every load as DRAM traffic; the caches serve
 		// most of them, so the real DRAM intensity is higher (13/8 at best)
 		// and a point at the count can sit above the copy's roof.
-		o.Add(Label(19, 200, 7.5, "x: the chapter's count, loads plus the store; caches make the real").Align(-1, 0).Colored(Muted))
-		o.Add(Label(19, 130, 7.5, "DRAM intensity higher, so a point can sit above the roof").Align(-1, 0).Colored(Muted))
+		o.Add(Label(19, 290, 7.5, "x: the chapter's count, loads and the store;").Align(-1, 0).Colored(Muted))
+		o.Add(Label(19, 195, 7.5, "caches make the real DRAM intensity higher,").Align(-1, 0).Colored(Muted))
+		o.Add(Label(19, 130, 7.5, "so a point can sit above the roof").Align(-1, 0).Colored(Muted))
 	}
 	p.Add(&o)
 	p.Legend.Left, p.Legend.Top = true, true
