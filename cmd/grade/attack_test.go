@@ -275,6 +275,7 @@ var staticAttacks = []struct{ dir, id, why string }{
 	{"49_dot_import", "03_five_point", `import "stencillab.dev/lab" with a dot is not allowed`},
 	{"50_global_data", "06_tiled", "sim.Global.Data is not available in this exercise"},
 	{"51_print_hidden_field", "05_basic", "a value of type *sim.Global becomes an interface here, which would open sim.Global.Name, not available in this exercise"},
+	{"52_recover_fault", "06_tiled", "tiled.go:14: recover is not available in an exercise"},
 }
 
 // staticAttackFiles reads the files an attack hands in for its exercise,

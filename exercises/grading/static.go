@@ -45,6 +45,8 @@ import (
 //   - it holds a directive (//go:…, //line, a build constraint, //export):
 //     none is needed by an exercise and each reaches past the language or
 //     hides code or positions from this check;
+//   - it calls recover, which would hide a fault or a barrier the
+//     simulator reports by a panic;
 //   - it declares an init function, or a package-level variable whose value
 //     calls a function or receives from a channel (code that would run
 //     before any check), errors.New and fmt.Errorf excepted;
@@ -551,6 +553,9 @@ type symbols struct {
 
 func (c *symbols) check(files []*ast.File) {
 	for id, obj := range c.info.Uses {
+		if b, ok := obj.(*types.Builtin); ok && b.Name() == "recover" {
+			c.add(id.Pos(), "recover is not available in an exercise: a panic, the simulator's faults and barriers included, is the checks' to report")
+		}
 		c.object(id.Pos(), obj)
 	}
 	for n, obj := range c.info.Implicits {

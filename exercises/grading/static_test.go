@@ -221,6 +221,11 @@ func TestAValueWithHiddenFieldsNeverBecomesAnInterface(t *testing.T) {
 	assert.Empty(t, warps(t, "import (\n\t\"fmt\"\n\n\t\"stencillab.dev/lab/sim\"\n)\n\nfunc F(g *sim.Global, d sim.Dim3) string { return fmt.Sprint(d, d.X, g == nil) }\n"))
 }
 
+func TestRecoverIsRefused(t *testing.T) {
+	assert.Equal(t, []string{"warps.go:4: recover is not available in an exercise: a panic, the simulator's faults and barriers included, is the checks' to report"},
+		warps(t, "func F() {\n\tdefer func() { _ = recover() }()\n}\n"))
+}
+
 func TestCodeThatRunsBeforeTheChecksIsRefused(t *testing.T) {
 	assert.Equal(t, []string{
 		"warps.go:7: an init function is not allowed: code must not run before the checks call it",
