@@ -46,7 +46,8 @@ import (
 //     none is needed by an exercise and each reaches past the language or
 //     hides code or positions from this check;
 //   - it calls recover, which would hide a fault or a barrier the
-//     simulator reports by a panic;
+//     simulator reports by a panic, or starts a goroutine, which would run
+//     code the simulator does not;
 //   - it declares an init function, or a package-level variable whose value
 //     calls a function or receives from a channel (code that would run
 //     before any check), errors.New and fmt.Errorf excepted;
@@ -755,6 +756,8 @@ func (c *symbols) rules(f *ast.File) {
 			}
 		case *ast.IncDecStmt:
 			c.mutates(n.X, "changes")
+		case *ast.GoStmt:
+			c.add(n.Pos(), "a go statement is not available in an exercise: the simulator runs the threads, and code it does not run escapes its counts and checks")
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
 				c.mutates(n.X, "takes the address of")

@@ -226,6 +226,11 @@ func TestRecoverIsRefused(t *testing.T) {
 		warps(t, "func F() {\n\tdefer func() { _ = recover() }()\n}\n"))
 }
 
+func TestAGoroutineIsRefused(t *testing.T) {
+	assert.Equal(t, []string{"warps.go:4: a go statement is not available in an exercise: the simulator runs the threads, and code it does not run escapes its counts and checks"},
+		warps(t, "func F() {\n\tgo F()\n}\n"))
+}
+
 func TestCodeThatRunsBeforeTheChecksIsRefused(t *testing.T) {
 	assert.Equal(t, []string{
 		"warps.go:7: an init function is not allowed: code must not run before the checks call it",
