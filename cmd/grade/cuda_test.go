@@ -233,3 +233,36 @@ func TestCUDAWithoutTheSandbox(t *testing.T) {
 	require.NoError(t, err, "-unsafe-no-sandbox")
 	assert.Empty(t, p)
 }
+
+// The leaderboard ranks only the kernels whose timed launches the grader
+// verified: a kernel that does no work on the timed grid, or whose times
+// no GPU could reach, is not ranked; a kernel that prints a forged result
+// is ranked at its measured share, not the one it printed.
+func TestLeaderboardRanksOnlyVerifiedKernels(t *testing.T) {
+	noGPU(t)
+	root := repoRoot(t)
+	class, out := t.TempDir(), t.TempDir()
+	launch := "#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n"
+	for s, mode := range map[string]string{"ann": "", "lazy": cudacheck.FakeSkipTimed, "skipper": cudacheck.FakeRemember,
+		"quick": cudacheck.FakeFast, "forger": cudacheck.FakeForgeStdout} {
+		p := filepath.Join(class, s, "exercises", "25_cuda_challenge", "challenge.cu")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		src := launch
+		if mode != "" {
+			src += "// stand-in: " + mode + "\n"
+		}
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	}
+	fakeGPU(t, "61.5", "")
+	_, err := GradeClass(ClassConfig{Grade: Config{Root: root, Only: []string{"25"}, Seed: 5}, Class: class, Out: out})
+	require.NoError(t, err)
+	lb, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
+	require.NoError(t, err)
+	s := string(lb)
+	assert.Contains(t, s, "| ann | 61.5 | 0.407 | yes |")
+	assert.Contains(t, s, "| forger | 61.5 | 0.407 | yes |", "the forged line is never read")
+	for _, who := range []string{"lazy", "skipper", "quick"} {
+		assert.Regexp(t, `\| — \| `+who+` \| — \| — \| no`, s, who)
+	}
+	assert.NotContains(t, s, "999")
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 
 	"stencillab.dev/gpu"
@@ -67,6 +68,8 @@ func CPUChildMain(args []string, stdin io.Reader, stdout io.Writer, pct float64,
 	return serve(bufio.NewReader(stdin), bufio.NewWriter(f), &cpuHost{pct: pct, mode: mode, id: *id})
 }
 
+var standInRE = regexp.MustCompile(`(?m)^// stand-in: ([a-z-]+)$`)
+
 type cpuHost struct {
 	id     string
 	pct    float64
@@ -79,6 +82,9 @@ func (h *cpuHost) handle(req request) (response, []float32) {
 	case opInit:
 		if _, ok := Lookup(req.ID); !ok || (h.id != "" && h.id != req.ID) {
 			return fail(fmt.Errorf("no CUDA exercise %q", req.ID))
+		}
+		if m := standInRE.FindStringSubmatch(req.Source); h.mode == "" && m != nil {
+			h.mode = m[1]
 		}
 		return response{Free: 80e9, Total: 80e9, Device: "CPU stand-in"}, nil
 	case opMemInfo:
