@@ -276,7 +276,7 @@ var staticAttacks = []struct{ dir, id, why string }{
 	{"50_global_data", "06_tiled", "sim.Global.Data is not available in this exercise"},
 	{"51_print_hidden_field", "05_basic", "a value of type *sim.Global becomes an interface here, which would open sim.Global.Name, not available in this exercise"},
 	{"52_recover_fault", "06_tiled", "tiled.go:14: recover is not available in an exercise"},
-	{"53_goroutine", "08_register_tiled", "register_tiled.go:15: a go statement is not available in an exercise"},
+	{"53_goroutine", "08_register_tiled", "register_tiled.go:15: a go statement is not available in a kernel exercise"},
 }
 
 // staticAttackFiles reads the files an attack hands in for its exercise,

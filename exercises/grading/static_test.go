@@ -226,9 +226,11 @@ func TestRecoverIsRefused(t *testing.T) {
 		warps(t, "func F() {\n\tdefer func() { _ = recover() }()\n}\n"))
 }
 
-func TestAGoroutineIsRefused(t *testing.T) {
-	assert.Equal(t, []string{"warps.go:4: a go statement is not available in an exercise: the simulator runs the threads, and code it does not run escapes its counts and checks"},
-		warps(t, "func F() {\n\tgo F()\n}\n"))
+func TestAGoroutineIsRefusedInAKernelExercise(t *testing.T) {
+	src := "package warps\n\nfunc F() {\n\tgo F()\n}\n"
+	assert.Equal(t, []string{"warps.go:4: a go statement is not available in a kernel exercise: the simulator runs the threads, and code it does not run escapes its counts and checks"},
+		check(t, "10_warps", "warps.go", append([]string{simPath + ".Thread"}, warpsAllow...), src))
+	assert.Empty(t, warps(t, "func F() {\n\tgo F()\n}\n"), "outside the simulator a goroutine runs the student's own code")
 }
 
 func TestCodeThatRunsBeforeTheChecksIsRefused(t *testing.T) {
