@@ -31,9 +31,9 @@ func ZMarch(it int) (*Diagram, error) {
 		return nil, fmt.Errorf("fig: z-march: frame %d outside 0…%d: %w", it, ZMarchFrames-1, ErrRender)
 	}
 	d := NewDiagram(fmt.Sprintf("Iteration %d of %d: the block computes output plane %s", it+1, ZMarchFrames, offsetLabel("iStart", it)),
-		-2.7, -2.9, 19.6, 9.0)
+		-2.7, -2.9, 19.6, 8.4)
 	for k, x0 := range []float64{0, 9.4} {
-		addMarch(d, k, it, x0, 9, true)
+		addMarch(d, k, it, x0, 9, k == 0)
 		top := planeGeom{origin: Pt{x0, 0}, cell: 0.6, gap: 1.3}.at(zIn/2.0, zIn, zIn-1)
 		d.Add(Label(x0+2.6, top.Y+0.5, 10, zKernels[k].title).Bold())
 	}
@@ -61,9 +61,9 @@ var zKernels = []struct {
 	title, short string
 	hold         map[int]zHolder
 }{
-	{"(A) coarsened: three planes in shared memory", "coarsened",
+	{"(A) coarsened: three shared planes", "coarsened",
 		map[int]zHolder{-1: {"inPrev_s", ""}, 0: {"inCurr_s", ""}, 1: {"inNext_s", ""}}},
-	{"(B) register tiled: one shared plane, registers", "register tiled",
+	{"(B) register tiled: one shared plane", "register tiled",
 		map[int]zHolder{-1: {"", "inPrev"}, 0: {"inCurr_s", "inCurr"}, 1: {"", "inNext"}}},
 }
 

@@ -81,3 +81,23 @@ func TestZMarchFollowsTheSimulator(t *testing.T) {
 	_, err = ZMarch(-1)
 	assert.ErrorIs(t, err, ErrRender)
 }
+
+// TestZMarchFramesText checks, for every frame at its size, that each text
+// lies inside the canvas and that no two texts overlap.
+func TestZMarchFramesText(t *testing.T) {
+	const slack = 0.5 // points
+	for it := range ZMarchFrames {
+		d, err := ZMarch(it)
+		require.NoError(t, err)
+		boxes := d.TextBoxes(Wide, ZMarchHeight)
+		for i, b := range boxes {
+			assert.True(t, b.Box.Min.X >= -slack && b.Box.Min.Y >= -slack && b.Box.Max.X <= Wide+slack && b.Box.Max.Y <= ZMarchHeight+slack,
+				"frame %d: text %q at %v leaves the canvas", it, b.Text, b.Box)
+			for _, o := range boxes[i+1:] {
+				overlap := b.Box.Min.X < o.Box.Max.X-slack && o.Box.Min.X < b.Box.Max.X-slack &&
+					b.Box.Min.Y < o.Box.Max.Y-slack && o.Box.Min.Y < b.Box.Max.Y-slack
+				assert.False(t, overlap, "frame %d: texts %q and %q overlap", it, b.Text, o.Text)
+			}
+		}
+	}
+}
