@@ -38,7 +38,9 @@ import (
 //     a method value or expression, a composite literal's key, an interface
 //     of the file's own that a type of another package would satisfy with a
 //     method not allowed, a struct type of the file's own identical to
-//     another package's (a conversion would open its fields);
+//     another package's (a conversion would open its fields), or a value
+//     whose type holds a field not allowed becoming an interface or a type
+//     argument (fmt would print the field);
 //   - it imports a package the allow-list does not name, or any of unsafe,
 //     reflect, os, syscall, runtime, net, plugin, internal packages and
 //     cgo's "C" whatever the list says, or imports with a dot;
@@ -452,17 +454,13 @@ func (s *Static) packageFiles(fset *token.FileSet, e Exercise, submitted []strin
 			}
 			continue
 		}
-		f, err := parser.ParseFile(fset, n, nil, parser.ParseComments|parser.SkipObjectResolution)
+		src, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil {
-			// ParseFile read the name relative to the working folder:
-			// read the file itself.
-			src, rerr := os.ReadFile(filepath.Join(dir, n))
-			if rerr != nil {
-				return "", nil, fmt.Errorf("static check: %w", rerr)
-			}
-			if f, err = parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution); err != nil {
-				return "", nil, fmt.Errorf("static check: the exercise's file %s: %w", n, err)
-			}
+			return "", nil, fmt.Errorf("static check: %w", err)
+		}
+		f, err := parser.ParseFile(fset, n, src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return "", nil, fmt.Errorf("static check: the exercise's file %s: %w", n, err)
 		}
 		if want == "" {
 			want = f.Name.Name
