@@ -102,7 +102,8 @@ const (
 // passes at a tenth of the copy more, from 10 % to 50 %.
 const ChallengeFull = 0.50
 
-// PerfN is the side of the cubic grid timed for the performance points.
+// PerfN is the side around which the timed grid's sides are drawn, fresh
+// for each run (PerfN ± PerfN/16), for the performance points.
 const PerfN = 512
 
 // Specs returns the CUDA exercises in order.
@@ -157,13 +158,13 @@ func (s Spec) Exercise(e *Env, sanitize bool) grading.Exercise {
 			chk("values", "non-cubic grids, sides not multiples of the tile, seven distinct coefficients, each twice", 3, false, checkValues),
 			chk("small", "the smallest grids: N = 3, and sides 3, 4, 5", 1, false, checkSmall),
 			chk("tiles", fmt.Sprintf("other tiles: %s", intsString(s.Tiles)), 2, false, checkTiles),
-			chk("performance", fmt.Sprintf("at least %.0f %% of the float4 copy at N = %d", 100*s.Threshold, PerfN), 2, false, checkPerformance),
+			chk("performance", fmt.Sprintf("at least %.0f %% of the float4 copy at N ≈ %d, its timed launches' output right", 100*s.Threshold, PerfN), 2, false, checkPerformance),
 		}
 	case FindBug:
 		ex.Checks = []grading.Check{
 			chk("z-loop", "every output plane is written, each from its own planes, sides 3 to 75 (c3 = c4, so a swap does not show)", 3, false, checkZLoop),
 			chk("c3-c4", "c3 multiplies the j−1 neighbour and c4 the j+1 one (outputs of two launches with c3 and c4 exchanged)", 2, false, checkC3C4),
-			chk("performance", fmt.Sprintf("at least %.0f %% of the float4 copy at N = %d", 100*s.Threshold, PerfN), 1, false, checkPerformance),
+			chk("performance", fmt.Sprintf("at least %.0f %% of the float4 copy at N ≈ %d, its timed launches' output right", 100*s.Threshold, PerfN), 1, false, checkPerformance),
 		}
 	case Challenge:
 		ex.Checks = []grading.Check{
@@ -172,7 +173,7 @@ func (s Spec) Exercise(e *Env, sanitize bool) grading.Exercise {
 		}
 		for p := 10; p <= int(math.Round(ChallengeFull*100)); p += 10 {
 			share := float64(p) / 100
-			ex.Checks = append(ex.Checks, chk(fmt.Sprintf("speed-%d", p), fmt.Sprintf("correct, and at least %d %% of the float4 copy at N = %d", p, PerfN), 2, false,
+			ex.Checks = append(ex.Checks, chk(fmt.Sprintf("speed-%d", p), fmt.Sprintf("correct, and at least %d %% of the float4 copy at N ≈ %d, its timed launches' output right", p, PerfN), 2, false,
 				func(t *grading.T, e *Env) { checkSpeed(t, e, share) }))
 		}
 	}
