@@ -90,12 +90,44 @@ type Student struct {
 	// derived from it (see DeriveID).
 	Folder    string           `json:"folder,omitempty"`
 	Source    string           `json:"source"` // "files", "notebook" or "refused"
-	Points    int              `json:"points"` // graded cells, overrides applied
-	MaxPoints int              `json:"max_points"`
-	Complete  bool             `json:"complete"` // every cell graded
-	Seconds   float64          `json:"seconds"`  // time of the latest run
-	Note      string           `json:"note,omitempty"`
-	Cells     map[string]*Cell `json:"cells"`
+	Points    int              `json:"points"`     // graded cells, overrides applied
+	MaxPoints int              `json:"max_points"` // every exercise, graded or not
+	// GradedMax is the maximum of the cells whose points count (Points is
+	// out of it); WithheldMax that of the cells not graded yet (withheld
+	// for the GPU, or left empty by the grader).
+	GradedMax   int              `json:"graded_max"`
+	WithheldMax int              `json:"withheld_max"`
+	Complete    bool             `json:"complete"` // every cell graded
+	Seconds     float64          `json:"seconds"`  // time of the latest run
+	Note        string           `json:"note,omitempty"`
+	Cells       map[string]*Cell `json:"cells"`
+	// Person is who the hand-in belongs to, from the roster, when there
+	// was one.
+	Person *Person `json:"person,omitempty"`
+	// SHA256 is a digest of the files handed in (their paths and
+	// contents); Files lists each with its size and modification time.
+	SHA256 string      `json:"sha256,omitempty"`
+	Files  []FileStamp `json:"files,omitempty"`
+}
+
+// FileStamp is one handed-in file: its path in the hand-in, its size and
+// its modification time (RFC 3339, UTC).
+type FileStamp struct {
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	Modified string `json:"modified"`
+}
+
+// LastModified is the latest modification time of the files handed in,
+// or "".
+func (s *Student) LastModified() string {
+	last := ""
+	for _, f := range s.Files {
+		if f.Modified > last {
+			last = f.Modified
+		}
+	}
+	return last
 }
 
 // Sources of a row.
@@ -201,6 +233,10 @@ func (g *Book) Merge(run *Book) {
 			continue
 		}
 		old.Source, old.Seconds, old.Folder, old.Note = s.Source, s.Seconds, s.Folder, s.Note
+		old.SHA256, old.Files = s.SHA256, s.Files
+		if s.Person != nil {
+			old.Person = s.Person
+		}
 		if old.Cells == nil {
 			old.Cells = map[string]*Cell{}
 		}
@@ -222,7 +258,7 @@ func (g *Book) Merge(run *Book) {
 // from the cells.
 func (g *Book) Recount() {
 	for _, s := range g.Students {
-		s.Points, s.MaxPoints, s.Complete = 0, 0, true
+		s.Points, s.MaxPoints, s.GradedMax, s.WithheldMax, s.Complete = 0, 0, 0, 0, true
 		for _, e := range g.Exercises {
 			s.MaxPoints += e.MaxPoints
 			c := s.Cells[e.ID]
@@ -231,6 +267,9 @@ func (g *Book) Recount() {
 			}
 			if c.Counts() {
 				s.Points += c.Score()
+				s.GradedMax += e.MaxPoints
+			} else {
+				s.WithheldMax += e.MaxPoints
 			}
 		}
 	}
@@ -250,8 +289,21 @@ func (g *Book) StudentIDs() []string {
 // with a letter or a digit, at most 64 characters.
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// ValidID reports whether id may name a student (and a feedback file).
-func ValidID(id string) bool { return idRE.MatchString(id) }
+// emailRE is an id that is an email address: a local part of letters,
+// digits, '.', '_', '+' and '-', an '@', and a domain of labels of letters,
+// digits and '-' joined by dots; at most 128 characters (checked apart).
+var emailRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}@[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$`)
+
+// ValidID reports whether id may name a student (and a feedback file):
+// a plain id, or an email address (EmailID), which a class run accepts
+// as a folder's name only when the roster lists it.
+func ValidID(id string) bool { return idRE.MatchString(id) || EmailID(id) }
+
+// EmailID reports whether id is an id in the form of an email address:
+// safe as a file name (no '/', no "..", no leading dot) and in a CSV cell.
+func EmailID(id string) bool {
+	return len(id) <= 128 && !strings.Contains(id, "..") && emailRE.MatchString(id)
+}
 
 // Read reads gradebook.json at path; a file that does not exist gives an
 // error that wraps fs.ErrNotExist.
@@ -303,7 +355,8 @@ func ReadIfExists(out string) (*Book, error) {
 	return g, err
 }
 
-// Write writes gradebook.json, gradebook.csv and feedback/STUDENT.md into
+// Write writes gradebook.json, gradebook.csv, feedback/STUDENT.md and
+// feedback/STUDENT.html into
 // the folder out, each file atomically. It writes every file it can, and
 // returns the errors of those it could not.
 func (g *Book) Write(out string) error {
@@ -330,6 +383,9 @@ func (g *Book) Write(out string) error {
 			continue
 		}
 		if err := WriteFileAtomic(filepath.Join(out, "feedback", id+".md"), []byte(g.Feedback(g.Students[id]))); err != nil {
+			errs = append(errs, err)
+		}
+		if err := WriteFileAtomic(filepath.Join(out, "feedback", id+".html"), []byte(g.FeedbackHTML(g.Students[id]))); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -120,14 +120,17 @@ func TestCSVIsExactAndSafeForSpreadsheets(t *testing.T) {
 	rows, err := csv.NewReader(&b).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 7)
-	assert.Equal(t, []string{"student", "01_sine", "20_cuda_basic", "total", "max_points", "note"}, rows[0])
+	assert.Equal(t, []string{"student", "01_sine", "20_cuda_basic", "total", "graded_max", "withheld_max", "max_points", "sha256", "modified", "note"}, rows[0])
 	for _, row := range rows[1:] {
 		p := pts[row[0]]
-		want := []string{row[0], strconv.Itoa(p[0]), strconv.Itoa(p[1]), strconv.Itoa(p[0] + max(p[1], 0)), "18"}
+		// The total counts graded work only, out of the graded maximum;
+		// the withheld maximum is beside it.
+		want := []string{row[0], strconv.Itoa(p[0]), strconv.Itoa(p[1]), strconv.Itoa(p[0] + max(p[1], 0)), "18", "0", "18"}
 		if p[1] < 0 {
 			want[2] = "" // withheld: empty, not 0
+			want[4], want[5] = "8", "10"
 		}
-		assert.Equal(t, want, row[:5], row[0])
+		assert.Equal(t, want, row[:7], row[0])
 		for _, c := range row {
 			assert.False(t, formulaStart(c), "%s: the cell %q could start a formula", row[0], c)
 		}
@@ -136,9 +139,9 @@ func TestCSVIsExactAndSafeForSpreadsheets(t *testing.T) {
 	for _, r := range rows[1:] {
 		byID[r[0]] = r
 	}
-	assert.Equal(t, "", byID["s0"][5])
-	assert.Equal(t, `folder "=HYPERLINK(\"http://evil\")\n<img src=x>"`, byID["s3"][5], "the folder, quoted on one line")
-	assert.Equal(t, "'-2+3 the entry is a file, not a student's folder", byID["s4"][5])
+	assert.Equal(t, "", byID["s0"][9])
+	assert.Equal(t, `folder "=HYPERLINK(\"http://evil\")\n<img src=x>"`, byID["s3"][9], "the folder, quoted on one line")
+	assert.Equal(t, "'-2+3 the entry is a file, not a student's folder", byID["s4"][9])
 }
 
 // unescape undoes Escape: backslash escapes and the three entities.

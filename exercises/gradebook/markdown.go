@@ -126,7 +126,14 @@ func (g *Book) Feedback(s *Student) string {
 	if !s.Complete {
 		state = " (some exercises are not graded yet)"
 	}
-	fmt.Fprintf(&b, "Total: %d/%d%s\n", s.Points, s.MaxPoints, state)
+	fmt.Fprintf(&b, "Total: %d/%d%s\n", s.Points, s.GradedMax, state)
+	if s.WithheldMax > 0 {
+		fmt.Fprintf(&b, "\nNot graded yet: %d points more, graded later on the GPU.\n", s.WithheldMax)
+	}
+	if g.EmptyHandIn(s) {
+		fmt.Fprintf(&b, "\n%s\n", emptyHandIn)
+		return b.String()
+	}
 	if s.Source == SourceRefused {
 		// One reason for every exercise, said once above.
 		b.WriteString("\n")
@@ -148,9 +155,15 @@ func (g *Book) Feedback(s *Student) string {
 			fmt.Fprintf(&b, "\n## %s: not graded\n", title)
 			continue
 		}
+		if c.State == StateNeedsGPU && c.Override == nil {
+			// What the grader says of a withheld exercise is for the
+			// instructor: the student reads one line.
+			fmt.Fprintf(&b, "\n## %s: –/%d, graded later on the GPU\n", title, c.MaxPoints)
+			continue
+		}
 		switch c.State {
 		case StateNeedsGPU:
-			fmt.Fprintf(&b, "\n## %s: –/%d, to be graded on a machine with a GPU\n", title, c.MaxPoints)
+			fmt.Fprintf(&b, "\n## %s: –/%d, graded later on the GPU\n", title, c.MaxPoints)
 		case StateError:
 			fmt.Fprintf(&b, "\n## %s: –/%d, not graded: the grader could not run it\n", title, c.MaxPoints)
 		default:
@@ -186,4 +199,30 @@ func (g *Book) Feedback(s *Student) string {
 		fmt.Fprintf(&b, "\nSeed %d.\n", c.Seed)
 	}
 	return b.String()
+}
+
+// emptyHandIn is the feedback of a hand-in that holds nothing to grade.
+const emptyHandIn = "Nothing to grade was found in this hand-in: none of the exercises' files " +
+	"(exercises/ID/FILE, or ID/FILE at the top of the folder) and no exercises' notebook. " +
+	"Every exercise scores 0. Check that you handed in the right folder, with the files you edited."
+
+// EmptyHandIn reports whether the student's hand-in held nothing to
+// grade: every cell graded as missing (or withheld for the GPU), at least
+// one missing, and no override.
+func (g *Book) EmptyHandIn(s *Student) bool {
+	missing := 0
+	for _, e := range g.Exercises {
+		c := s.Cells[e.ID]
+		if c == nil || c.Override != nil || c.Result == nil {
+			return false
+		}
+		switch {
+		case c.State == StateNeedsGPU:
+		case c.State == StateGraded && c.Result.Status == grading.Missing:
+			missing++
+		default:
+			return false
+		}
+	}
+	return missing > 0
 }

@@ -52,6 +52,7 @@ func (g *Book) Summary(w io.Writer, run *Book, elapsed time.Duration) {
 		}
 		fmt.Fprintf(w, "%-20s %6d %6s  %s%s\n", e.ID, e.MaxPoints, mean, strings.Join(dist, ", "), extra)
 	}
+	g.writeCheckStats(w, ids)
 	for _, id := range ids {
 		s := run.Students[id]
 		switch {

@@ -9,9 +9,13 @@ import (
 )
 
 // Table returns the gradebook as a table: a header (student, one column
-// per exercise, total, max_points, note) and a row per student, in the
-// order of StudentIDs. A cell not graded (withheld for the GPU, or not
-// graded because of the grader) is empty, not 0. The note says which
+// per exercise, total, graded_max, withheld_max, max_points, sha256,
+// modified, note) and a row per student, in the order of StudentIDs. A
+// cell not graded (withheld for the GPU, or not graded because of the
+// grader) is empty, not 0. The total counts only graded work, out of
+// graded_max; withheld_max is the maximum of the cells not graded yet.
+// sha256 is the digest of the files handed in and modified the latest of
+// their modification times. The note says which
 // folder a derived id stands for and why a hand-in was refused. The
 // cells are raw: WriteCSV makes them safe for a spreadsheet.
 func (g *Book) Table() (header []string, rows [][]string) {
@@ -19,7 +23,7 @@ func (g *Book) Table() (header []string, rows [][]string) {
 	for _, e := range g.Exercises {
 		header = append(header, e.ID)
 	}
-	header = append(header, "total", "max_points", "note")
+	header = append(header, "total", "graded_max", "withheld_max", "max_points", "sha256", "modified", "note")
 	for _, id := range g.StudentIDs() {
 		s := g.Students[id]
 		row := []string{id}
@@ -31,7 +35,8 @@ func (g *Book) Table() (header []string, rows [][]string) {
 			}
 			row = append(row, strconv.Itoa(c.Score()))
 		}
-		row = append(row, strconv.Itoa(s.Points), strconv.Itoa(s.MaxPoints), s.RowNote())
+		row = append(row, strconv.Itoa(s.Points), strconv.Itoa(s.GradedMax), strconv.Itoa(s.WithheldMax), strconv.Itoa(s.MaxPoints),
+			s.SHA256, s.LastModified(), s.RowNote())
 		rows = append(rows, row)
 	}
 	return header, rows
