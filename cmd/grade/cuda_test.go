@@ -266,3 +266,21 @@ func TestLeaderboardRanksOnlyVerifiedKernels(t *testing.T) {
 	}
 	assert.NotContains(t, s, "999")
 }
+
+// The CUDA child's environment names the driver's folders and passes the
+// gpu package's library overrides only when the sandbox shows their path.
+func TestCUDAEnv(t *testing.T) {
+	t.Setenv(gpu.EnvLibNVRTC, "/opt/secret/libnvrtc.so.13")
+	t.Setenv(gpu.EnvLibCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so.1")
+	t.Setenv("CUDA_HOME", "/usr/local/cuda")
+	env := strings.Join(cudaEnv(true), "\n")
+	assert.NotContains(t, env, "/opt/secret", "a path the sandbox hides is not passed")
+	assert.Contains(t, env, gpu.EnvLibCUDA+"=/usr/lib/x86_64-linux-gnu/libcuda.so.1")
+	assert.Contains(t, env, "CUDA_HOME=/usr/local/cuda")
+	assert.Contains(t, env, "HOME=/tmp")
+	assert.NotContains(t, env, "PATH=")
+	assert.Contains(t, strings.Join(cudaEnv(false), "\n"), "/opt/secret", "without the sandbox the override stands")
+	assert.True(t, inView("libnvrtc.so.13"))
+	assert.False(t, inView("/usr/../opt/x.so"))
+	assert.False(t, inView("/home/u/lib.so"))
+}
