@@ -501,6 +501,7 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 	s := &Student{ID: e.id, Source: gradebook.SourceFiles, Cells: map[string]*Cell{}}
 	cfg.Submission = e.dir
 	nb := filepath.Join(e.dir, handin.NotebookName)
+	var lines handin.NotebookLines
 	if _, err := os.Lstat(nb); err == nil {
 		cells, err := handin.ReadNotebook(nb)
 		if err != nil {
@@ -512,7 +513,7 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 			return nil, fmt.Errorf("a folder for the notebook's files: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		if err := handin.ExtractNotebook(tmp, cfg.Root, cells, exs); err != nil {
+		if lines, err = handin.ExtractNotebookLines(tmp, cfg.Root, cells, exs); err != nil {
 			return nil, err
 		}
 		cfg.Submission = tmp
@@ -522,6 +523,7 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		return nil, err
 	}
 	for _, r := range rep.Exercises {
+		lines.RewriteResult(&r) // messages name the notebook's cells and lines
 		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("the grader's own result is inconsistent: %w", err)
 		}
