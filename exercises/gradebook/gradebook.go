@@ -88,10 +88,10 @@ type Student struct {
 	// Folder is the name of the hand-in (the entry of the class folder)
 	// when it is not the id: a name that is not a valid id gets an id
 	// derived from it (see DeriveID).
-	Folder    string           `json:"folder,omitempty"`
-	Source    string           `json:"source"` // "files", "notebook" or "refused"
-	Points    int              `json:"points"`     // graded cells, overrides applied
-	MaxPoints int              `json:"max_points"` // every exercise, graded or not
+	Folder    string `json:"folder,omitempty"`
+	Source    string `json:"source"`     // "files", "notebook" or "refused"
+	Points    int    `json:"points"`     // graded cells, overrides applied
+	MaxPoints int    `json:"max_points"` // every exercise, graded or not
 	// GradedMax is the maximum of the cells whose points count (Points is
 	// out of it); WithheldMax that of the cells not graded yet (withheld
 	// for the GPU, or left empty by the grader).
