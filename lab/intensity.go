@@ -81,7 +81,9 @@ func MaxTile(kernel string, lim sim.Limits) (T int, bound string, err error) {
 	if _, err := Cost(kernel, 3); err != nil {
 		return 0, "", err
 	}
-	for t := 3; ; t++ {
+	// No block side exceeds sim.MaxThreadsPerBlock threads, so no tile
+	// beyond it launches, however large lim: the search stops there.
+	for t := 3; t < sim.MaxThreadsPerBlock; t++ {
 		c, _ := Cost(kernel, t+1)
 		switch {
 		case c.Threads > lim.MaxThreads:
@@ -90,6 +92,7 @@ func MaxTile(kernel string, lim sim.Limits) (T int, bound string, err error) {
 			return t, "shared memory", nil
 		}
 	}
+	return sim.MaxThreadsPerBlock, "block dimensions", nil
 }
 
 // CheckTile returns an error naming the limit when a kernel at tile T

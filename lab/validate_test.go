@@ -158,3 +158,12 @@ func TestDiscretizeRefusesNilFunction(t *testing.T) {
 	_, err = Discretize(math.Sin, 0, math.Inf(1), 5)
 	assert.Error(t, err, "an infinite interval has no finite spacing")
 }
+
+func TestMaxTileEndsUnderHugeLimits(t *testing.T) {
+	for _, step := range []string{"basic", "tiled", "coarsened", "register_tiled"} {
+		T, bound, err := MaxTile(step, sim.Limits{MaxThreads: math.MaxInt, MaxSharedBytes: math.MaxInt})
+		require.NoError(t, err, step)
+		assert.LessOrEqual(t, T, sim.MaxThreadsPerBlock, step)
+		assert.NotEmpty(t, bound, step)
+	}
+}
