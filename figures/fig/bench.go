@@ -137,7 +137,7 @@ type BandwidthOptions struct {
 	// instead of the chapter's count.
 	DRAM DRAMTraffic
 	// DRAMDevice is the card DRAM was measured on ("NVIDIA H100 80GB
-	// HBM3"); the roofline's title names it, and the chart's title names
+	// HBM3"); the roofline's x label names it, and the chart's title names
 	// both cards when it differs from the bench's.
 	DRAMDevice string
 }
@@ -202,9 +202,9 @@ func BandwidthWith(b *Bench, opt BandwidthOptions) (*Panels, error) {
 	}
 	title := "Measured on " + device
 	if placed := dramPlaced(rs, opt.DRAM); placed && opt.DRAMDevice != "" {
-		r.Title.Text += ", x: DRAM bytes on " + shortCard(opt.DRAMDevice)
+		r.X.Label.Text = "OP per DRAM byte, bytes measured on " + shortCard(opt.DRAMDevice)
 		if opt.DRAMDevice != b.Device {
-			title = "Times measured on " + device + "; DRAM traffic (roofline x) on " + opt.DRAMDevice
+			title = "Measured on " + device + "; DRAM bytes (B's x) on " + shortCard(opt.DRAMDevice)
 		}
 	}
 	if model {
