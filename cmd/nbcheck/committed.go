@@ -37,7 +37,8 @@ func CodeHash(cells []cell) string {
 }
 
 // Stamp records in the notebook at path the hash of its code cells, as
-// metadata.stencillab.outputs_of, and rewrites the file in nbformat's own
+// metadata.stencillab.outputs_of, names its lexer "go"
+// (metadata.language_info.pygments_lexer), and rewrites the file in nbformat's own
 // layout (keys sorted, one space of indentation).
 func Stamp(path string) error {
 	data, err := os.ReadFile(path)
@@ -65,6 +66,14 @@ func Stamp(path string) error {
 		meta["stencillab"] = lab
 	}
 	lab["outputs_of"] = CodeHash(nb.Cells)
+	// The kernel reports no lexer, so that HTML exports would highlight
+	// the Go cells as Python: name it.
+	info, _ := meta["language_info"].(map[string]any)
+	if info == nil {
+		info = map[string]any{}
+		meta["language_info"] = info
+	}
+	info["pygments_lexer"] = "go"
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)

@@ -54,6 +54,13 @@ func TestStamp(t *testing.T) {
 	assert.Equal(t, 1, *nb.Metadata.StencilLab.MinImages, "the rest of the metadata stays")
 	assert.True(t, strings.HasPrefix(string(b), "{\n \"cells\": ["), "nbformat's layout: one space of indentation")
 	assert.NotEqual(t, CodeHash([]cell{{CellType: "code", Source: "a"}}), CodeHash([]cell{{CellType: "code", Source: "b"}}))
+	var raw struct {
+		Metadata struct {
+			LanguageInfo map[string]any `json:"language_info"`
+		} `json:"metadata"`
+	}
+	require.NoError(t, json.Unmarshal(b, &raw))
+	assert.Equal(t, "go", raw.Metadata.LanguageInfo["pygments_lexer"], "HTML exports highlight Go")
 }
 
 func TestCompareCommitted(t *testing.T) {
