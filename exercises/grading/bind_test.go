@@ -1,0 +1,148 @@
+package grading
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type point struct{ X, Y int }
+
+type bindFuncs struct {
+	Scale   func(dst []float64, k float64) error
+	Mid     func(a, b point, name string) (point, string, error)
+	Wrap    func(err error, what string) error
+	Nothing func()
+}
+
+var errLimitForTest = errors.New("limit")
+
+// recoverFailure runs f and returns the *ChildFailure it panicked with.
+func recoverFailure(f func()) (failure *ChildFailure) {
+	defer func() {
+		if r := recover(); r != nil {
+			failure, _ = r.(*ChildFailure)
+		}
+	}()
+	f()
+	return nil
+}
+
+func TestBoundFunctionsCrossTheChannel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
+	known := KnownErrors{"limit": errLimitForTest}
+	child := bindFuncs{
+		Scale: func(dst []float64, k float64) error {
+			if k == 0 {
+				return fmt.Errorf("scale by 0: %w", errLimitForTest)
+			}
+			for i := range dst {
+				dst[i] *= k
+			}
+			return nil
+		},
+		Mid: func(a, b point, name string) (point, string, error) {
+			return point{(a.X + b.X) / 2, (a.Y + b.Y) / 2}, name + "!", nil
+		},
+		Wrap: func(err error, what string) error {
+			if err == nil {
+				return nil
+			}
+			return fmt.Errorf("%s: %w", what, err)
+		},
+		Nothing: func() {},
+	}
+	var remote bindFuncs
+	require.NoError(t, RemoteFuncs(&remote, pair(t, ServeFuncs(child, known)), known))
+
+	n := 1 + rng.IntN(50)
+	xs := make([]float64, n)
+	want := make([]float64, n)
+	k := 1 + rng.Float64()
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+		want[i] = xs[i] * k
+	}
+	require.NoError(t, remote.Scale(xs, k))
+	assert.Equal(t, want, xs, "the child's changes reach the caller's slice")
+
+	err := remote.Scale(xs, 0)
+	require.ErrorIs(t, err, errLimitForTest)
+	assert.Equal(t, "scale by 0: limit", err.Error())
+
+	a := point{rng.IntN(1000), rng.IntN(1000)}
+	b := point{rng.IntN(1000), rng.IntN(1000)}
+	p, s, err := remote.Mid(a, b, "m")
+	require.NoError(t, err)
+	assert.Equal(t, point{(a.X + b.X) / 2, (a.Y + b.Y) / 2}, p)
+	assert.Equal(t, "m!", s)
+
+	text := fmt.Sprintf("launch %d: %v", rng.IntN(100), errLimitForTest)
+	err = remote.Wrap(fmt.Errorf("launch: %w", errors.New(text)), "tiled")
+	require.Error(t, err)
+	assert.Equal(t, "tiled: launch: "+text, err.Error())
+	err = remote.Wrap(fmt.Errorf("x: %w", errLimitForTest), "tiled")
+	assert.ErrorIs(t, err, errLimitForTest, "a known error passed in comes back known")
+	assert.NoError(t, remote.Wrap(nil, "tiled"))
+	remote.Nothing()
+}
+
+func TestStubFuncsAreNotImplemented(t *testing.T) {
+	s, err := StubFuncs(bindFuncs{})
+	require.NoError(t, err)
+	f := s.(bindFuncs)
+	p, name, err := f.Mid(point{1, 2}, point{3, 4}, "x")
+	assert.ErrorIs(t, err, ErrNotImplemented)
+	assert.Zero(t, p)
+	assert.Empty(t, name)
+	assert.ErrorIs(t, f.Scale(nil, 1), ErrNotImplemented)
+	f.Nothing()
+}
+
+// TestABoundReplyOfTheWrongShapeBreaksTheChannel: a child that answers
+// with other types, or an unknown method, fails the call as a broken
+// channel, never with a value the checks would read.
+func TestABoundReplyOfTheWrongShapeBreaksTheChannel(t *testing.T) {
+	liar := func(method string, b []byte) ([]byte, error) {
+		return Encode(struct{ R0 string }{"not a point"})
+	}
+	var remote bindFuncs
+	require.NoError(t, RemoteFuncs(&remote, pair(t, liar), nil))
+	f := recoverFailure(func() { _, _, _ = remote.Mid(point{}, point{}, "") })
+	require.NotNil(t, f)
+	assert.Equal(t, Crashed, f.Status)
+	assert.Contains(t, f.Message, "Mid")
+
+	h := ServeFuncs(bindFuncs{}, nil)
+	_, err := h("Mid", nil)
+	assert.ErrorContains(t, err, "has no function")
+	_, err = h("Missing", nil)
+	assert.ErrorContains(t, err, `no method "Missing"`)
+	h = ServeFuncs(bindFuncs{Scale: func([]float64, float64) error { return nil }}, nil)
+	_, err = h("Scale", []byte("garbage"))
+	assert.ErrorIs(t, err, ErrMalformed)
+}
+
+func TestBindRefusesWhatCannotCross(t *testing.T) {
+	type withFunc struct {
+		F func(func(float64) float64) error
+	}
+	type withChan struct{ F func() chan int }
+	type hidden struct{ x int }
+	type withHidden struct{ F func(hidden) error }
+	type notFunc struct{ N int }
+	for _, v := range []any{withFunc{}, withChan{}, withHidden{}, notFunc{}, 3} {
+		assert.Error(t, CheckFuncs(v), "%T", v)
+		_, err := StubFuncs(v)
+		assert.Error(t, err, "%T", v)
+		_, err = ServeFuncs(v, nil)("F", nil)
+		assert.Error(t, err, "%T", v)
+	}
+	assert.Error(t, CheckFuncs(nil))
+	assert.Error(t, RemoteFuncs(bindFuncs{}, nil, nil), "not a pointer")
+}
