@@ -26,7 +26,7 @@ func TestBandwidthNamesCards(t *testing.T) {
 	p, err := BandwidthWith(b, BandwidthOptions{N: 10, DRAM: d, DRAMDevice: dev})
 	require.NoError(t, err)
 	assert.Equal(t, "Measured on NVIDIA H200; DRAM bytes (B's x) on NVIDIA H100", p.Title)
-	assert.Equal(t, "OP per DRAM byte, bytes measured on NVIDIA H100", rooflineXLabel(t, p))
+	assert.Equal(t, "OP per DRAM byte (NVIDIA H100)", rooflineXLabel(t, p))
 
 	same, err := BandwidthWith(b, BandwidthOptions{N: 10, DRAM: d, DRAMDevice: "NVIDIA H200"})
 	require.NoError(t, err)

@@ -202,7 +202,7 @@ func BandwidthWith(b *Bench, opt BandwidthOptions) (*Panels, error) {
 	}
 	title := "Measured on " + device
 	if placed := dramPlaced(rs, opt.DRAM); placed && opt.DRAMDevice != "" {
-		r.X.Label.Text = "OP per DRAM byte, bytes measured on " + shortCard(opt.DRAMDevice)
+		r.X.Label.Text = "OP per DRAM byte (" + shortCard(opt.DRAMDevice) + ")"
 		if opt.DRAMDevice != b.Device {
 			title = "Measured on " + device + "; DRAM bytes (B's x) on " + shortCard(opt.DRAMDevice)
 		}
