@@ -35,8 +35,8 @@ const (
 // Time bounds: the whole test, and one notebook's run from the menu to
 // the last cell.
 const (
-	testBudget     = 9 * time.Minute
-	notebookBudget = 4 * time.Minute
+	testBudget     = 7 * time.Minute
+	notebookBudget = 3 * time.Minute
 )
 
 // runMarkEnv marks every process the test starts, so that it can find
