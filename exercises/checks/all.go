@@ -34,10 +34,12 @@ func All() []grading.Exercise {
 	for _, s := range kernelSteps() {
 		all = append(all, s.exercise(submitted{local: stubKernel}))
 	}
-	return append(all, FindTheBug(stubKernel), Warps(WarpsFuncs{
+	all = append(all, FindTheBug(stubKernel), Warps(WarpsFuncs{
 		Block: func() (sim.Dim3, error) { return sim.Dim3{}, nyi },
 		Pitch: func(int) (int, error) { return 0, nyi },
 	}))
+	// The declared exercises' stubs are made from their declarations.
+	return append(all, declaredStubs()...)
 }
 
 // stubKernel is a kernel that is not written yet.

@@ -40,6 +40,9 @@ func Remote(id string, c *grading.Client) (grading.Exercise, error) {
 	case warpsID:
 		return Warps(remoteWarps(c)), nil
 	}
+	if d, ok := declarations[id]; ok {
+		return d.remote(c)
+	}
 	for _, s := range kernelSteps() {
 		if s.id() == id {
 			return s.exercise(submitted{remote: c}), nil

@@ -1,0 +1,59 @@
+package checks
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/exercises/grading"
+)
+
+// TestEveryDeclaredAllowEntryNamesSomethingOfTheModule resolves each
+// entry of the declared exercises' lists, as the policy's test does for
+// the others.
+func TestEveryDeclaredAllowEntryNamesSomethingOfTheModule(t *testing.T) {
+	require.NotEmpty(t, declarations)
+	for id, d := range declarations {
+		for _, entry := range d.allow() {
+			_, err := static.Resolve(context.Background(), entry)
+			assert.NoError(t, err, "%s: %s", id, entry)
+		}
+		own, ok := Allowed(id)
+		require.True(t, ok, id)
+		assert.Equal(t, join(base, d.allow()), own)
+	}
+}
+
+// TestDeclaredExercisesAreStubbedAndServed: All holds each declared
+// exercise on stubs, whose checks report "not implemented", and its
+// handler serves the functions by name.
+func TestDeclaredExercisesAreStubbedAndServed(t *testing.T) {
+	all := map[string]grading.Exercise{}
+	for _, e := range All() {
+		all[e.ID] = e
+	}
+	for id, d := range declarations {
+		e, ok := all[id]
+		require.True(t, ok, "%s is in All", id)
+		require.NotEmpty(t, e.Checks)
+		require.NotNil(t, e.Serve)
+		res := grading.Run(e, grading.Options{Seed: 7})
+		assert.Zero(t, res.Points, id)
+		for _, c := range res.Checks {
+			assert.True(t, c.NotImplemented, "%s/%s: %s", id, c.ID, c.Message)
+		}
+		ft, ok := DeclaredFuncs(id)
+		require.True(t, ok)
+		for i := range ft.NumField() {
+			_, err := e.Serve(ft.Field(i).Name, nil)
+			assert.ErrorIs(t, err, grading.ErrMalformed, "%s.%s is served: empty arguments do not decode", id, ft.Field(i).Name)
+		}
+		_, err := e.Serve("NoSuchFunction", nil)
+		assert.ErrorContains(t, err, "no method")
+		_ = d
+	}
+	_, ok := DeclaredFuncs("no_such_exercise")
+	assert.False(t, ok)
+}
