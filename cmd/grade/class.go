@@ -65,13 +65,23 @@ const GradebookVersion = gradebook.Version
 
 // ClassConfig configures a class grading run.
 type ClassConfig struct {
-	Grade     Config // Root, Seed, Timeout, MemBytes, Hidden, NoSandbox, Only
+	Grade     Config // Root, Seed, Timeout, MemBytes, Hidden, NoSandbox, Only, CacheDir
 	Class     string // one folder per student
 	Out       string // gradebook.csv, gradebook.json, feedback/
 	Jobs      int    // students graded at once
-	Overrides string // CSV: student, exercise, points, reason
-	Progress  io.Writer
-	Summary   io.Writer
+	Overrides string // CSV: student, exercise, points, reason; the whole set of overrides
+	// ExtraCredit lets an override give more than the exercise's maximum.
+	ExtraCredit bool
+	// Roster is a CSV that maps hand-in folders to people (see
+	// gradebook.ReadRoster); a folder named by an email address is a
+	// student's only when the roster lists it.
+	Roster string
+	// Shard grades one part of the class: the students whose id falls in
+	// part Shard.Index of Shard.Count (see gradebook.ShardOf); the zero
+	// value grades everyone.
+	Shard    gradebook.Shard
+	Progress io.Writer
+	Summary  io.Writer
 
 	// grade, when set, replaces Grade for each student (tests).
 	grade func(Config) (grading.Report, error)
@@ -90,6 +100,12 @@ type classEntry struct {
 // (named with a leading '.') and the output folder, which are returned
 // as ignored, with the reason.
 func classEntries(class, out string) (entries []classEntry, ignored []string, err error) {
+	return classEntriesOf(class, out, nil)
+}
+
+// classEntriesOf is classEntries with a roster, whose email addresses
+// are ids of the folders they name.
+func classEntriesOf(class, out string, roster *gradebook.Roster) (entries []classEntry, ignored []string, err error) {
 	des, err := os.ReadDir(class)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the class folder: %w", err)
@@ -109,7 +125,7 @@ func classEntries(class, out string) (entries []classEntry, ignored []string, er
 			continue
 		}
 		names = append(names, name)
-		if gradebook.ValidID(name) {
+		if plainOrListed(name, roster) {
 			taken[name] = true
 		}
 	}
@@ -120,7 +136,7 @@ func classEntries(class, out string) (entries []classEntry, ignored []string, er
 	folded := map[string]bool{}
 	for _, name := range names {
 		e := classEntry{id: name, name: name, dir: filepath.Join(class, name)}
-		valid := gradebook.ValidID(name) && !folded[strings.ToLower(name)]
+		valid := plainOrListed(name, roster) && !folded[strings.ToLower(name)]
 		folded[strings.ToLower(name)] = true
 		if !valid {
 			e.id = gradebook.DeriveID(name, func(id string) bool { return taken[id] })
@@ -130,6 +146,15 @@ func classEntries(class, out string) (entries []classEntry, ignored []string, er
 		entries = append(entries, e)
 	}
 	return entries, ignored, nil
+}
+
+// plainOrListed reports whether a folder's name is a student's id: a
+// plain id, or an email address the roster lists.
+func plainOrListed(name string, roster *gradebook.Roster) bool {
+	if gradebook.EmailID(name) {
+		return roster.Lookup(name) != nil
+	}
+	return gradebook.ValidID(name)
 }
 
 // refuseEntry says why the class folder's entry at p is not a student's
@@ -183,6 +208,9 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if cfg.Summary == nil {
 		cfg.Summary = io.Discard
 	}
+	if insideDir(cfg.Class, cfg.Out) {
+		return nil, fmt.Errorf("the output folder %s lies inside the class folder %s, where a later run would take it for a student's folder: write the gradebook elsewhere", cfg.Out, cfg.Class)
+	}
 	gcfg := cfg.Grade
 	if gcfg.Seed == 0 {
 		gcfg.Seed = grading.NewSeed()
@@ -221,20 +249,16 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if _, err := exec.LookPath("go"); err == nil && gcfg.Hidden && !checks.HiddenIncluded() && hasHiddenChecks(root) {
 		return gradeClassTrusted(cfg, gcfg)
 	}
-	entries, ignored, err := classEntries(cfg.Class, cfg.Out)
+	roster, err := readRoster(cfg.Roster)
+	if err != nil {
+		return nil, err
+	}
+	entries, ignored, err := classEntriesOf(cfg.Class, cfg.Out, roster)
 	if err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {
 		return nil, fmt.Errorf("the class folder %s holds no student's folder", cfg.Class)
-	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.id
-	}
-	overrides, err := readOverrides(cfg.Overrides, ids, exs)
-	if err != nil {
-		return nil, err
 	}
 	// The gradebook already there is read before anyone is graded: one
 	// that cannot be read stops the run now, not after it.
@@ -242,18 +266,47 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the existing gradebook.json: %w", err)
 	}
+	// Overrides may name any student of the class (also of another
+	// shard) or of the gradebook, and any exercise.
+	ids := book.StudentIDs()
+	for _, e := range entries {
+		ids = append(ids, e.id)
+	}
+	overrides, err := readOverrides(cfg.Overrides, ids, catalogueWith(gcfg.Sanitizer != ""), cfg.ExtraCredit)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Shard.Count > 0 {
+		var mine []classEntry
+		for _, e := range entries {
+			if cfg.Shard.Has(e.id) {
+				mine = append(mine, e)
+			}
+		}
+		entries = mine
+		if len(entries) == 0 {
+			fmt.Fprintf(cfg.Progress, "grade: part %s of the class holds no student\n", cfg.Shard)
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(cfg.Out, "feedback"), 0o755); err != nil {
 		return nil, fmt.Errorf("the output folder: %w", err)
 	}
-	// One private cache for the class: the binaries of one run are never
-	// pruned while another student's are in use.
-	cache, err := os.MkdirTemp("", "grade-class-")
+	// The test binaries are kept between runs, one folder per repository
+	// and submitted files: a second run of an unchanged class relinks
+	// nothing. Nothing is pruned during the run, while other students'
+	// binaries are in use; folders unused for two weeks are pruned before.
+	cache, err := classCache(gcfg.CacheDir)
 	if err != nil {
-		return nil, fmt.Errorf("a cache folder: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(cache)
 	gcfg.CacheDir = cache
 	gcfg.noPrune = true
+	// The notebooks' extracted files are private to this run.
+	work, err := os.MkdirTemp("", "grade-class-")
+	if err != nil {
+		return nil, fmt.Errorf("a work folder: %w", err)
+	}
+	defer os.RemoveAll(work)
 
 	var cols []GradebookExercise
 	for _, e := range exs {
@@ -261,7 +314,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	}
 	run := gradebook.New(cols)
 	run.Seed = gcfg.Seed
-	run.Runs = []GradebookRun{{Seed: gcfg.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries), Sandbox: sandbox}}
+	run.Runs = []GradebookRun{{Seed: gcfg.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries), Sandbox: sandbox, Shard: cfg.Shard.String()}}
 	var (
 		mu    sync.Mutex
 		done  int
@@ -276,7 +329,8 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			s, err := gradeEntry(gcfg, e, exs, cache, cfg.grade)
+			s, err := gradeEntry(gcfg, e, exs, work, cfg.grade)
+			s.Person = roster.Lookup(e.name)
 			mu.Lock()
 			defer mu.Unlock()
 			done++
@@ -297,16 +351,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		}()
 	}
 	wg.Wait()
-	for key, o := range overrides {
-		s := run.Students[key[0]]
-		if s == nil || s.Cells[key[1]] == nil {
-			continue
-		}
-		c := s.Cells[key[1]]
-		o.Was = c.Points
-		c.Override = o
-	}
-	werrs := finishClass(cfg, book, run, ignored, time.Since(start))
+	werrs := finishClass(cfg, book, run, ignored, time.Since(start), overrides)
 	sort.Slice(ferrs, func(a, b int) bool { return ferrs[a].Error() < ferrs[b].Error() })
 	if len(ferrs) > 0 {
 		werrs = append(werrs, fmt.Errorf("the grader failed on %d of %d students, whose cells are left empty for a later run: %w",
@@ -315,11 +360,15 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	return book, errors.Join(werrs...)
 }
 
-// finishClass merges run into book and writes the gradebook, the
-// feedback, the leaderboard and the summary; it returns the errors of the
-// files it could not write.
-func finishClass(cfg ClassConfig, book, run *Gradebook, ignored []string, elapsed time.Duration) []error {
+// finishClass merges run into book, sets the overrides (the whole set,
+// when the run had an overrides file: nil leaves the book's as they are)
+// and writes the gradebook, the feedback, the leaderboard and the
+// summary; it returns the errors of the files it could not write.
+func finishClass(cfg ClassConfig, book, run *Gradebook, ignored []string, elapsed time.Duration, overrides map[[2]string]*Override) []error {
 	book.Merge(run)
+	if overrides != nil {
+		applyOverrides(book, overrides)
+	}
 	var werrs []error
 	if err := book.Write(cfg.Out); err != nil {
 		werrs = append(werrs, err)
@@ -342,9 +391,22 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, ignored, err := classEntries(cfg.Class, cfg.Out)
+	roster, err := readRoster(cfg.Roster)
 	if err != nil {
 		return nil, err
+	}
+	entries, ignored, err := classEntriesOf(cfg.Class, cfg.Out, roster)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Shard.Count > 0 {
+		var mine []classEntry
+		for _, e := range entries {
+			if cfg.Shard.Has(e.id) {
+				mine = append(mine, e)
+			}
+		}
+		entries = mine
 	}
 	book, err := gradebook.ReadIfExists(cfg.Out)
 	if err != nil {
@@ -359,7 +421,7 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 	}
 	run := gradebook.New(cols)
 	run.Seed = g.Seed
-	run.Runs = []GradebookRun{{Seed: g.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries)}}
+	run.Runs = []GradebookRun{{Seed: g.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries), Shard: cfg.Shard.String()}}
 	for _, e := range entries {
 		s := failedStudent(g, e, exs, why)
 		if e.refused != "" {
@@ -368,9 +430,10 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 		if e.name != e.id {
 			s.Folder = e.name
 		}
+		s.Person = roster.Lookup(e.name)
 		run.Students[e.id] = s
 	}
-	return book, errors.Join(finishClass(cfg, book, run, ignored, 0)...)
+	return book, errors.Join(finishClass(cfg, book, run, ignored, 0, nil)...)
 }
 
 // gradeEntry grades one entry of the class folder. A hand-in refused as a
@@ -438,21 +501,27 @@ func gradeClassTrusted(cfg ClassConfig, g Config) (*Gradebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the go command is needed to build the exercises: %w", err)
 	}
-	cache := g.CacheDir
-	if cache == "" {
-		if cache, err = os.MkdirTemp("", "grade-trusted-"); err != nil {
-			return nil, fmt.Errorf("a cache folder: %w", err)
-		}
-		defer os.RemoveAll(cache)
+	cache, err := classCache(g.CacheDir)
+	if err != nil {
+		return nil, err
 	}
 	bin, err := trustedBinary(g.Root, goBin, cache)
 	if err != nil {
 		return nil, err
 	}
 	args := []string{"-class", cfg.Class, "-out", cfg.Out, "-j", strconv.Itoa(cfg.Jobs), "-seed", strconv.FormatUint(g.Seed, 10),
-		"-timeout", g.Timeout.String(), "-mem", strconv.FormatInt(g.MemBytes, 10), "-C", g.Root}
+		"-timeout", g.Timeout.String(), "-mem", strconv.FormatInt(g.MemBytes, 10), "-C", g.Root, "-cache", cache}
 	if cfg.Overrides != "" {
 		args = append(args, "-overrides", cfg.Overrides)
+	}
+	if cfg.ExtraCredit {
+		args = append(args, "-extra-credit")
+	}
+	if cfg.Roster != "" {
+		args = append(args, "-roster", cfg.Roster)
+	}
+	if cfg.Shard.Count > 0 {
+		args = append(args, "-shard", cfg.Shard.String())
 	}
 	if g.NoSandbox {
 		args = append(args, "-unsafe-no-sandbox")
@@ -499,6 +568,7 @@ func orDot(s string) string {
 // hand-in's fault: the row is refused with the reason.
 func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error)) (*Student, error) {
 	s := &Student{ID: e.id, Source: gradebook.SourceFiles, Cells: map[string]*Cell{}}
+	s.SHA256, s.Files = handedIn(e.dir, exs)
 	cfg.Submission = e.dir
 	nb := filepath.Join(e.dir, handin.NotebookName)
 	var lines handin.NotebookLines
@@ -534,13 +604,18 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 }
 
 // readOverrides reads the overrides CSV (student, exercise, points,
-// reason; a first line "student,…" is a header). Exercises are named as
-// on the command line.
-func readOverrides(path string, students []string, exs []grading.Exercise) (map[[2]string]*Override, error) {
-	out := map[[2]string]*Override{}
+// reason; a first line "student,…" is a header): the whole set of the
+// instructor's overrides, a line removed is an override withdrawn.
+// Exercises are named as on the command line, among all of them (a line
+// for an exercise not graded in this run is kept for its cell already in
+// the gradebook). Points go from 0 to the exercise's maximum, above it
+// with extraCredit. No file (path "") returns nil: the gradebook's
+// overrides stay as they are.
+func readOverrides(path string, students []string, all []grading.Exercise, extraCredit bool) (map[[2]string]*Override, error) {
 	if path == "" {
-		return out, nil
+		return nil, nil
 	}
+	out := map[[2]string]*Override{}
 	// The instructor's file, not a hand-in: a link to it is fine.
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -568,20 +643,99 @@ func readOverrides(path string, students []string, exs []grading.Exercise) (map[
 		if !known[rec[0]] {
 			return nil, fmt.Errorf("%s: no student %s in the class", where, gradebook.QuoteName(rec[0]))
 		}
-		sel, err := selectExercises(exs, []string{rec[1]})
+		sel, err := selectExercises(all, []string{rec[1]})
 		if err != nil || len(sel) != 1 {
 			return nil, fmt.Errorf("%s: no exercise %s", where, gradebook.QuoteName(rec[1]))
 		}
 		pts, err := strconv.Atoi(rec[2])
-		if err != nil || pts < 0 || pts > sel[0].MaxPoints() {
-			return nil, fmt.Errorf("%s: points %s: must be a whole number from 0 to %d, the exercise's maximum", where, gradebook.QuoteName(rec[2]), sel[0].MaxPoints())
+		switch {
+		case err != nil || pts < 0 || pts > 1000000:
+			return nil, fmt.Errorf("%s: points %s: must be a whole number from 0 to %d, the exercise's maximum (more with -extra-credit)", where, gradebook.QuoteName(rec[2]), sel[0].MaxPoints())
+		case pts > sel[0].MaxPoints() && !extraCredit:
+			return nil, fmt.Errorf("%s: points %d are above %d, the exercise's maximum: pass -extra-credit to give extra credit", where, pts, sel[0].MaxPoints())
 		}
 		if strings.TrimSpace(rec[3]) == "" {
 			return nil, fmt.Errorf("%s: an override needs a reason", where)
 		}
-		out[[2]string{rec[0], sel[0].ID}] = &Override{Points: pts, Reason: rec[3]}
+		key := [2]string{rec[0], sel[0].ID}
+		if out[key] != nil {
+			return nil, fmt.Errorf("%s: a second override of %s for %s", where, sel[0].ID, gradebook.QuoteName(rec[0]))
+		}
+		out[key] = &Override{Points: pts, Reason: rec[3]}
 	}
 	return out, nil
+}
+
+// applyOverrides makes overrides the book's whole set: every cell gets
+// its override from the set, or none (withdrawn), and the totals are
+// counted again.
+func applyOverrides(book *Gradebook, overrides map[[2]string]*Override) {
+	for id, s := range book.Students {
+		for ex, c := range s.Cells {
+			if c == nil {
+				continue
+			}
+			o := overrides[[2]string{id, ex}]
+			if o == nil {
+				c.Override = nil
+				continue
+			}
+			cp := *o
+			cp.Was = c.Points
+			c.Override = &cp
+		}
+	}
+	book.Recount()
+}
+
+// readRoster reads the roster at path, or returns nil for none.
+func readRoster(path string) (*gradebook.Roster, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return gradebook.ReadRosterFile(path)
+}
+
+// classCache is the folder that keeps the class's test binaries between
+// runs: dir, or stencillab-grade/class in the user cache folder. Folders
+// unused for two weeks are pruned.
+func classCache(dir string) (string, error) {
+	if dir == "" {
+		uc, err := os.UserCacheDir()
+		if err != nil {
+			uc = os.TempDir()
+		}
+		dir = filepath.Join(uc, "stencillab-grade", "class")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("the cache folder: %w", err)
+	}
+	pruneCache(dir, 1<<20, 14*24*time.Hour)
+	return dir, nil
+}
+
+// insideDir reports whether path is dir or lies inside it, links
+// resolved where they exist.
+func insideDir(dir, path string) bool {
+	resolve := func(p string) string {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return p
+		}
+		// Resolve the longest part that exists.
+		rest := ""
+		for q := abs; ; q = filepath.Dir(q) {
+			if r, err := filepath.EvalSymlinks(q); err == nil {
+				return filepath.Join(r, rest)
+			}
+			if filepath.Dir(q) == q {
+				return abs
+			}
+			rest = filepath.Join(filepath.Base(q), rest)
+		}
+	}
+	d, p := resolve(dir), resolve(path)
+	return p == d || strings.HasPrefix(p, d+string(filepath.Separator))
 }
 
 // writeFileAtomic writes b to path through a temporary file.

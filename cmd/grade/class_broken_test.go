@@ -243,7 +243,7 @@ func idOf(name string) string {
 // checkBrokenClass checks the files a run wrote for the class c.
 func checkBrokenClass(t *testing.T, c brokenClass, out string, only []string, failed map[string]bool) {
 	rows := readCSV(t, filepath.Join(out, "gradebook.csv"))
-	header := append(append([]string{"student"}, only...), "total", "max_points", "note")
+	header := append(append([]string{"student"}, only...), "total", "graded_max", "withheld_max", "max_points", "sha256", "modified", "note")
 	require.Equal(t, header, rows[0])
 	got := map[string][]string{}
 	for _, r := range rows[1:] {
@@ -270,7 +270,11 @@ func checkBrokenClass(t *testing.T, c brokenClass, out string, only []string, fa
 			want = append(want, fmt.Sprint(p))
 			total += p
 		}
-		want = append(want, fmt.Sprint(total), fmt.Sprint(maxTotal))
+		graded, withheld := maxTotal, 0
+		if failed[name] {
+			graded, withheld = 0, maxTotal
+		}
+		want = append(want, fmt.Sprint(total), fmt.Sprint(graded), fmt.Sprint(withheld), fmt.Sprint(maxTotal))
 		assert.Equal(t, want, row[:len(want)], "%q", name)
 		note := row[len(row)-1]
 		switch {

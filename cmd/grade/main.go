@@ -4,7 +4,11 @@
 //
 //	grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false]
 //	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-list] [-v] [-C DIR] [exercise...]
-//	grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [exercise...]
+//	grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE]
+//	      [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [exercise...]
+//	grade merge -out DIR PART...
+//	grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR
+//	grade similarity [-threshold F] [-o FILE] CLASS [exercise...]
 //
 // The checks run in this program; the student's functions run only in a
 // child process, the exercise's test binary (built with `go test -c`), which
@@ -39,8 +43,21 @@
 // the gradebook is written also when the grader fails on some students
 // (then the exit status is 1); see exercises/README.md.
 //
-// Test binaries are kept in the user cache folder (stencillab-grade), so a
-// second run relinks nothing that has not changed. The exit status is 0
+// -roster FILE maps the hand-in folders to people (a CSV: the folder's id,
+// then name, email, SIS id, section in any order); a folder may then be
+// named by the student's email. -shard i/n grades part i (from 0) of n of
+// the class, split by student id, into its own -out; `grade merge -out DIR
+// PART...` joins the parts into the gradebook one run would have written
+// (every part needs the same -seed). `grade export` writes the gradebook
+// as Canvas's or Moodle's grade import, or as CSV with the roster's
+// columns. `grade similarity` flags pairs of hand-ins whose solution code
+// is near-identical. The overrides file is the whole set of overrides: a
+// line removed withdraws its override; points above an exercise's maximum
+// need -extra-credit.
+//
+// Test binaries are kept in the user cache folder (stencillab-grade; a
+// class run uses stencillab-grade/class, or -cache), so a second run
+// relinks nothing that has not changed. The exit status is 0
 // when grading ran, whatever the score; 1 when it could not run; 2 for a
 // bad flag.
 package main
@@ -54,6 +71,7 @@ import (
 	"time"
 
 	"stencillab.dev/exercises/cudacheck"
+	"stencillab.dev/exercises/gradebook"
 	"stencillab.dev/exercises/grading"
 )
 
@@ -70,6 +88,16 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "merge":
+			return runMerge(args[1:], stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
+		case "similarity":
+			return runSimilarity(args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -87,12 +115,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		class      = fs.String("class", "", "grade a class: one folder per student in this folder (needs -out)")
 		out        = fs.String("out", "", "with -class: write gradebook.csv, gradebook.json and feedback/ here, merging into a gradebook already there")
 		jobs       = fs.Int("j", 2, "with -class: students graded at once")
-		overrides  = fs.String("overrides", "", "with -class: a CSV of student, exercise, points, reason that replaces the grader's points")
+		overrides  = fs.String("overrides", "", "with -class: a CSV of student, exercise, points, reason that replaces the grader's points: the whole set (a line removed withdraws its override)")
+		extra      = fs.Bool("extra-credit", false, "with -overrides: allow points above an exercise's maximum")
+		roster     = fs.String("roster", "", "with -class: a CSV mapping hand-in folders to people (id, then name, email, sis_id, section in any order)")
+		shardFlag  = fs.String("shard", "", "with -class: grade part i of n of the class (i/n, from 0; needs -seed)")
+		gpus       = fs.String("gpus", "", "the GPUs that grade CUDA submissions: a list such as 0,1,2,3, or all (parsed; grading runs on one GPU)")
 		sanitize   = fs.Bool("sanitize", false, "run compute-sanitizer memcheck and racecheck on the CUDA exercises (when it is on the PATH): a check each")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-list] [-v] [-C DIR] [exercise...]")
-		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
+		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
+		fmt.Fprintln(stderr, "       grade merge -out DIR PART...")
+		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR")
+		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] CLASS [exercise...]")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.
@@ -115,6 +150,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *timeout <= 0 {
 		fmt.Fprintf(stderr, "grade: -timeout %v: must be positive\n", *timeout)
 		return 2
+	}
+	if _, err := parseGPUs(*gpus); err != nil {
+		fmt.Fprintf(stderr, "grade: -gpus %s: %v\n", *gpus, err)
+		return 2
+	}
+	if *submission != "" {
+		if st, err := os.Stat(*submission); err != nil || !st.IsDir() {
+			fmt.Fprintf(stderr, "grade: -submission %s: not a folder that can be read\n", *submission)
+			return 2
+		}
 	}
 	cfg := Config{
 		Root:       *root,
@@ -148,8 +193,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "grade: -j %d: must be at least 1\n", *jobs)
 			return 2
 		}
+		if insideDir(*class, *out) {
+			fmt.Fprintf(stderr, "grade: -out %s lies inside -class %s, where it would be taken for a student's folder: write the gradebook elsewhere\n", *out, *class)
+			return 2
+		}
+		var shard gradebook.Shard
+		if *shardFlag != "" {
+			if shard, err = gradebook.ParseShard(*shardFlag); err != nil {
+				fmt.Fprintf(stderr, "grade: -shard: %v\n", err)
+				return 2
+			}
+			if *seed == 0 {
+				fmt.Fprintln(stderr, "grade: -shard needs -seed, the same for every part, so that the parts merge into one run")
+				return 2
+			}
+		}
 		book, err := GradeClass(ClassConfig{Grade: cfg, Class: *class, Out: *out, Jobs: *jobs, Overrides: *overrides,
-			Progress: stderr, Summary: stdout})
+			ExtraCredit: *extra, Roster: *roster, Shard: shard, Progress: stderr, Summary: stdout})
 		switch {
 		case err != nil && book != nil:
 			// Graded and written, but not everything: say what is missing.
@@ -161,9 +221,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if *roster != "" || *shardFlag != "" || *overrides != "" || *extra {
+		fmt.Fprintln(stderr, "grade: -roster, -shard, -overrides and -extra-credit go with -class")
+		return 2
+	}
 	if *list {
-		listExercises(exs, stdout)
-		return 0
+		return listWithHidden(cfg, exs, names, stdout, stderr)
+	}
+	if *submission != "" {
+		cleanup, err := notebookSubmission(&cfg, exs)
+		if err != nil {
+			fmt.Fprintf(stderr, "grade: %v\n", err)
+			return 1
+		}
+		defer cleanup()
 	}
 	rep, err := Grade(cfg)
 	if err != nil {

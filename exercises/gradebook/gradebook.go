@@ -73,6 +73,8 @@ type Run struct {
 	Started  string `json:"started"` // RFC 3339, UTC
 	Students int    `json:"students"`
 	Sandbox  bool   `json:"sandbox"`
+	// Shard is the part of the class graded ("i/n"), or "" for all.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Exercise is a column of the gradebook.

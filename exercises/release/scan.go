@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"go/scanner"
-	"go/token"
-	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"stencillab.dev/exercises/winnowing"
 )
 
 // The solution scan: a proof that the students' copy holds no answer. The
@@ -355,201 +354,30 @@ func nonTrivial(line string) (string, bool) {
 	return norm, len(cTokens(norm)) >= minLineTokens
 }
 
+// The tokenizers and the winnowing live in package winnowing, shared
+// with the grader's similarity report; these names keep the scan short.
+
 // tok is a normalised token and its line.
-type tok struct {
-	text string
-	line int
-	id   bool // an identifier, renamed to a placeholder in each k-gram
-}
-
-// goKeepIdent are identifiers kept as they are: they carry the meaning of
-// the code rather than a name chosen by its writer.
-var goKeepIdent = map[string]bool{"nil": true, "true": true, "false": true, "len": true, "make": true, "append": true}
-
-// goTokens returns the tokens of Go source: identifiers marked for
-// renaming, string literals folded, the semicolons Go inserts dropped.
-// Text that is not Go gives whatever tokens the scanner makes of it.
-func goTokens(src string) []tok {
-	var s scanner.Scanner
-	fset := token.NewFileSet()
-	b := []byte(src)
-	f := fset.AddFile("", fset.Base(), len(b))
-	s.Init(f, b, func(token.Position, string) {}, 0)
-	var out []tok
-	for {
-		pos, t, lit := s.Scan()
-		if t == token.EOF {
-			return out
-		}
-		line := f.Line(pos)
-		switch {
-		case t == token.SEMICOLON && lit == "\n":
-		case t == token.IDENT && !goKeepIdent[lit]:
-			out = append(out, tok{text: lit, line: line, id: true})
-		case t == token.IDENT:
-			out = append(out, tok{text: lit, line: line})
-		case t == token.STRING || t == token.CHAR:
-			out = append(out, tok{text: "STR", line: line})
-		case t == token.INT || t == token.FLOAT || t == token.IMAG:
-			out = append(out, tok{text: lit, line: line})
-		default:
-			out = append(out, tok{text: t.String(), line: line})
-		}
-	}
-}
-
-// cKeywords are the C, C++ and CUDA words kept as they are.
-var cKeywords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`auto break case char const continue default do double else enum extern float for goto if
-		int long register return short signed sizeof static struct switch typedef union unsigned void volatile while
-		bool true false nullptr inline define ifndef ifdef endif include pragma __global__ __device__ __host__
-		__shared__ __restrict__ __syncthreads __ldg threadIdx blockIdx blockDim gridDim min max
-		func var range go defer chan map package import type interface nil`) {
-		cKeywords[w] = true
-	}
-}
-
-// cOps are the operators of more than one character, longest first.
-var cOps = []string{"<<=", ">>=", "...", "&^=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", ":=", "&^", "<-"}
-
-// cTokens returns the tokens of C-like text: identifiers marked for
-// renaming (C and CUDA keywords kept), numbers kept, string and character
-// literals folded, comments dropped. A backquote is a token of its own, so
-// that CUDA held in a Go raw string is read as CUDA.
-func cTokens(src string) []tok {
-	var out []tok
-	line := 1
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\n':
-			line++
-			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case strings.HasPrefix(src[i:], "//"):
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				end = len(src) - i - 2
-			}
-			line += strings.Count(src[i:i+2+end], "\n")
-			i += min(end+4, len(src)-i)
-		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(src) && src[j] != c && src[j] != '\n' {
-				if src[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			out = append(out, tok{text: "STR", line: line})
-			i = min(j+1, len(src))
-		case isIdentStart(c):
-			j := i
-			for j < len(src) && (isIdentStart(src[j]) || isDigit(src[j])) {
-				j++
-			}
-			w := src[i:j]
-			out = append(out, tok{text: w, line: line, id: !cKeywords[w]})
-			i = j
-		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
-			j := i
-			for j < len(src) && (isDigit(src[j]) || isIdentStart(src[j]) || src[j] == '.' ||
-				((src[j] == '+' || src[j] == '-') && (src[j-1] == 'e' || src[j-1] == 'E'))) {
-				j++
-			}
-			out = append(out, tok{text: src[i:j], line: line})
-			i = j
-		default:
-			op := string(c)
-			for _, o := range cOps {
-				if strings.HasPrefix(src[i:], o) {
-					op = o
-					break
-				}
-			}
-			if c >= utf8.RuneSelf { // a letter or symbol of prose: one token per rune
-				_, size := utf8.DecodeRuneInString(src[i:])
-				op = src[i : i+size]
-			}
-			out = append(out, tok{text: op, line: line})
-			i += len(op)
-		}
-	}
-	return out
-}
-
-func isIdentStart(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
-func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
+type tok = winnowing.Token
 
 // fingerprint is a k-gram's hash and the line of its first token.
-type fingerprint struct {
-	hash uint64
-	line int
-}
+type fingerprint = winnowing.Print
 
-// kgramHash hashes toks with identifiers renamed by first appearance in
-// the k-gram: "a = b + a" and "x = y + x" hash alike.
-func kgramHash(toks []tok) uint64 {
-	h := fnv.New64a()
-	names := map[string]int{}
-	for _, t := range toks {
-		text := t.text
-		if t.id {
-			n, ok := names[text]
-			if !ok {
-				n = len(names)
-				names[text] = n
-			}
-			text = fmt.Sprintf("$%d", n)
-		}
-		h.Write([]byte(text))
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
-}
+// goTokens returns the tokens of Go source (winnowing.GoTokens).
+func goTokens(src string) []tok { return winnowing.GoTokens(src) }
 
-// winnow returns the fingerprints of toks: in every window of Winnow
-// consecutive k-gram hashes, the smallest (the rightmost of equals).
-func winnow(toks []tok) []fingerprint {
-	if len(toks) < KGram {
-		return nil
-	}
-	hashes := make([]fingerprint, len(toks)-KGram+1)
-	for i := range hashes {
-		hashes[i] = fingerprint{kgramHash(toks[i : i+KGram]), toks[i].line}
-	}
-	var out []fingerprint
-	last := -1
-	for start := 0; start == 0 || start+Winnow <= len(hashes); start++ {
-		best := start
-		for i := start; i < min(start+Winnow, len(hashes)); i++ {
-			if hashes[i].hash <= hashes[best].hash {
-				best = i
-			}
-		}
-		if best != last {
-			out = append(out, hashes[best])
-			last = best
-		}
-	}
-	return out
-}
+// cTokens returns the tokens of C-like text (winnowing.CTokens).
+func cTokens(src string) []tok { return winnowing.CTokens(src) }
 
-func printSet(ps []fingerprint) map[uint64]bool {
-	set := map[uint64]bool{}
-	for _, p := range ps {
-		set[p.hash] = true
-	}
-	return set
-}
+// kgramHash hashes toks with identifiers renamed (winnowing.KGramHash).
+func kgramHash(toks []tok) uint64 { return winnowing.KGramHash(toks) }
+
+// winnow returns the fingerprints of toks with the scan's k-gram and
+// window.
+func winnow(toks []tok) []fingerprint { return winnowing.Winnow(toks, KGram, Winnow) }
+
+// printSet returns the set of the fingerprints' hashes.
+func printSet(ps []fingerprint) map[uint64]bool { return winnowing.PrintSet(ps) }
 
 // text is a searchable piece of a file: the file itself, or a notebook
 // cell.
@@ -679,11 +507,11 @@ func scanText(file string, t text, ps []prepared, minShare float64) []Finding {
 			shared := map[uint64]bool{}
 			firstLine := 0
 			for _, fp := range side.prints {
-				if side.set[fp.hash] {
-					if !shared[fp.hash] && (firstLine == 0 || fp.line < firstLine) {
-						firstLine = fp.line
+				if side.set[fp.Hash] {
+					if !shared[fp.Hash] && (firstLine == 0 || fp.Line < firstLine) {
+						firstLine = fp.Line
 					}
-					shared[fp.hash] = true
+					shared[fp.Hash] = true
 				}
 			}
 			of := len(side.set)

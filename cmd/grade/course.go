@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"stencillab.dev/exercises/checks"
+	"stencillab.dev/exercises/gradebook"
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
+)
+
+// The commands of a course beyond grading: merge the parts of a class
+// graded apart, export the gradebook into a learning-management system,
+// find near-identical hand-ins.
+
+// parseFlags parses args with fs, flags before or after the positional
+// arguments, and returns the positional ones; false on a bad flag.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, bool) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, false
+		}
+		if fs.NArg() == 0 {
+			return pos, true
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// readPart reads the gradebook of a part: a folder holding gradebook.json,
+// or the file itself.
+func readPart(p string) (*gradebook.Book, error) {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		p = filepath.Join(p, "gradebook.json")
+	}
+	return gradebook.Read(p)
+}
+
+// runMerge is `grade merge -out DIR PART...`: it joins the gradebooks of
+// the parts of a class graded with -shard (same seed, no student twice)
+// and writes the gradebook, the feedback, the leaderboard and the summary
+// into DIR, merging into a gradebook already there as a class run does.
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("grade merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "write the merged gradebook, feedback and leaderboard here")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: grade merge -out DIR PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
+		fs.PrintDefaults()
+	}
+	parts, ok := parseFlags(fs, args)
+	if !ok {
+		return 2
+	}
+	if *out == "" || len(parts) == 0 {
+		fs.Usage()
+		return 2
+	}
+	var books []*gradebook.Book
+	for _, p := range parts {
+		b, err := readPart(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "grade merge: part %s: %v\n", p, err)
+			return 1
+		}
+		books = append(books, b)
+	}
+	run, err := gradebook.MergeParts(books)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade %v\n", err)
+		return 1
+	}
+	if err := mergeInto(*out, run, stdout); err != nil {
+		fmt.Fprintf(stderr, "grade merge: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// mergeInto merges run into the gradebook in out (or a new one) and
+// writes it with the feedback, the leaderboard and the summary.
+func mergeInto(out string, run *gradebook.Book, summary io.Writer) error {
+	book, err := gradebook.ReadIfExists(out)
+	if err != nil {
+		return fmt.Errorf("the existing gradebook.json: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(out, "feedback"), 0o755); err != nil {
+		return fmt.Errorf("the output folder: %w", err)
+	}
+	book.Merge(run)
+	var errs []error
+	if err := book.Write(out); err != nil {
+		errs = append(errs, err)
+	}
+	if err := writeLeaderboard(out, book); err != nil {
+		errs = append(errs, err)
+	}
+	elapsed := 0.0
+	for _, s := range run.Students {
+		elapsed += s.Seconds
+	}
+	book.Summary(summary, run, time.Duration(elapsed*float64(time.Second)))
+	return errors.Join(errs...)
+}
+
+// runExport is `grade export -format canvas|moodle|csv [-roster FILE]
+// [-o FILE] DIR`: the gradebook in DIR as a file the LMS imports.
+func runExport(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("grade export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "canvas, moodle or csv")
+	rosterPath := fs.String("roster", "", "the roster (id, then name, email, sis_id, section); default: the people recorded by the class run")
+	outPath := fs.String("o", "", "write the file here (default: standard output)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR  (DIR holds gradebook.json)")
+		fs.PrintDefaults()
+	}
+	pos, ok := parseFlags(fs, args)
+	if !ok {
+		return 2
+	}
+	if len(pos) != 1 || !strings.Contains(" "+strings.Join(gradebook.Formats, " ")+" ", " "+*format+" ") || *format == "" {
+		fs.Usage()
+		return 2
+	}
+	book, err := readPart(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "grade export: %v\n", err)
+		return 1
+	}
+	var roster *gradebook.Roster
+	if *rosterPath != "" {
+		if roster, err = gradebook.ReadRosterFile(*rosterPath); err != nil {
+			fmt.Fprintf(stderr, "grade export: %v\n", err)
+			return 1
+		}
+	} else {
+		roster = rosterOfBook(book)
+	}
+	var b bytes.Buffer
+	rep, err := book.Export(&b, *format, roster)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade export: %v\n", err)
+		return 1
+	}
+	if len(rep.NotListed) > 0 {
+		fmt.Fprintf(stderr, "grade export: not in the roster, left out: %s\n", strings.Join(rep.NotListed, ", "))
+	}
+	if len(rep.NoHandIn) > 0 {
+		fmt.Fprintf(stderr, "grade export: no hand-in, cells left empty: %s\n", strings.Join(rep.NoHandIn, ", "))
+	}
+	if *outPath == "" {
+		_, err = stdout.Write(b.Bytes())
+	} else {
+		err = gradebook.WriteFileAtomic(*outPath, b.Bytes())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "grade export: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// rosterOfBook is the roster the class run recorded in the gradebook (the
+// people of its rows), or nil when it recorded none.
+func rosterOfBook(book *gradebook.Book) *gradebook.Roster {
+	var csv strings.Builder
+	csv.WriteString("id,name,email,sis_id,login,section\n")
+	n := 0
+	for _, id := range book.StudentIDs() {
+		p := book.Students[id].Person
+		if p == nil {
+			continue
+		}
+		n++
+		row := []string{p.ID, p.Name, p.Email, p.SISID, p.Login, p.Section}
+		for i, f := range row {
+			row[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
+		}
+		csv.WriteString(strings.Join(row, ",") + "\n")
+	}
+	if n == 0 {
+		return nil
+	}
+	r, err := gradebook.ReadRoster(strings.NewReader(csv.String()))
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// parseGPUs reads -gpus: "" (the default device), "all", or a list of
+// device numbers such as 0,1,2,3, each at most once.
+func parseGPUs(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "all" {
+		return nil, nil
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 || n > 255 {
+			return nil, fmt.Errorf("%q is not a device number from 0 to 255 (give a list such as 0,1,2,3, or all)", f)
+		}
+		if seen[n] {
+			return nil, fmt.Errorf("device %d is named twice", n)
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// listWithHidden lists the exercises and their checks; in the instructor's
+// tree, from a grader built with the hidden checks, so that their points
+// are listed too.
+func listWithHidden(cfg Config, exs []grading.Exercise, names []string, stdout, stderr io.Writer) int {
+	root, err := findRoot(orDot(cfg.Root))
+	goBin, lerr := exec.LookPath("go")
+	if err != nil || lerr != nil || !cfg.Hidden || checks.HiddenIncluded() || !hasHiddenChecks(root) {
+		listExercises(exs, stdout)
+		return 0
+	}
+	cache := cfg.CacheDir
+	if cache == "" {
+		uc, err := os.UserCacheDir()
+		if err != nil {
+			uc = os.TempDir()
+		}
+		cache = filepath.Join(uc, "stencillab-grade")
+	}
+	bin, err := trustedBinary(root, goBin, cache)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade: %v\n", err)
+		return 1
+	}
+	args := []string{"-list", "-C", root}
+	if cfg.Sanitizer != "" {
+		args = append(args, "-sanitize")
+	}
+	cmd := exec.Command(bin, append(args, names...)...)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(stderr, "grade: the grader with the hidden checks: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// notebookSubmission makes -submission grade a handed-in notebook as
+// -class does: when the folder holds the exercises' notebook, its cells
+// are extracted into a private folder, which is graded instead. It
+// returns the function that removes that folder.
+func notebookSubmission(cfg *Config, exs []grading.Exercise) (func(), error) {
+	nb := filepath.Join(cfg.Submission, handin.NotebookName)
+	if _, err := os.Lstat(nb); err != nil {
+		return func() {}, nil
+	}
+	root, err := findRoot(orDot(cfg.Root))
+	if err != nil {
+		return nil, err
+	}
+	cells, err := handin.ReadNotebook(nb)
+	if err != nil {
+		return nil, fmt.Errorf("the notebook %s is refused: %w", handin.NotebookName, err)
+	}
+	tmp, err := os.MkdirTemp("", "grade-notebook-")
+	if err != nil {
+		return nil, fmt.Errorf("a folder for the notebook's files: %w", err)
+	}
+	if err := handin.ExtractNotebook(tmp, root, cells, exs); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	cfg.Submission = tmp
+	return func() { os.RemoveAll(tmp) }, nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

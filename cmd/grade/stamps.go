@@ -1,0 +1,61 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"stencillab.dev/exercises/gradebook"
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
+)
+
+// handedIn returns the digest of the files a student's folder hands in
+// for the exercises exs (each exercise's files, at DIR/exercises/ID/F or
+// DIR/ID/F, and the exercises' notebook), and each file's size and
+// modification time. Only regular files that are not links are read, each
+// at most its limit; a file that cannot be read is left out (the grader
+// says why in its cell).
+func handedIn(dir string, exs []grading.Exercise) (string, []gradebook.FileStamp) {
+	type file struct {
+		rel, path string
+		limit     int64
+	}
+	var files []file
+	seen := map[string]bool{}
+	for _, e := range exs {
+		for _, f := range e.Files {
+			for _, rel := range []string{filepath.Join("exercises", e.ID, f), filepath.Join(e.ID, f)} {
+				if !seen[rel] {
+					seen[rel] = true
+					files = append(files, file{filepath.ToSlash(rel), filepath.Join(dir, rel), handin.MaxSourceBytes})
+				}
+			}
+		}
+	}
+	files = append(files, file{handin.NotebookName, filepath.Join(dir, handin.NotebookName), handin.MaxNotebookBytes})
+	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
+	h := sha256.New()
+	var stamps []gradebook.FileStamp
+	for _, f := range files {
+		st, err := os.Lstat(f.path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		b, err := handin.ReadRegular(f.path, f.limit)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", f.rel, len(b))
+		h.Write(b)
+		stamps = append(stamps, gradebook.FileStamp{Path: f.rel, Size: int64(len(b)), Modified: st.ModTime().UTC().Format(time.RFC3339)})
+	}
+	if len(stamps) == 0 {
+		return "", nil
+	}
+	return hex.EncodeToString(h.Sum(nil)), stamps
+}
