@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/plot/vg"
+
+	"stencillab.dev/lab"
 )
 
 // ThreadsHeight is the height of a thread figure at width Wide.
@@ -155,7 +157,11 @@ func Threads(step string) (*Diagram, error) {
 func threadFigures() []Figure {
 	var fs []Figure
 	for _, s := range threadSpecs {
-		fs = append(fs, Figure{Name: "threads_" + s.step, Func: "Threads", Width: Wide, Height: ThreadsHeight,
+		chapter := "8.3" // the thirteen-point star
+		if s3, err := lab.LookupStep3(s.step); err == nil {
+			chapter = s3.Figure
+		}
+		fs = append(fs, Figure{Name: "threads_" + s.step, Func: "Threads", Chapter: chapter, Width: Wide, Height: ThreadsHeight,
 			About: fmt.Sprintf("one block of the %s kernel, traced on the simulator: which thread loads, computes or idles", s.step),
 			Make:  func(Inputs) (Drawer, error) { return Threads(s.step) }})
 	}
