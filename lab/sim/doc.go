@@ -10,7 +10,10 @@
 // hardware's limits (Limits), and reports
 // the hazards a missing barrier causes: races on shared memory, reads of
 // shared memory no thread wrote, and barriers that part of a block never
-// reaches.
+// reaches. Where asked (Simulator.Trace), it reports every access, with
+// its thread, block and barrier interval, to a Tracer; a Recorder keeps
+// those of one block, from which a figure can show which thread loads,
+// computes or idles.
 //
 // The package knows nothing about stencils: the lab's kernels use it as
 // any CUDA program would use a GPU.
