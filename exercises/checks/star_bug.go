@@ -22,7 +22,10 @@ import (
 // symptom and its message describes what is wrong in the output, never
 // what to change: which planes hold no output, which points of the other
 // planes were never written, along which axis a varying input gives
-// wrong values, and the simulator's own report of a hazard.
+// wrong values, and the simulator's own report of a hazard. Each pays
+// only for outputs it compared with the CPU reference in the same run:
+// the checks of where a kernel writes run on inputs that vary along x
+// only, on which every point written must be right.
 
 // findTheBugID is the folder of exercise 9.
 const findTheBugID = "09_find_the_bug"
@@ -53,13 +56,13 @@ func findTheBug(k submitted) grading.Exercise {
 		Title: "Find the bugs: a thirteen-point kernel coarsened in z, from a student's notes (Figs. 8.3D, 8.10)",
 		Files: []string{"fix.go"},
 		Checks: []grading.Check{
-			{ID: "every-plane", Title: "every plane of the interior receives outputs", Points: 2,
+			{ID: "every-plane", Title: "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right", Points: 2,
 				Run: func(t *grading.T) { bugPlanes(t, s, k, 3, 20) }},
-			{ID: "every-column", Title: "in a plane that receives outputs, every interior point is written", Points: 2,
+			{ID: "every-column", Title: "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right", Points: 2,
 				Run: func(t *grading.T) { bugColumns(t, s, k, 3, 20) }},
 			{ID: "one-axis", Title: "inputs that vary along x only, then along y only: the points written are right", Points: 2,
 				Run: func(t *grading.T) { bugAxes(t, s, k, 2, 20) }},
-			{ID: "barriers", Title: "no hazards (the simulator's report)", Points: 1,
+			{ID: "barriers", Title: "no hazards (the simulator's report), on inputs that vary along x only, with every point written right", Points: 1,
 				Run: func(t *grading.T) { bugHazards(t, s, k, 3, 18) }},
 			{ID: "values", Title: "the whole sweep on random grids", Points: 1,
 				Run: func(t *grading.T) { bugValues(t, s, k, 3, 20) }},
@@ -125,12 +128,70 @@ func list(vs []int) string {
 	return strings.Join(b, ", ")
 }
 
+// alongAxis fills the case's input with random values that vary along
+// one axis only ("x": with k, "y": with j) and recomputes the reference.
+// On such inputs the planes of a column hold the same values, so the
+// symptom checks below judge what a kernel writes and where, whatever
+// else it does with the planes above and below.
+func alongAxis(t *grading.T, sc *simCase, axis string) {
+	f := make([]float32, max(sc.NY, sc.NX))
+	for i := range f {
+		f[i] = float32(2*t.Rand().Float64() - 1)
+	}
+	if axis == "x" {
+		sc.src.Fill(func(_, _, k int) float32 { return f[k] })
+	} else {
+		sc.src.Fill(func(_, j, _ int) float32 { return f[j] })
+	}
+	sc.want = sc.reference(t, sc.C)
+}
+
+// symptomCase draws a case for a check of a symptom: inputs that vary
+// along x only. It returns the case, its description and the kernel's
+// output, or nil when the launch failed for another reason than a hazard
+// (t then has the simulator's report).
+func symptomCase(t *grading.T, s kernelStep, k submitted, maxN int) (*simCase, string, *lab.Grid3[float32]) {
+	sc := bugCase(t, maxN)
+	alongAxis(t, sc, "x")
+	what := sc.describe(s.fn) + " on inputs that vary along x only"
+	return sc, what, bugRun(t, sc, what, k)
+}
+
+// writtenRight fails t unless some interior point of got was written and
+// every one written holds the reference's value: a check of a symptom
+// pays only for outputs the grader compared. It reports success.
+func writtenRight(t *grading.T, sc *simCase, what string, got *lab.Grid3[float32]) bool {
+	interior := sc.interior()
+	first, wrong, written := -1, 0, 0
+	for idx := range got.Data {
+		if !interior(idx) || unwritten(got, idx) {
+			continue
+		}
+		written++
+		if !close32(got.Data[idx], sc.want.Data[idx]) {
+			wrong++
+			if first < 0 {
+				first = idx
+			}
+		}
+	}
+	switch {
+	case written == 0:
+		return assert.Fail(t, "nothing written", what+": no interior point was written")
+	case wrong > 0:
+		return assert.Fail(t, "wrong values", fmt.Sprintf("%s: %d of the %d points written are wrong, the first at %s: got %.6g, want %.6g",
+			what, wrong, written, sc.label()(first), got.Data[first], sc.want.Data[first]))
+	}
+	return true
+}
+
+// bugPlanes judges the planes: in every column (j, k) that receives
+// outputs, every interior plane is written, and every point written is
+// right.
 func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc := bugCase(t, maxN)
-		what := sc.describe(s.fn)
-		got := bugRun(t, sc, what, k)
-		if got == nil {
+		sc, what, got := symptomCase(t, s, k, maxN)
+		if got == nil || !writtenRight(t, sc, what, got) {
 			return
 		}
 		var empty, full []int
@@ -155,22 +216,47 @@ func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 			assert.Fail(t, "planes not written", msg)
 			return
 		}
+		// The columns that received outputs, and their interior points
+		// never written.
+		interior := sc.interior()
+		plane := sc.NY * sc.NX
+		columns := make([]bool, plane)
+		for idx := range got.Data {
+			if interior(idx) && !unwritten(got, idx) {
+				columns[idx%plane] = true
+			}
+		}
+		missing, first := 0, -1
+		var planes []int
+		for idx := range got.Data {
+			if interior(idx) && columns[idx%plane] && unwritten(got, idx) {
+				missing++
+				if first < 0 {
+					first = idx
+				}
+				if i := idx / plane; !slices.Contains(planes, i) {
+					planes = append(planes, i)
+				}
+			}
+		}
+		if missing > 0 {
+			assert.Fail(t, "planes not written", fmt.Sprintf("%s: %d interior points of the columns (j, k) that received outputs were never written, the first at %s, in the planes i = %s",
+				what, missing, sc.label()(first), list(planes)))
+			return
+		}
 	}
 }
 
+// bugColumns judges the points of a plane: in every plane that receives
+// outputs, every interior point is written, and every point written is
+// right.
 func bugColumns(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc := bugCase(t, maxN)
-		what := sc.describe(s.fn)
-		got := bugRun(t, sc, what, k)
-		if got == nil {
+		sc, what, got := symptomCase(t, s, k, maxN)
+		if got == nil || !writtenRight(t, sc, what, got) {
 			return
 		}
 		planes := writtenPlanes(sc, got)
-		if !slices.Contains(planes, true) {
-			assert.Fail(t, "nothing written", what+": no interior point was written")
-			return
-		}
 		interior := sc.interior()
 		// The points never written in planes that received outputs, and
 		// the columns j and k all of whose points there are unwritten.
@@ -225,22 +311,16 @@ func bugColumns(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	}
 }
 
+// bugAxes judges the values along x and along y: on inputs that vary
+// along one of them only, some point is written and every point written
+// is right.
 func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := bugCase(t, maxN)
 		var wrongAxes, rightAxes []string
 		var firstMsg string
 		for _, axis := range []string{"x", "y"} {
-			f := make([]float32, max(sc.NY, sc.NX))
-			for i := range f {
-				f[i] = float32(2*t.Rand().Float64() - 1)
-			}
-			if axis == "x" {
-				sc.src.Fill(func(_, _, k int) float32 { return f[k] })
-			} else {
-				sc.src.Fill(func(_, j, _ int) float32 { return f[j] })
-			}
-			sc.want = sc.reference(t, sc.C)
+			alongAxis(t, sc, axis)
 			what := sc.describe(s.fn) + " on inputs that vary along " + axis + " only"
 			got := bugRun(t, sc, what, k)
 			if got == nil {
@@ -285,17 +365,15 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	}
 }
 
+// bugHazards judges the barriers: a launch without hazards, on a run in
+// which some point is written and every point written is right.
 func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := bugCase(t, maxN)
-		what := sc.describe(s.fn)
+		alongAxis(t, sc, "x")
+		what := sc.describe(s.fn) + " on inputs that vary along x only"
 		got, st, err := sc.run(k)
-		if launchErrorHint(t, what, err, st, false) {
-			return
-		}
-		// A launch without hazards counts only when it did some work.
-		if !slices.Contains(writtenPlanes(sc, got), true) {
-			assert.Fail(t, "nothing written", what+": no interior point was written")
+		if launchErrorHint(t, what, err, st, false) || !writtenRight(t, sc, what, got) {
 			return
 		}
 	}
