@@ -153,7 +153,7 @@ func alongAxis(t *grading.T, sc *simCase, axis string) {
 func symptomCase(t *grading.T, s kernelStep, k submitted, maxN int) (*simCase, string, *lab.Grid3[float32]) {
 	sc := bugCase(t, maxN)
 	alongAxis(t, sc, "x")
-	what := sc.describe(s.fn) + " on inputs that vary along x only"
+	what := sc.describe(s.fn) + ", on inputs that vary along x only"
 	return sc, what, bugRun(t, sc, what, k)
 }
 
@@ -321,7 +321,7 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 		var firstMsg string
 		for _, axis := range []string{"x", "y"} {
 			alongAxis(t, sc, axis)
-			what := sc.describe(s.fn) + " on inputs that vary along " + axis + " only"
+			what := sc.describe(s.fn) + ", on inputs that vary along " + axis + " only"
 			got := bugRun(t, sc, what, k)
 			if got == nil {
 				return
@@ -371,7 +371,7 @@ func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := bugCase(t, maxN)
 		alongAxis(t, sc, "x")
-		what := sc.describe(s.fn) + " on inputs that vary along x only"
+		what := sc.describe(s.fn) + ", on inputs that vary along x only"
 		got, st, err := sc.run(k)
 		if launchErrorHint(t, what, err, st, false) || !writtenRight(t, sc, what, got) {
 			return
