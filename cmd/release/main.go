@@ -2,7 +2,7 @@
 //
 // Usage:
 //
-//	release -out DIR [-C REPO] [-scan]
+//	release -out DIR [-C REPO] [-scan] [-git=false]
 //
 // It copies every file of the repository (those git tracks, and untracked
 // files that are not ignored) into DIR, which must not exist or be empty,
@@ -17,6 +17,10 @@
 //   - Go files built with the tag "hidden" (the instructor-only checks) are
 //     left out.
 //
+// DIR is then made a git repository with one commit holding the whole
+// release (turn it off with -git=false), so that a student can reset a
+// notebook or a file with `git checkout -- FILE`.
+//
 // With -scan it then searches every file it wrote for every solution,
 // hidden check and notebook answer of the repository, by their lines and
 // by their token fingerprints with identifiers renamed
@@ -28,10 +32,13 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strings"
 
 	"stencillab.dev/exercises/release"
 )
@@ -45,12 +52,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "the folder to write the student version into (must not exist or be empty)")
 	root := fs.String("C", ".", "the instructor's repository")
+	initGit := fs.Bool("git", true, "make the release a git repository with one commit")
 	scan := fs.Bool("scan", false, "search the release for the repository's solutions, hidden checks and answers; exit 1 when one is found")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: release -out DIR [-C REPO] [-scan]")
+		fmt.Fprintln(stderr, "usage: release -out DIR [-C REPO] [-scan] [-git=false]")
 		return 2
 	}
 	sum, err := release.Tree(*root, *out)
@@ -65,6 +73,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range sum.Left {
 		fmt.Fprintf(stdout, "  left out %s\n", f)
+	}
+	if *initGit {
+		if err := commitRelease(*out); err != nil {
+			fmt.Fprintf(stderr, "release: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "release: %s is a git repository with one commit; `git checkout -- FILE` there resets a file\n", *out)
 	}
 	if !*scan {
 		return 0
@@ -87,4 +102,50 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// releaseMessage is the message of the release's one commit.
+const releaseMessage = "Stencil Lab, student release"
+
+// commitRelease makes dir a git repository whose one commit, on the
+// branch main, holds every file of dir. The commit's author is the
+// release itself, so that no instructor's name or address goes with it.
+func commitRelease(dir string) error {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return fmt.Errorf("git is not on the PATH, so the release cannot be made a repository (pass -git=false to write the files alone): %w", err)
+	}
+	base := []string{"-C", dir, "-c", "user.name=Stencil Lab", "-c", "user.email=release@stencillab.invalid",
+		"-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"}
+	for _, args := range [][]string{
+		{"init", "-q", "--initial-branch=main"},
+		{"add", "-A"},
+		{"commit", "-q", "--no-verify", "-m", releaseMessage},
+	} {
+		cmd := exec.Command(git, append(base, args...)...)
+		// The instructor's environment must not steer the new repository
+		// (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE of a hook or a shell).
+		cmd.Env = gitEnv(os.Environ())
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("git %s in %s: %w: %s", args[0], dir, err, strings.TrimSpace(out.String()))
+		}
+	}
+	return nil
+}
+
+// gitEnv returns env without the variables that point git at another
+// repository.
+func gitEnv(env []string) []string {
+	var keep []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE":
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	return keep
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,4 +101,43 @@ func TestReleaseOfThisRepository(t *testing.T) {
 
 	// A second release into the same folder is refused.
 	assert.Equal(t, 1, run([]string{"-C", root, "-out", out}, &stdout, &stderr))
+}
+
+func TestTheReleaseIsARepositoryWithOneCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git on the PATH")
+	}
+	const nb = `{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}` + "\n"
+	root := writeTree(t, map[string]string{"go.mod": "module ex\n", "notebooks/04_tiling.ipynb": nb, "README.md": "# ex\n"})
+	out := filepath.Join(t.TempDir(), "student")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-C", root, "-out", out}, &stdout, &stderr), stderr.String())
+	assert.Contains(t, stdout.String(), "is a git repository with one commit")
+
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-C", out}, args...)...)
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, b)
+		return strings.TrimSpace(string(b))
+	}
+	assert.Equal(t, "1", git("rev-list", "--count", "HEAD"))
+	assert.Equal(t, "", git("status", "--porcelain"), "every released file is in the commit")
+	files := strings.Fields(git("ls-files"))
+	assert.ElementsMatch(t, []string{"README.md", "go.mod", "notebooks/04_tiling.ipynb"}, files)
+	assert.Equal(t, "Stencil Lab <release@stencillab.invalid>", git("log", "--format=%an <%ae>"),
+		"no instructor's name or address goes with the release")
+
+	// A student who spoils a notebook gets it back.
+	p := filepath.Join(out, "notebooks", "04_tiling.ipynb")
+	require.NoError(t, os.WriteFile(p, []byte("spoiled"), 0o644))
+	git("checkout", "--", "notebooks/04_tiling.ipynb")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, nb, string(b))
+
+	// Without -git the folder holds the files alone.
+	plain := filepath.Join(t.TempDir(), "plain")
+	require.Equal(t, 0, run([]string{"-C", root, "-out", plain, "-git=false"}, &stdout, &stderr), stderr.String())
+	_, err = os.Stat(filepath.Join(plain, ".git"))
+	assert.True(t, os.IsNotExist(err))
 }
