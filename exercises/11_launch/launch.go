@@ -124,13 +124,13 @@ func Validate(grid, block sim.Dim3, sharedBytes int, lim sim.Limits) error {
 // kernel's end returned; nil when both are nil.
 func Report(kernel string, launchErr, syncErr error) error {
 	// BEGIN SOLUTION
-	if launchErr != nil {
-		return fmt.Errorf("launch: the launch of %s was refused, nothing ran: %w", kernel, launchErr)
+	switch {
+	case launchErr != nil: // checked first: a refused launch ran nothing
+		return fmt.Errorf("launch: %s was refused before it ran: %w", kernel, launchErr)
+	case syncErr == nil:
+		return nil
 	}
-	if syncErr != nil {
-		return fmt.Errorf("launch: %s failed while it ran: %w", kernel, syncErr)
-	}
-	return nil
+	return fmt.Errorf("launch: %s failed while it ran: %w", kernel, syncErr)
 	// END SOLUTION
 	// BEGIN STUB
 	// return errNotImplemented

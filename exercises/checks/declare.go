@@ -1,5 +1,7 @@
 package checks
 
+//go:generate go run -tags hidden ../../cmd/exercisegen -C ../..
+
 import (
 	"fmt"
 	"reflect"
