@@ -117,7 +117,7 @@ func (k *SourceKernel) Geometry(nz, ny, nx int) (Geometry, error) {
 	return g, nil
 }
 
-func (k *SourceKernel) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Geometry, *args, error) {
+func (k *SourceKernel) prepare(dst, src *Buffer, nz, ny, nx int, c []float64) (Geometry, *args, error) {
 	g, err := k.Geometry(nz, ny, nx)
 	if err != nil {
 		return Geometry{}, nil, err
@@ -135,6 +135,12 @@ func (k *SourceKernel) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (
 // Launch runs one sweep of the nz×ny×nx grid in src into dst, timed with
 // CUDA events.
 func (k *SourceKernel) Launch(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launch, error) {
+	return k.LaunchCoeffs(dst, src, nz, ny, nx, c[:])
+}
+
+// LaunchCoeffs is Launch for a kernel of any number of coefficients (the
+// thirteen-point star's c0…c12), passed as floats after nx in order.
+func (k *SourceKernel) LaunchCoeffs(dst, src *Buffer, nz, ny, nx int, c []float64) (Launch, error) {
 	g, a, err := k.prepare(dst, src, nz, ny, nx, c)
 	if err != nil {
 		return Launch{}, err
@@ -149,7 +155,7 @@ func (k *SourceKernel) Launch(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (L
 // Measure runs warmup untimed sweeps, then reps sweeps each timed with
 // CUDA events.
 func (k *SourceKernel) Measure(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs, warmup, reps int) (Measurement, error) {
-	g, a, err := k.prepare(dst, src, nz, ny, nx, c)
+	g, a, err := k.prepare(dst, src, nz, ny, nx, c[:])
 	if err != nil {
 		return Measurement{}, err
 	}
@@ -176,6 +182,11 @@ func StepGeometry(step string, tile int, nz, ny, nx int) (Geometry, error) {
 // chain feeds the next, so that the final grid shows whether each did its
 // work.
 func (k *SourceKernel) Chain(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, steps int) (float64, error) {
+	return k.ChainCoeffs(a, b, nz, ny, nx, c[:], steps)
+}
+
+// ChainCoeffs is Chain for a kernel of any number of coefficients.
+func (k *SourceKernel) ChainCoeffs(a, b *Buffer, nz, ny, nx int, c []float64, steps int) (float64, error) {
 	if steps < 1 {
 		return 0, fmt.Errorf("gpu: %s: a chain of %d steps: need at least 1", k.file, steps)
 	}
