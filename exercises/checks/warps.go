@@ -201,6 +201,11 @@ func columnConflicts(T, p int) int64 {
 func warpsPitchSmallest(t *grading.T, fn WarpsFuncs) {
 	for _, T := range warpsTiles {
 		p := warpsPitch(t, fn, T)
+		// Only a pitch that reads the columns without a conflict, counted
+		// here, can be the smallest that does so.
+		if c := columnConflicts(T, p); c > 0 {
+			t.Fatalf("Pitch(%d) = %d reads the tile's columns with %d bank conflicts, so it is not a pitch that avoids them (see the check \"no-conflicts\")", T, p, c)
+		}
 		for q := T; q < p; q++ {
 			if columnConflicts(T, q) == 0 {
 				t.Fatalf("Pitch(%d) = %d, but pitch %d already reads the columns without a conflict (and wastes less shared memory)", T, p, q)

@@ -1,0 +1,103 @@
+package checks
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
+
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/lab/sim"
+)
+
+// The checks of exercises 02 and 10 that judge a quantity computed from
+// the student's answers judge it only on answers they verified.
+
+// checkResult runs e and returns the result of check id.
+func checkResult(t *testing.T, e grading.Exercise, id string) grading.CheckResult {
+	res := grading.Run(e, grading.Options{Seed: 5})
+	require.Equal(t, grading.Graded, res.Status, "%s: %s", e.ID, res.Message)
+	for _, c := range res.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	require.Failf(t, "no such check", "%s has no check %q", e.ID, id)
+	return grading.CheckResult{}
+}
+
+// fitOrder is Order by least squares of log err against log h.
+func fitOrder(h, e []float64) (float64, error) {
+	if len(h) != len(e) || len(h) < 2 {
+		return 0, errors.New("need two spacings or more, one error each")
+	}
+	xs, ys := make([]float64, len(h)), make([]float64, len(h))
+	for i := range h {
+		xs[i], ys[i] = math.Log(h[i]), math.Log(e[i])
+	}
+	_, slope := stat.LinearRegression(xs, ys, nil, false)
+	return slope, nil
+}
+
+// An Apply that is right only at the first and middle points, the two the
+// order is measured at, gets no point for convergence: the check compares
+// every output with the reference first. The same Apply right everywhere
+// passes it.
+func TestConvergenceJudgesOnlyVerifiedOutputs(t *testing.T) {
+	apply := func(partial bool) func([]float64, float64, int, int) ([]float64, error) {
+		return func(f []float64, h float64, d, r int) ([]float64, error) {
+			out := applyRef(f, h, d, r, "inside")
+			if partial {
+				for i := range out {
+					if i != 0 && i != len(f)/2 {
+						out[i] = 0
+					}
+				}
+			}
+			return out, nil
+		}
+	}
+	fn := DerivativeFuncs{
+		Weights: func(d, lo, hi int) ([]float64, error) { return lagrangeWeights(d, lo, hi), nil },
+		Order:   fitOrder,
+	}
+	fn.Apply = apply(false)
+	honest := checkResult(t, Derivative(fn), "convergence")
+	assert.True(t, honest.Passed, honest.Message)
+	fn.Apply = apply(true)
+	partial := checkResult(t, Derivative(fn), "convergence")
+	assert.False(t, partial.Passed, "an Apply right at two points only passed convergence")
+	assert.Contains(t, partial.Message, "wrong value at")
+}
+
+// A pitch that reads the columns with bank conflicts is not the smallest
+// conflict-free pitch, however small it is: the unpadded tile, pitch T,
+// conflicts for every tile of 8 or more (lane (tx, ty) reads word tx·T + ty,
+// and 32/T lanes share a bank for T ≥ 8), and scores 0 on "smallest".
+func TestSmallestPitchMustAvoidConflicts(t *testing.T) {
+	for _, T := range []int{8, 16, 32} {
+		// The first warp: threads ty·T + tx below 32, each reading word
+		// tx·T + ty of bank (tx·T + ty) mod 32.
+		lanes := map[int]int{}
+		for id := range 32 {
+			tx, ty := id%T, id/T
+			lanes[(tx*T+ty)%32]++
+		}
+		require.Less(t, len(lanes), 32, "T = %d: two lanes of the first warp share a bank", T)
+	}
+	unpadded := Warps(WarpsFuncs{
+		Block: func() (sim.Dim3, error) { return sim.Dim3{X: 32, Y: 4, Z: 4}, nil },
+		Pitch: func(T int) (int, error) {
+			if T != 4 && T != 8 && T != 16 && T != 32 {
+				return 0, errors.New("a tile of 4, 8, 16 or 32")
+			}
+			return T, nil
+		},
+	})
+	r := checkResult(t, unpadded, "smallest")
+	assert.False(t, r.Passed, "pitch T passed the smallest-pitch check")
+	assert.Contains(t, r.Message, "bank conflicts")
+}
