@@ -301,6 +301,11 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	}
 	gcfg.CacheDir = cache
 	gcfg.noPrune = true
+	if goBin, err := exec.LookPath("go"); err == nil && cfg.grade == nil {
+		if gcfg.treeKey, err = treeDigest(root, goBin); err != nil {
+			fmt.Fprintf(cfg.Progress, "grade: every test binary is checked by the go command: %v\n", err)
+		}
+	}
 	// The notebooks' extracted files are private to this run.
 	work, err := os.MkdirTemp("", "grade-class-")
 	if err != nil {

@@ -64,6 +64,11 @@ type Config struct {
 	// noPrune keeps every folder of the cache (class grading, where
 	// several submissions are graded at once).
 	noPrune bool
+	// treeKey, when set, is a digest of the repository's files (class
+	// grading): a test binary already in the cache under the same
+	// repository, tree and submitted files is used without running the go
+	// command.
+	treeKey string
 	// cudaChild, when set, replaces this program with -cuda-child as the
 	// child of the GPU checks (tests).
 	cudaChild []string
@@ -400,7 +405,11 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 // repository and overlay, so that `go test -c` finds it up to date and
 // relinks nothing when nothing changed.
 func (j *job) binPath(cfg Config, cache string) string {
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s", cfg.Root, j.overlayKey)))
+	id := fmt.Sprintf("%s\x00%s", cfg.Root, j.overlayKey)
+	if cfg.treeKey != "" {
+		id += "\x00" + cfg.treeKey
+	}
+	key := sha256.Sum256([]byte(id))
 	return filepath.Join(cache, hex.EncodeToString(key[:8]), j.ex.ID+".test")
 }
 
@@ -411,7 +420,19 @@ func (j *job) build(cfg Config, goBin, cache string) {
 	// process: class grading builds each distinct file once.
 	v, _ := builds.LoadOrStore(j.bin, &buildOnce{})
 	b := v.(*buildOnce)
-	b.once.Do(func() { b.fail, b.status = j.buildNow(cfg, goBin) })
+	b.once.Do(func() {
+		if cfg.treeKey != "" {
+			// Built by an earlier run of the same tree: the marker is
+			// written only after a build that succeeded.
+			if _, err := os.Stat(j.bin + ".ok"); err == nil {
+				return
+			}
+		}
+		b.fail, b.status = j.buildNow(cfg, goBin)
+		if b.fail == "" && cfg.treeKey != "" {
+			_ = os.WriteFile(j.bin+".ok", nil, 0o600)
+		}
+	})
 	if _, err := os.Stat(j.bin); err != nil && b.fail == "" {
 		// Removed since (a test's cache folder): build again.
 		b.fail, b.status = j.buildNow(cfg, goBin)

@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"time"
@@ -58,4 +60,45 @@ func handedIn(dir string, exs []grading.Exercise) (string, []gradebook.FileStamp
 		return "", nil
 	}
 	return hex.EncodeToString(h.Sum(nil)), stamps
+}
+
+// docExt are the extensions of files no Go build reads: notebooks,
+// prose and pictures.
+var docExt = map[string]bool{".ipynb": true, ".md": true, ".png": true, ".svg": true, ".pdf": true, ".html": true}
+
+// treeDigest is a digest of the repository's files as the go command
+// sees them: every file's path, size and modification time (the .git
+// folder, notebooks, prose and pictures aside), the go command's version and the environment that
+// changes a build. A class run keys its cached test binaries by it, so
+// that an unchanged tree reuses them without running the go command, and
+// any edit of the repository builds them again.
+func treeDigest(root, goBin string) (string, error) {
+	h := sha256.New()
+	out, err := exec.Command(goBin, "env", "GOVERSION", "GOOS", "GOARCH", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "GOARM64").Output()
+	if err != nil {
+		return "", fmt.Errorf("the go command's environment: %w", err)
+	}
+	h.Write(out)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable entry: left out, as the go command would fail on it alike
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.Type().IsRegular() || docExt[filepath.Ext(p)] {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", rel, info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("a digest of the repository: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
