@@ -26,6 +26,7 @@ TARGETS="
 ./exercises/handin FuzzNotebookCells
 ./exercises/gradebook FuzzSafeCell
 ./exercises/gradebook FuzzFeedback
+./exercises/gradebook FuzzReadRoster
 ./exercises/grading FuzzStaticCheck
 "
 
