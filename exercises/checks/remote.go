@@ -96,38 +96,43 @@ func copyBack[F any](dst, src []F) {
 	}
 }
 
-// --- 10_warps
+// --- exercises whose functions take and return values: the generic
+// binding (grading.ServeFuncs, grading.RemoteFuncs), with the names the
+// constructors call.
 
-type warpsArgs struct{ T int }
+// servedFuncs returns the handler that serves fn in the child.
+func servedFuncs[F any](fn F) grading.Handler { return grading.ServeFuncs(fn, knownErrors) }
 
-type warpsResult struct {
-	Block sim.Dim3
-	Pitch int
-	Err   *grading.WireError
-}
-
-func serveWarps(fn WarpsFuncs) grading.Handler {
-	return handler(map[string]method{
-		"block": decoded(func(warpsArgs) any {
-			b, err := fn.Block()
-			return warpsResult{Block: b, Err: knownErrors.Wire(err)}
-		}),
-		"pitch": decoded(func(a warpsArgs) any {
-			p, err := fn.Pitch(a.T)
-			return warpsResult{Pitch: p, Err: knownErrors.Wire(err)}
-		}),
-	})
-}
-
-func remoteWarps(c *grading.Client) WarpsFuncs {
-	return WarpsFuncs{
-		Block: func() (sim.Dim3, error) {
-			r := call[warpsResult](c, "block", warpsArgs{})
-			return r.Block, knownErrors.Err(r.Err)
-		},
-		Pitch: func(T int) (int, error) {
-			r := call[warpsResult](c, "pitch", warpsArgs{T: T})
-			return r.Pitch, knownErrors.Err(r.Err)
-		},
+// remoteFuncs returns the functions of F that call the child through c.
+// F's functions can cross the channel (declare and the tests check it),
+// so an error here is this package's own mistake, and every call of the
+// returned functions stops the check as a broken channel would.
+func remoteFuncs[F any](c *grading.Client) F {
+	var fn F
+	if err := grading.RemoteFuncs(&fn, c, knownErrors); err != nil {
+		panic(&grading.ChildFailure{Status: grading.NotAvailable, Message: err.Error()})
 	}
+	return fn
 }
+
+// stubFuncs returns the functions of F, none written yet.
+func stubFuncs[F any]() F {
+	var zero F
+	s, err := grading.StubFuncs(zero)
+	if err != nil {
+		panic(fmt.Sprintf("checks: stubs of %T: %v", zero, err)) // this package's own mistake
+	}
+	return s.(F)
+}
+
+func serveDerivative(fn DerivativeFuncs) grading.Handler { return servedFuncs(fn) }
+
+func remoteDerivative(c *grading.Client) DerivativeFuncs { return remoteFuncs[DerivativeFuncs](c) }
+
+func serveIntensity(fn IntensityFuncs) grading.Handler { return servedFuncs(fn) }
+
+func remoteIntensity(c *grading.Client) IntensityFuncs { return remoteFuncs[IntensityFuncs](c) }
+
+func serveWarps(fn WarpsFuncs) grading.Handler { return servedFuncs(fn) }
+
+func remoteWarps(c *grading.Client) WarpsFuncs { return remoteFuncs[WarpsFuncs](c) }

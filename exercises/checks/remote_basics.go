@@ -3,10 +3,12 @@ package checks
 import (
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab"
-	"stencillab.dev/lab/sim"
 )
 
-// The wire code of exercises 01 to 04 (see remote.go).
+// The wire code of exercises 01 and 03 (see remote.go), whose functions
+// take what the generic binding cannot send: a function (01, sent as its
+// fnSpec), grids that may be one grid passed twice and are written in
+// place (03).
 
 // --- 01_sine
 
@@ -34,62 +36,6 @@ func remoteSine(c *grading.Client) discretizer {
 	return func(f fnSpec, a, b float64, n int) ([]float64, []float64, error) {
 		r := call[sineResult](c, "discretize", sineArgs{f, a, b, n})
 		return r.Xs, r.Ys, knownErrors.Err(r.Err)
-	}
-}
-
-// --- 02_derivative
-
-type weightsArgs struct{ D, Lo, Hi int }
-
-type applyArgs struct {
-	F    []float64
-	H    float64
-	D, R int
-}
-
-type orderArgs struct{ H, E []float64 }
-
-type sliceResult struct {
-	Out  []float64
-	V    float64
-	A, B []float64 // the slice arguments after the call
-	Err  *grading.WireError
-}
-
-func serveDerivative(fn DerivativeFuncs) grading.Handler {
-	return handler(map[string]method{
-		"weights": decoded(func(a weightsArgs) any {
-			w, err := fn.Weights(a.D, a.Lo, a.Hi)
-			return sliceResult{Out: w, Err: knownErrors.Wire(err)}
-		}),
-		"apply": decoded(func(a applyArgs) any {
-			out, err := fn.Apply(a.F, a.H, a.D, a.R)
-			return sliceResult{Out: out, A: a.F, Err: knownErrors.Wire(err)}
-		}),
-		"order": decoded(func(a orderArgs) any {
-			p, err := fn.Order(a.H, a.E)
-			return sliceResult{V: p, A: a.H, B: a.E, Err: knownErrors.Wire(err)}
-		}),
-	})
-}
-
-func remoteDerivative(c *grading.Client) DerivativeFuncs {
-	return DerivativeFuncs{
-		Weights: func(d, lo, hi int) ([]float64, error) {
-			res := call[sliceResult](c, "weights", weightsArgs{d, lo, hi})
-			return res.Out, knownErrors.Err(res.Err)
-		},
-		Apply: func(f []float64, h float64, d, r int) ([]float64, error) {
-			res := call[sliceResult](c, "apply", applyArgs{f, h, d, r})
-			copyBack(f, res.A)
-			return res.Out, knownErrors.Err(res.Err)
-		},
-		Order: func(h, e []float64) (float64, error) {
-			res := call[sliceResult](c, "order", orderArgs{h, e})
-			copyBack(h, res.A)
-			copyBack(e, res.B)
-			return res.V, knownErrors.Err(res.Err)
-		},
 	}
 }
 
@@ -168,56 +114,6 @@ func remoteFivePoint(c *grading.Client) FivePointFuncs {
 			r := call[sweepResult](c, "iterate", sweepArgs{Src: toWire2(g), C: k, Steps: steps})
 			r.Src.back(g)
 			return r.Out.grid(), knownErrors.Err(r.Err)
-		},
-	}
-}
-
-// --- 04_intensity
-
-type intensityArgs struct {
-	Kernel string
-	T      int
-	Lim    sim.Limits
-}
-
-type intensityResult struct {
-	Cost  lab.BlockCost
-	V     float64
-	T     int
-	Limit string
-	Err   *grading.WireError
-}
-
-func serveIntensity(fn IntensityFuncs) grading.Handler {
-	return handler(map[string]method{
-		"cost": decoded(func(a intensityArgs) any {
-			c, err := fn.Cost(a.Kernel, a.T)
-			return intensityResult{Cost: c, Err: knownErrors.Wire(err)}
-		}),
-		"intensity": decoded(func(a intensityArgs) any {
-			v, err := fn.Intensity(a.Kernel, a.T)
-			return intensityResult{V: v, Err: knownErrors.Wire(err)}
-		}),
-		"maxtile": decoded(func(a intensityArgs) any {
-			t, lim, err := fn.MaxTile(a.Kernel, a.Lim)
-			return intensityResult{T: t, Limit: lim, Err: knownErrors.Wire(err)}
-		}),
-	})
-}
-
-func remoteIntensity(c *grading.Client) IntensityFuncs {
-	return IntensityFuncs{
-		Cost: func(kernel string, T int) (lab.BlockCost, error) {
-			r := call[intensityResult](c, "cost", intensityArgs{Kernel: kernel, T: T})
-			return r.Cost, knownErrors.Err(r.Err)
-		},
-		Intensity: func(kernel string, T int) (float64, error) {
-			r := call[intensityResult](c, "intensity", intensityArgs{Kernel: kernel, T: T})
-			return r.V, knownErrors.Err(r.Err)
-		},
-		MaxTile: func(kernel string, lim sim.Limits) (int, string, error) {
-			r := call[intensityResult](c, "maxtile", intensityArgs{Kernel: kernel, Lim: lim})
-			return r.T, r.Limit, knownErrors.Err(r.Err)
 		},
 	}
 }
