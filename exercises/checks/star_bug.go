@@ -157,17 +157,22 @@ func symptomCase(t *grading.T, s kernelStep, k submitted, maxN int) (*simCase, s
 	return sc, what, bugRun(t, sc, what, k)
 }
 
-// writtenRight fails t unless some interior point of got was written and
-// every one written holds the reference's value: a check of a symptom
-// pays only for outputs the grader compared. It reports success.
-func writtenRight(t *grading.T, sc *simCase, what string, got *lab.Grid3[float32]) bool {
+// compareWritten compares the points got holds with the reference: the
+// interior points written (not NaN) and every point of the boundary,
+// which no kernel may change. It returns the number of interior points
+// written, the number of points wrong among those and the boundary, and
+// the first wrong one (−1 if none).
+func compareWritten(sc *simCase, got *lab.Grid3[float32]) (written, wrong, first int) {
 	interior := sc.interior()
-	first, wrong, written := -1, 0, 0
+	first = -1
 	for idx := range got.Data {
-		if !interior(idx) || unwritten(got, idx) {
+		in := interior(idx)
+		if in && unwritten(got, idx) {
 			continue
 		}
-		written++
+		if in {
+			written++
+		}
 		if !close32(got.Data[idx], sc.want.Data[idx]) {
 			wrong++
 			if first < 0 {
@@ -175,12 +180,21 @@ func writtenRight(t *grading.T, sc *simCase, what string, got *lab.Grid3[float32
 			}
 		}
 	}
+	return written, wrong, first
+}
+
+// writtenRight fails t unless some interior point of got was written and
+// every point written holds the reference's value, the boundary
+// unchanged: a check of a symptom pays only for outputs the grader
+// compared. It reports success.
+func writtenRight(t *grading.T, sc *simCase, what string, got *lab.Grid3[float32]) bool {
+	written, wrong, first := compareWritten(sc, got)
 	switch {
 	case written == 0:
 		return assert.Fail(t, "nothing written", what+": no interior point was written")
 	case wrong > 0:
-		return assert.Fail(t, "wrong values", fmt.Sprintf("%s: %d of the %d points written are wrong, the first at %s: got %.6g, want %.6g",
-			what, wrong, written, sc.label()(first), got.Data[first], sc.want.Data[first]))
+		return assert.Fail(t, "wrong values", fmt.Sprintf("%s: %d of the points written are wrong, the first at %s: got %.6g, want %.6g",
+			what, wrong, sc.label()(first), got.Data[first], sc.want.Data[first]))
 	}
 	return true
 }
@@ -326,20 +340,7 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 			if got == nil {
 				return
 			}
-			interior := sc.interior()
-			first, wrong, written := -1, 0, 0
-			for idx := range got.Data {
-				if !interior(idx) || unwritten(got, idx) {
-					continue
-				}
-				written++
-				if !close32(got.Data[idx], sc.want.Data[idx]) {
-					wrong++
-					if first < 0 {
-						first = idx
-					}
-				}
-			}
+			written, wrong, first := compareWritten(sc, got)
 			if written == 0 {
 				assert.Fail(t, "nothing written", what+": no interior point was written")
 				return

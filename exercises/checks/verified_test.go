@@ -15,7 +15,8 @@ import (
 // compared with the CPU reference in the same run. Kernels that launch
 // with the exercise's grid and block but compute nothing (they write
 // nothing, write 0, or copy their input) must score 0 on every check,
-// hidden ones included when built with the tag "hidden".
+// hidden ones included when built with the tag "hidden", here and across
+// the channel to the grader's child.
 
 // filler returns a kernel with the launch the exercise asks for, whose
 // first thread writes value at every interior point and whose other
@@ -52,19 +53,26 @@ func idleKernels(s kernelStep) map[string]star.Kernel {
 }
 
 // idleExercises are the exercises 05 to 09, each on a kernel that
-// computes nothing.
-func idleExercises(name string) []grading.Exercise {
+// computes nothing, run here or, when remote, served as the grader's
+// child serves it.
+func idleExercises(t *testing.T, name string, remote bool) []grading.Exercise {
+	sub := func(k star.Kernel) submitted {
+		if remote {
+			return submitted{remote: servedKernel(t, k)}
+		}
+		return submitted{local: k}
+	}
 	var exs []grading.Exercise
 	for _, s := range kernelSteps() {
-		exs = append(exs, s.exercise(submitted{local: idleKernels(s)[name]}))
+		exs = append(exs, s.exercise(sub(idleKernels(s)[name])))
 	}
-	return append(exs, findTheBug(submitted{local: idleKernels(findTheBugStep())[name]}))
+	return append(exs, findTheBug(sub(idleKernels(findTheBugStep())[name])))
 }
 
 func TestKernelsThatComputeNothingScoreNothing(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 20261126} {
 		for name := range idleKernels(findTheBugStep()) {
-			for _, e := range idleExercises(name) {
+			for _, e := range idleExercises(t, name, seed == 2) {
 				res := grading.Run(e, grading.Options{Seed: seed})
 				require.Equal(t, grading.Graded, res.Status, "%s, a kernel that %s: %s", e.ID, name, res.Message)
 				for _, c := range res.Checks {
