@@ -24,6 +24,7 @@ TARGETS="
 ./gpu FuzzCheckDirectives
 ./exercises/cudacheck FuzzReadAnswer
 ./exercises/handin FuzzNotebookCells
+./exercises/handin FuzzCellFile
 ./exercises/gradebook FuzzSafeCell
 ./exercises/gradebook FuzzFeedback
 ./exercises/gradebook FuzzReadRoster

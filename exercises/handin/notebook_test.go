@@ -172,3 +172,23 @@ func TestNotebookLinesRewrite(t *testing.T) {
 	var none NotebookLines
 	assert.Equal(t, "basic.go:3: x", none.Rewrite("basic.go:3: x"))
 }
+
+// FuzzCellFile: whatever a cell holds, the file made of it keeps every
+// line where it was (one origin per line) and nothing panics.
+func FuzzCellFile(f *testing.F) {
+	f.Add("import (\n\t\"fmt\"\n\tm \"math\"\n)\n\nfunc F() error { return errNotImplemented }\n")
+	f.Add("import \"fmt\"\nfunc F( {\n")
+	f.Add("%%\ngrading.Print(x)")
+	f.Add("import _ \"fmt\"\nvar errNotImplemented = 1\n")
+	f.Add("import (\n\t\"\\x00\"\n\t\"a/v\"\n)\nvar _ = v.X\n")
+	f.Fuzz(func(t *testing.T, cell string) {
+		src, origin := CellFile("ex", cell, []string{"var A = B"})
+		require.Equal(t, strings.Count(string(src), "\n"), len(origin), "one origin per line")
+		for n, o := range origin {
+			assert.GreaterOrEqual(t, o, 0)
+			assert.LessOrEqual(t, o, n+1-2+1, "line %d comes from a cell line at or before it", n+1)
+		}
+		var lines NotebookLines
+		_ = lines.Rewrite(string(src))
+	})
+}
