@@ -70,7 +70,7 @@ func TestCellsHoldTheFilesFunctions(t *testing.T) {
 		// the file declares.
 		src, _ := handin.CellFile("x", ex.Code, nil)
 		for _, f := range ex.Funcs {
-			assert.Contains(t, string(src), "func ", f)
+			assert.Regexp(t, `(?m)^func (Fixed)?`+f+`\(`, string(src), "%s: %s", ex.ID, f)
 		}
 	}
 }
