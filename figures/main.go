@@ -16,6 +16,12 @@
 // (see fig.ReadBench for its format), whatever -out says, or from the file
 // -bench names; the command prints which file it drew from. Without either
 // it draws the model, and says so on standard error.
+//
+// The thread figure of the tiled thirteen-point kernel (fig.Star13) traces
+// an exercise's answer, built only with the tag "hidden": `go run -tags
+// hidden ./figures` also rewrites the record of that launch,
+// figures/fig/threads_star13.json, from which a build without the tag
+// (the students' copy, the notebooks) draws the same figure.
 package main
 
 import (
@@ -103,11 +109,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%s.svg %s.png\n", f.Name, f.Name)
 	}
+	if slices.ContainsFunc(figs, func(f fig.Figure) bool { return f.Name == star13Figure }) {
+		if err := recordThreads(dir, figDir, stdout); err != nil {
+			fmt.Fprintln(stderr, "figures:", err)
+			return 1
+		}
+	}
 	if err := writeIfChanged(filepath.Join(dir, "README.md"), readme(source)); err != nil {
 		fmt.Fprintln(stderr, "figures:", err)
 		return 1
 	}
 	return 0
+}
+
+// star13Figure is the thread figure of the tiled thirteen-point kernel,
+// whose launch is recorded in figures/fig (fig.Star13RecordFile).
+const star13Figure = "threads_" + fig.Star13
+
+// recordThreads rewrites the committed record of the launch the Star13
+// thread figure traces, figures/fig/threads_star13.json, from a fresh trace
+// when this build holds the kernel (go run -tags hidden ./figures) and the
+// figures go into the module's figures folder figDir. A build without the
+// tag draws that figure from the record and leaves it alone.
+func recordThreads(dir, figDir string, stdout io.Writer) error {
+	if !fig.Star13Traceable() {
+		fmt.Fprintf(stdout, "%s drawn from the committed record fig/%s (go run -tags hidden ./figures rewrites it)\n", star13Figure, fig.Star13RecordFile)
+		return nil
+	}
+	if figDir == "" || !sameDir(dir, figDir) {
+		fmt.Fprintf(stdout, "fig/%s not rewritten: the figures go outside the module's figures folder\n", fig.Star13RecordFile)
+		return nil
+	}
+	b, err := fig.RecordStar13()
+	if err != nil {
+		return err
+	}
+	if err := writeIfChanged(filepath.Join(figDir, "fig", fig.Star13RecordFile), b); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "fig/%s recorded from a fresh trace\n", fig.Star13RecordFile)
+	return nil
+}
+
+// sameDir reports whether a and b name the same folder.
+func sameDir(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 func selectFigures(only string) ([]fig.Figure, error) {

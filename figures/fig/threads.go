@@ -14,6 +14,22 @@ import (
 // exercises ask for and the lab does not register as a step.
 const Star13 = "star13_tiled"
 
+// star13Kernel prepares the tiled kernel of the thirteen-point star that
+// TraceBlock runs for Star13 (blocks of IN_TILE_DIM³ threads, IN_TILE_DIM =
+// tile). It is an exercise's answer, so only a file built with the tag
+// "hidden", which the students' copy leaves out, sets it; while it is nil,
+// Threads draws Star13 from the committed record of its launch
+// (Star13RecordFile).
+var star13Kernel func(in, out *sim.Global, n, tile int, c [13]float32) (sim.Kernel, error)
+
+// ErrInstructorOnly is wrapped by TraceBlock's error for Star13 in a build
+// without the tag "hidden": the kernel is an exercise's answer.
+var ErrInstructorOnly = errors.New(`built only with the tag "hidden"`)
+
+// Star13Traceable reports whether this build holds the tiled
+// thirteen-point kernel, so that TraceBlock can run Star13.
+func Star13Traceable() bool { return star13Kernel != nil }
+
 // BlockTrace is what the threads of one block did in one simulated launch,
 // read from the simulator's record of every access (sim.Recorder): for
 // each thread of one x–y plane of the block, its global loads, its global
@@ -102,8 +118,15 @@ func TraceBlock(step string, tile, n int, blockIdx sim.Dim3, plane int) (*BlockT
 	bt := &BlockTrace{Step: step, Tile: tile, N: n, BlockIdx: blockIdx, Plane: plane}
 	var st sim.Stats
 	if step == Star13 {
+		if tile < 5 {
+			return nil, fmt.Errorf("fig: trace %s: IN_TILE_DIM = %d leaves no output tile (IN_TILE_DIM = OUT_TILE_DIM + 4): it must be at least 5: %w", step, tile, sim.ErrLimit)
+		}
+		if star13Kernel == nil {
+			return nil, fmt.Errorf("fig: trace %s: the tiled thirteen-point kernel is an exercise's answer, %w (go run -tags hidden ./figures records it); Threads(Star13) draws the committed record %s",
+				step, ErrInstructorOnly, Star13RecordFile)
+		}
 		c := star13Coeffs()
-		k, kerr := star13Tiled(&sim.Global{Name: "in", Data: src.Data}, &sim.Global{Name: "out", Data: dst.Data}, n, tile, c)
+		k, kerr := star13Kernel(&sim.Global{Name: "in", Data: src.Data}, &sim.Global{Name: "out", Data: dst.Data}, n, tile, c)
 		if kerr != nil {
 			return nil, fmt.Errorf("fig: trace %s: %w", step, kerr)
 		}
@@ -171,47 +194,4 @@ func star13Coeffs() [13]float32 {
 		c[i] = 0.5 - 0.03*float32(i)
 	}
 	return c
-}
-
-// star13Tiled is the shared-memory tiled kernel of the thirteen-point star
-// on the simulator: blocks of IN_TILE_DIM³ threads each load one point of
-// an input tile into shared memory; after the barrier the inner
-// OUT_TILE_DIM³ = (IN_TILE_DIM−4)³ threads whose point is at least 2 from
-// every face compute it from thirteen shared values.
-func star13Tiled(in, out *sim.Global, n, T int, c [13]float32) (sim.Kernel, error) {
-	const r = 2
-	OUT := T - 2*r
-	if OUT < 1 {
-		return sim.Kernel{}, fmt.Errorf("star13: IN_TILE_DIM = %d leaves no output tile; it must be at least 5: %w", T, sim.ErrLimit)
-	}
-	if len(in.Data) != n*n*n || len(out.Data) != n*n*n {
-		return sim.Kernel{}, errors.New("star13: grids are not n³")
-	}
-	nb := (n-r-1)/OUT + 1 // the last interior point, n−r−1, has a block
-	offs := lab.ThirteenPoint([13]float64{}).Offsets
-	return sim.Kernel{
-		Name:  Star13,
-		Grid:  sim.Dim3{X: nb, Y: nb, Z: nb},
-		Block: sim.Dim3{X: T, Y: T, Z: T},
-		Body: func(t *sim.Thread) {
-			tz, ty, tx := t.ThreadIdx.Z, t.ThreadIdx.Y, t.ThreadIdx.X
-			i := t.BlockIdx.Z*OUT + tz - r
-			j := t.BlockIdx.Y*OUT + ty - r
-			k := t.BlockIdx.X*OUT + tx - r
-			in_s := t.Shared3("in_s", T, T, T)
-			if i >= 0 && i < n && j >= 0 && j < n && k >= 0 && k < n {
-				in_s.Store(tz, ty, tx, t.Load(in, (i*n+j)*n+k))
-			}
-			t.Sync()
-			if i >= r && i < n-r && j >= r && j < n-r && k >= r && k < n-r &&
-				tz >= r && tz < T-r && ty >= r && ty < T-r && tx >= r && tx < T-r {
-				var v float32
-				for m, o := range offs {
-					v += c[m] * in_s.Load(tz+o[0], ty+o[1], tx+o[2])
-				}
-				t.Store(out, (i*n+j)*n+k, v)
-				t.Flops(25)
-			}
-		},
-	}, nil
 }

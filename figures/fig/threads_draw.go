@@ -135,11 +135,14 @@ func verbS(n int) string {
 }
 
 // Threads draws the thread figure of step (a registered kernel with a
-// thread figure, or Star13): one block of the launch in threadSpecs.
+// thread figure, or Star13): one block of the launch in threadSpecs,
+// traced on the simulator. Star13's kernel is an exercise's answer: a
+// build without the tag "hidden" draws it from the committed record of
+// the same launch (Star13RecordFile).
 func Threads(step string) (*Diagram, error) {
 	for _, s := range threadSpecs {
 		if s.step == step {
-			bt, err := TraceBlock(s.step, s.tile, s.n, s.blockIdx, s.plane)
+			bt, err := s.trace()
 			if err != nil {
 				return nil, err
 			}
