@@ -9,6 +9,7 @@
 //	grade merge -out DIR PART...
 //	grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR
 //	grade similarity [-threshold F] [-o FILE] CLASS [exercise...]
+//	grade bundle -out DIR
 //
 // The checks run in this program; the student's functions run only in a
 // child process, the exercise's test binary (built with `go test -c`), which
@@ -53,7 +54,8 @@
 // columns. `grade similarity` flags pairs of hand-ins whose solution code
 // is near-identical. The overrides file is the whole set of overrides: a
 // line removed withdraws its override; points above an exercise's maximum
-// need -extra-credit.
+// need -extra-credit. `grade bundle -out DIR` writes what a GPU machine
+// without Go needs to grade the CUDA exercises (see docs/course.md).
 //
 // Test binaries are kept in the user cache folder (stencillab-grade; a
 // class run uses stencillab-grade/class, or -cache), so a second run
@@ -96,6 +98,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runExport(args[1:], stdout, stderr)
 		case "similarity":
 			return runSimilarity(args[1:], stdout, stderr)
+		case "bundle":
+			return runBundle(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
@@ -128,6 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       grade merge -out DIR PART...")
 		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR")
 		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] CLASS [exercise...]")
+		fmt.Fprintln(stderr, "       grade bundle -out DIR")
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.

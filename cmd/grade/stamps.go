@@ -16,7 +16,8 @@ import (
 	"stencillab.dev/exercises/handin"
 )
 
-// handedIn returns the digest of the files a student's folder hands in
+// handedIn returns the digest (gradebook.Student.SetFiles) of the files a
+// student's folder hands in
 // for the exercises exs (each exercise's files, at DIR/exercises/ID/F or
 // DIR/ID/F, and the exercises' notebook), and each file's size and
 // modification time. Only regular files that are not links are read, each
@@ -41,7 +42,6 @@ func handedIn(dir string, exs []grading.Exercise) (string, []gradebook.FileStamp
 	}
 	files = append(files, file{handin.NotebookName, filepath.Join(dir, handin.NotebookName), handin.MaxNotebookBytes})
 	sort.Slice(files, func(a, b int) bool { return files[a].rel < files[b].rel })
-	h := sha256.New()
 	var stamps []gradebook.FileStamp
 	for _, f := range files {
 		st, err := os.Lstat(f.path)
@@ -52,14 +52,13 @@ func handedIn(dir string, exs []grading.Exercise) (string, []gradebook.FileStamp
 		if err != nil {
 			continue
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", f.rel, len(b))
-		h.Write(b)
-		stamps = append(stamps, gradebook.FileStamp{Path: f.rel, Size: int64(len(b)), Modified: st.ModTime().UTC().Format(time.RFC3339)})
+		sum := sha256.Sum256(b)
+		stamps = append(stamps, gradebook.FileStamp{Path: f.rel, Size: int64(len(b)), Modified: st.ModTime().UTC().Format(time.RFC3339),
+			SHA256: hex.EncodeToString(sum[:])})
 	}
-	if len(stamps) == 0 {
-		return "", nil
-	}
-	return hex.EncodeToString(h.Sum(nil)), stamps
+	var s gradebook.Student
+	s.SetFiles(stamps)
+	return s.SHA256, s.Files
 }
 
 // docExt are the extensions of files no Go build reads: notebooks,

@@ -118,6 +118,40 @@ type FileStamp struct {
 	Path     string `json:"path"`
 	Size     int64  `json:"size"`
 	Modified string `json:"modified"`
+	SHA256   string `json:"sha256"` // of the file's contents
+}
+
+// SetFiles sets the student's files, in the order of their paths, and
+// SHA256, the digest of their paths and contents' digests.
+func (s *Student) SetFiles(files []FileStamp) {
+	files = append([]FileStamp(nil), files...)
+	sort.Slice(files, func(a, b int) bool { return files[a].Path < files[b].Path })
+	s.Files, s.SHA256 = nil, ""
+	if len(files) == 0 {
+		return
+	}
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%s\n", f.Path, f.SHA256)
+	}
+	s.Files, s.SHA256 = files, hex.EncodeToString(h.Sum(nil))
+}
+
+// mergeFiles is the union of two lists of files, b's replacing a's of the
+// same path.
+func mergeFiles(a, b []FileStamp) []FileStamp {
+	byPath := map[string]FileStamp{}
+	for _, f := range a {
+		byPath[f.Path] = f
+	}
+	for _, f := range b {
+		byPath[f.Path] = f
+	}
+	out := make([]FileStamp, 0, len(byPath))
+	for _, f := range byPath {
+		out = append(out, f)
+	}
+	return out
 }
 
 // LastModified is the latest modification time of the files handed in,
@@ -235,7 +269,9 @@ func (g *Book) Merge(run *Book) {
 			continue
 		}
 		old.Source, old.Seconds, old.Folder, old.Note = s.Source, s.Seconds, s.Folder, s.Note
-		old.SHA256, old.Files = s.SHA256, s.Files
+		// The files of both runs: a run of some exercises replaces the
+		// files it read and keeps the others'.
+		old.SetFiles(mergeFiles(old.Files, s.Files))
 		if s.Person != nil {
 			old.Person = s.Person
 		}
