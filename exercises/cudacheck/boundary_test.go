@@ -203,23 +203,30 @@ func TestChainReference(t *testing.T) {
 	got, err := chainReference(dims, 5, c, 3)
 	require.NoError(t, err)
 	in, _ := seededGrid(7, 9, 11, 5)
-	// Three sweeps by hand, a point at a time.
-	cur := append([]float32(nil), in.Data...)
+	// Three sweeps by hand, a point at a time, in float64.
+	cur := make([]float64, len(in.Data))
+	for i, v := range in.Data {
+		cur[i] = float64(v)
+	}
+	offsets := [Points][3]int{{0, 0, 0}, {0, 0, -1}, {0, 0, 1}, {0, -1, 0}, {0, 1, 0}, {-1, 0, 0}, {1, 0, 0},
+		{0, 0, -2}, {0, 0, 2}, {0, -2, 0}, {0, 2, 0}, {-2, 0, 0}, {2, 0, 0}}
 	for range 3 {
-		next := append([]float32(nil), cur...)
-		at := func(i, j, k int) float64 { return float64(cur[(i*9+j)*11+k]) }
-		for i := 1; i < 6; i++ {
-			for j := 1; j < 8; j++ {
-				for k := 1; k < 10; k++ {
-					next[(i*9+j)*11+k] = float32(c[0]*at(i, j, k) + c[1]*at(i, j, k-1) + c[2]*at(i, j, k+1) +
-						c[3]*at(i, j-1, k) + c[4]*at(i, j+1, k) + c[5]*at(i-1, j, k) + c[6]*at(i+1, j, k))
+		next := append([]float64(nil), cur...)
+		for i := 2; i < 5; i++ {
+			for j := 2; j < 7; j++ {
+				for k := 2; k < 9; k++ {
+					sum := 0.0
+					for m, o := range offsets {
+						sum += c[m] * cur[((i+o[0])*9+j+o[1])*11+k+o[2]]
+					}
+					next[(i*9+j)*11+k] = sum
 				}
 			}
 		}
 		cur = next
 	}
 	for i := range cur {
-		assert.InDelta(t, cur[i], got.Data[i], 1e-5, i)
+		assert.InDelta(t, cur[i], float64(got.Data[i]), 1e-5, i)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/gpu"
@@ -96,9 +97,15 @@ func ChallengeLaunch(src string) (block, tile [3]int, err error) {
 
 // geometry returns the launch of the exercise's kernel with tile.
 func geometry(s Spec, source string, tile int) (func(nz, ny, nx int) (gpu.Geometry, error), error) {
-	if s.Step != "" {
-		step := s.Step
-		return func(nz, ny, nx int) (gpu.Geometry, error) { return gpu.StepGeometry(step, tile, nz, ny, nx) }, nil
+	if s.Shape != FromFile {
+		if tile == 0 {
+			tile = s.Tile
+		}
+		if tile < s.MinTile {
+			return nil, fmt.Errorf("%s: tile %d is below the smallest, %d (an input tile of IN_TILE_DIM = %d leaves no output with a halo of %d)", s.File, tile, s.MinTile, tile, Radius)
+		}
+		shape := s.Shape
+		return func(nz, ny, nx int) (gpu.Geometry, error) { return Geometry13(shape, tile, nz, ny, nx), nil }, nil
 	}
 	block, t, err := ChallengeLaunch(source)
 	if err != nil {
@@ -110,6 +117,21 @@ func geometry(s Spec, source string, tile int) (func(nz, ny, nx int) (gpu.Geomet
 }
 
 func ceil(a, b int) int { return (a + b - 1) / b }
+
+// Geometry13 returns the launch of a thirteen-point kernel of the shape on
+// an nz×ny×nx grid with tile (the block edge, or IN_TILE_DIM).
+func Geometry13(shape Shape, tile, nz, ny, nx int) gpu.Geometry {
+	out := tile - 2*Radius
+	tiles := func(n int) int { return (n-1-Radius)/out + 1 }
+	switch shape {
+	case PerPoint:
+		return gpu.Geometry{Block: [3]int{tile, tile, tile}, Grid: [3]int{ceil(nx, tile), ceil(ny, tile), ceil(nz, tile)}}
+	case Tile3:
+		return gpu.Geometry{Block: [3]int{tile, tile, tile}, Grid: [3]int{tiles(nx), tiles(ny), tiles(nz)}}
+	default:
+		return gpu.Geometry{Block: [3]int{tile, tile, 1}, Grid: [3]int{tiles(nx), tiles(ny), tiles(nz)}}
+	}
+}
 
 // Kernel compiles the student's file with tile (0: the default), once, in
 // the child.
@@ -147,48 +169,71 @@ func (e *Env) must(t *grading.T, err error, what string) {
 	t.Fatalf("%s: %v", what, err)
 }
 
-// randomCoeffs draws seven distinct coefficients in [0.05, 0.5).
-func randomCoeffs(t *grading.T) lab.Coeffs {
-	var c lab.Coeffs
+// randomCoeffs draws thirteen distinct coefficients in [0.05, 0.5).
+func randomCoeffs(t *grading.T) Coeffs13 {
+	return distinctCoeffs(t.Rand(), 0.01)
+}
+
+// distinctCoeffs draws thirteen coefficients in [0.05, 0.5), each at least
+// gap from every other.
+func distinctCoeffs(r *rand.Rand, gap float64) Coeffs13 {
 	for {
+		var c Coeffs13
 		for i := range c {
-			c[i] = 0.05 + 0.45*t.Rand().Float64()
+			c[i] = 0.05 + 0.45*r.Float64()
 		}
-		distinct := true
-		for i := range c {
-			for j := i + 1; j < len(c); j++ {
-				if math.Abs(c[i]-c[j]) < 0.01 {
-					distinct = false
-				}
-			}
-		}
-		if distinct {
+		if distinct(c, gap) {
 			return c
 		}
 	}
 }
 
-// input is a grid drawn from a seed (inputValue): the child draws it on
-// its side, the grader computes the reference from it.
+func distinct(c Coeffs13, gap float64) bool {
+	for i := range c {
+		for j := range i {
+			if math.Abs(c[i]-c[j]) < gap {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// input is a grid drawn from a seed (inputValue), varying along every axis
+// or along one only: the child draws it on its side, the grader computes
+// the reference from it.
 type input struct {
 	*lab.Grid3[float32]
-	seed uint64
+	seed  uint64
+	along string
 }
 
 // seededGrid returns the nz×ny×nx grid drawn from seed.
 func seededGrid(nz, ny, nx int, seed uint64) (input, error) {
+	return seededAlong(nz, ny, nx, seed, "")
+}
+
+// seededAlong returns the nz×ny×nx grid drawn from seed that varies along
+// the axis along ("x", "y" or "z"; "": every axis).
+func seededAlong(nz, ny, nx int, seed uint64, along string) (input, error) {
 	g, err := lab.NewGrid3[float32](nz, ny, nx)
 	if err != nil {
 		return input{}, err
 	}
-	fillInput(g.Data, seed, 0)
-	return input{g, seed}, nil
+	if err := fillAlong(g.Data, seed, 0, along, ny, nx); err != nil {
+		return input{}, err
+	}
+	return input{g, seed, along}, nil
 }
 
 // randomGrid returns an nz×ny×nx grid of values in [−1, 1), drawn from a
-// seed of t's.
-func randomGrid(t *grading.T, nz, ny, nx int) input {
-	in, err := seededGrid(nz, ny, nx, t.Rand().Uint64())
+// seed of t's, varying along the axis along ("": every axis).
+func randomGrid(t *grading.T, nz, ny, nx int, along ...string) input {
+	a := ""
+	if len(along) > 0 {
+		a = along[0]
+	}
+	in, err := seededAlong(nz, ny, nx, t.Rand().Uint64(), a)
 	if err != nil {
 		t.Fatalf("grid %d×%d×%d: %v", nz, ny, nx, err)
 	}
@@ -197,48 +242,74 @@ func randomGrid(t *grading.T, nz, ny, nx int) input {
 
 // sweep runs the student's kernel with tile on in (drawn by the child from
 // its seed), the output poisoned with NaN first, and returns the output.
-func (e *Env) sweep(t *grading.T, tile int, in input, c lab.Coeffs) []float32 {
+func (e *Env) sweep(t *grading.T, tile int, in input, c Coeffs13) []float32 {
 	e.must(t, e.Kernel(tile), "compile")
-	_, out, err := e.do(request{Op: opSweep, Tile: tile, Dims: [3]int{in.NZ, in.NY, in.NX}, Seed: in.seed, Coeffs: c[:]}, len(in.Data))
+	_, out, err := e.do(request{Op: opSweep, Tile: tile, Dims: [3]int{in.NZ, in.NY, in.NX}, Seed: in.seed, Along: in.along, Coeffs: c[:]}, len(in.Data))
 	e.must(t, err, fmt.Sprintf("launch on a %d×%d×%d grid", in.NZ, in.NY, in.NX))
 	return out
 }
 
-// reference is lab.SevenPoint of in with c, the boundary NaN (not an
-// output: a kernel must leave it alone).
-func reference(t *grading.T, in input, c lab.Coeffs) []float64 {
+// sweep13 writes the thirteen-point sweep of src into dst: lab.Sweep3 with
+// lab.ThirteenPoint, on a grid with an interior; nothing on one without.
+func sweep13(dst, src *lab.Grid3[float32], c Coeffs13) error {
+	if src.NZ < 2*Radius+1 || src.NY < 2*Radius+1 || src.NX < 2*Radius+1 {
+		return nil
+	}
+	return lab.Sweep3(dst, src, lab.ThirteenPoint(c))
+}
+
+// reference is the thirteen-point sweep of in with c, the boundary NaN
+// (not an output: a kernel must leave it alone).
+func reference(t *grading.T, in input, c Coeffs13) []float64 {
 	ref, _ := lab.NewGrid3[float32](in.NZ, in.NY, in.NX)
 	for i := range ref.Data {
 		ref.Data[i] = float32(math.NaN())
 	}
-	if err := lab.SevenPoint(ref, in.Grid3, c); err != nil {
+	if err := sweep13(ref, in.Grid3, c); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
 	return grading.Float64s(ref.Data)
 }
 
-// tol is the float32 tolerance: the order of the seven products may
+// tol is the float32 tolerance: the order of the thirteen products may
 // differ, and NVRTC contracts them into fused multiply-adds.
 var tol = grading.Tol{Abs: 2e-5, Rel: 2e-5}
 
+// interiorOf reports whether the flat index idx of an nz×ny×nx grid is an
+// interior point of the thirteen-point star.
+func interiorOf(nz, ny, nx int) func(idx int) bool {
+	return func(idx int) bool {
+		i, j, k := idx/(ny*nx), idx/nx%ny, idx%nx
+		return i >= Radius && i < nz-Radius && j >= Radius && j < ny-Radius && k >= Radius && k < nx-Radius
+	}
+}
+
+// mirrors are the coefficients of opposite neighbours, which a kernel may
+// exchange by mistake.
+var mirrors = [][2]int{{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}}
+
+// neighbour names the input each coefficient multiplies.
+var neighbour = [Points]string{"(i, j, k)", "(i, j, k−1)", "(i, j, k+1)", "(i, j−1, k)", "(i, j+1, k)", "(i−1, j, k)", "(i+1, j, k)",
+	"(i, j, k−2)", "(i, j, k+2)", "(i, j−2, k)", "(i, j+2, k)", "(i−2, j, k)", "(i+2, j, k)"}
+
 // compare checks one sweep of in with c against the reference, naming
-// the known mistakes.
-func (e *Env) compare(t *grading.T, tile int, in input, c lab.Coeffs) bool {
+// the known mistakes of the chapter's kernels.
+func (e *Env) compare(t *grading.T, tile int, in input, c Coeffs13) bool {
 	got := grading.Float64s(e.sweep(t, tile, in, c))
 	want := reference(t, in, c)
-	sw := c
-	sw[3], sw[4] = c[4], c[3]
 	what := fmt.Sprintf("%s on %d×%d×%d", e.Spec.File, in.NZ, in.NY, in.NX)
 	if tile != 0 {
 		what += fmt.Sprintf(", tile %d", tile)
 	}
-	nz, ny, nx := in.NZ, in.NY, in.NX
-	interior := func(idx int) bool {
-		i, j, k := idx/(ny*nx), idx/nx%ny, idx%nx
-		return i >= 1 && i < nz-1 && j >= 1 && j < ny-1 && k >= 1 && k < nx-1
+	interior := interiorOf(in.NZ, in.NY, in.NX)
+	var variants []grading.Variant
+	for _, m := range mirrors {
+		sw := c
+		sw[m[0]], sw[m[1]] = c[m[1]], c[m[0]]
+		variants = append(variants, grading.Variant{Hint: fmt.Sprintf("are c%d and c%d exchanged? c%d multiplies in%s and c%d in%s",
+			m[0], m[1], m[0], neighbour[m[0]], m[1], neighbour[m[1]]), Values: reference(t, in, sw)})
 	}
-	return grading.Diff{What: what, Label: grading.Label3(ny, nx), Tol: tol}.Check(t, got, want,
-		grading.Variant{Hint: "are c3 and c4 swapped? c3 multiplies (i, j−1, k) and c4 (i, j+1, k)", Values: reference(t, in, sw)},
+	variants = append(variants,
 		grading.Variant{Hint: "interior points were never written (still NaN): does every output get a thread, and does the z loop compute each plane?",
 			Match: func(g []float64) bool {
 				for i, v := range g {
@@ -248,7 +319,7 @@ func (e *Env) compare(t *grading.T, tile int, in input, c lab.Coeffs) bool {
 				}
 				return false
 			}},
-		grading.Variant{Hint: "the boundary points were written: only interior points (1 ≤ i ≤ nz−2, 1 ≤ j ≤ ny−2, 1 ≤ k ≤ nx−2) are outputs",
+		grading.Variant{Hint: "points within two of a face were written: only interior points (2 ≤ i ≤ nz−3, 2 ≤ j ≤ ny−3, 2 ≤ k ≤ nx−3) are outputs",
 			Match: func(g []float64) bool {
 				for i, v := range g {
 					if !interior(i) && !math.IsNaN(v) {
@@ -256,12 +327,11 @@ func (e *Env) compare(t *grading.T, tile int, in input, c lab.Coeffs) bool {
 					}
 				}
 				return false
-			}},
-	)
+			}})
+	return grading.Diff{What: what, Label: grading.Label3(in.NY, in.NX), Tol: tol}.Check(t, got, want, variants...)
 }
 
-// shapes returns count grids with sides drawn in lo…hi, none a multiple
-// of tile's output, not all equal.
+// shapes returns count grids with sides drawn in lo…hi, not all equal.
 func shapes(t *grading.T, count, lo, hi int) [][3]int {
 	var out [][3]int
 	for len(out) < count {
@@ -286,10 +356,15 @@ func valuesOn(t *grading.T, e *Env, tile, count, lo, hi int) {
 	}
 }
 
-func checkValues(t *grading.T, e *Env) { valuesOn(t, e, 0, 3, 5, 70) }
+func checkValues(t *grading.T, e *Env) { valuesOn(t, e, 0, 3, 6, 70) }
+
+// smallShapes are the smallest grids: with an interior of one point along
+// an axis or more, and without an interior (a side of 3 or 4), where a
+// kernel must write nothing.
+var smallShapes = [][3]int{{5, 5, 5}, {5, 6, 7}, {7, 5, 6}, {6, 7, 5}, {3, 5, 6}, {6, 4, 5}, {5, 6, 3}}
 
 func checkSmall(t *grading.T, e *Env) {
-	for _, s := range [][3]int{{3, 3, 3}, {3, 4, 5}, {5, 3, 4}, {4, 5, 3}} {
+	for _, s := range smallShapes {
 		for range 2 {
 			if !e.compare(t, 0, randomGrid(t, s[0], s[1], s[2]), randomCoeffs(t)) {
 				return
@@ -300,7 +375,7 @@ func checkSmall(t *grading.T, e *Env) {
 
 func checkTiles(t *grading.T, e *Env) {
 	for _, tile := range e.Spec.Tiles {
-		for _, s := range shapes(t, 1, 5, 3*tile+7) {
+		for _, s := range shapes(t, 1, 6, 3*tile+7) {
 			for range 2 {
 				if !e.compare(t, tile, randomGrid(t, s[0], s[1], s[2]), randomCoeffs(t)) {
 					return
@@ -349,26 +424,19 @@ func (e *Env) Perf() (kernelMs, copyMs float64, err error) {
 	return e.perf.kernelMs, e.perf.copyMs, e.perf.err
 }
 
-// perfCoeffs draws seven distinct coefficients that add up to one, so
+// perfCoeffs draws thirteen distinct coefficients that add up to one, so
 // that the chain's values stay in [−1, 1].
-func perfCoeffs(r *rand.Rand) lab.Coeffs {
+func perfCoeffs(r *rand.Rand) Coeffs13 {
 	for {
-		var c lab.Coeffs
+		c := distinctCoeffs(r, 0)
 		sum := 0.0
-		for i := range c {
-			c[i] = 0.05 + 0.45*r.Float64()
-			sum += c[i]
+		for _, v := range c {
+			sum += v
 		}
-		distinct := true
 		for i := range c {
 			c[i] /= sum
-			for j := range i {
-				if math.Abs(c[i]-c[j]) < 0.002 {
-					distinct = false
-				}
-			}
 		}
-		if distinct {
+		if distinct(c, 0.001) {
 			return c
 		}
 	}
@@ -379,7 +447,7 @@ func perfDims(r *rand.Rand, n int) [3]int {
 	spread := max(1, n/16)
 	var d [3]int
 	for i := range d {
-		d[i] = max(5, n-spread+r.IntN(2*spread+1))
+		d[i] = max(2*Radius+3, n-spread+r.IntN(2*spread+1))
 	}
 	return d
 }
@@ -448,8 +516,9 @@ func (e *Env) measure() (float64, float64, error) {
 
 // chainReference returns steps sweeps of the grid drawn from seed, ping-
 // ponged as the child does: both grids start as the input, so that the
-// boundary, which no sweep writes, stays the input's.
-func chainReference(dims [3]int, seed uint64, c lab.Coeffs, steps int) (*lab.Grid3[float32], error) {
+// boundary, which no sweep writes, stays the input's. It runs the fast
+// sweep (Sweep13) on every core.
+func chainReference(dims [3]int, seed uint64, c Coeffs13, steps int) (*lab.Grid3[float32], error) {
 	a, err := seededGrid(dims[0], dims[1], dims[2], seed)
 	if err != nil {
 		return nil, err
@@ -457,7 +526,7 @@ func chainReference(dims [3]int, seed uint64, c lab.Coeffs, steps int) (*lab.Gri
 	b := &lab.Grid3[float32]{NZ: a.NZ, NY: a.NY, NX: a.NX, Data: slices.Clone(a.Data)}
 	src, dst := a.Grid3, b
 	for range steps {
-		if err := lab.SevenPoint(dst, src, c); err != nil {
+		if err := Sweep13(dst, src, c); err != nil {
 			return nil, err
 		}
 		src, dst = dst, src
@@ -469,7 +538,7 @@ func chainReference(dims [3]int, seed uint64, c lab.Coeffs, steps int) (*lab.Gri
 // for the speed checks.
 func (s Spec) correctness() []string {
 	if s.Kind == FindBug {
-		return []string{"z-loop", "c3-c4"}
+		return []string{"every-plane", "every-column", "one-axis", "barriers", "values"}
 	}
 	return []string{"values", "small"}
 }
@@ -498,7 +567,7 @@ func checkPerformance(t *grading.T, e *Env) {
 }
 
 // checkSpeed passes when the challenge kernel is correct (its values and
-// small checks passed: Correct) and reaches share of the copy.
+// small checks passed) and reaches share of the copy.
 func checkSpeed(t *grading.T, e *Env, share float64) {
 	if !e.correct() {
 		t.Fatalf("speed counts only for a correct kernel: %v must pass first", e.Spec.correctness())
@@ -510,80 +579,265 @@ func checkSpeed(t *grading.T, e *Env, share float64) {
 	}
 }
 
-// symmetric returns distinct coefficients except c3 = c4, so that a swap
-// of c3 and c4 does not show.
-func symmetric(t *grading.T) lab.Coeffs {
-	c := randomCoeffs(t)
-	c[4] = c[3]
-	return c
+// The checks of the find-the-bug exercise look at one symptom each, on
+// inputs chosen so that the other mistakes do not show, and say what they
+// see, never what to change.
+
+// outcome sorts the interior points of one sweep: written or not, and
+// right or wrong among those written.
+type outcome struct {
+	nz, ny, nx int
+	got, want  []float64
 }
 
-func checkZLoop(t *grading.T, e *Env) {
-	for _, s := range append([][3]int{{3, 3, 3}}, shapes(t, 3, 4, 75)...) {
-		for range 2 {
-			if !e.compare(t, 0, randomGrid(t, s[0], s[1], s[2]), symmetric(t)) {
-				return
+func (o outcome) at(i, j, k int) (written, right bool) {
+	p := (i*o.ny+j)*o.nx + k
+	g, w := o.got[p], o.want[p]
+	if math.IsNaN(g) {
+		return false, false
+	}
+	return true, math.Abs(g-w) <= tol.Abs+tol.Rel*math.Abs(w)
+}
+
+func (e *Env) outcome(t *grading.T, in input, c Coeffs13) outcome {
+	return outcome{nz: in.NZ, ny: in.NY, nx: in.NX, got: grading.Float64s(e.sweep(t, 0, in, c)), want: reference(t, in, c)}
+}
+
+// list shows at most six numbers of v, and how many more.
+func list(v []int) string {
+	var s []string
+	for i, x := range v {
+		if i == 6 {
+			s = append(s, fmt.Sprintf("… (%d in all)", len(v)))
+			break
+		}
+		s = append(s, fmt.Sprint(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+func orNone(v []int) string {
+	if len(v) == 0 {
+		return "(none)"
+	}
+	return list(v)
+}
+
+// wrongPoint says what a wrong written point got and should have.
+func (o outcome) wrongPoint(i, j, k int) string {
+	p := (i*o.ny+j)*o.nx + k
+	return fmt.Sprintf("(i=%d, j=%d, k=%d): got %g, want %g", i, j, k, o.got[p], o.want[p])
+}
+
+// findBugShapes are the grids of the find-the-bug checks: sides from 31
+// to 75, so that one to three tiles of 28 or 30 points fit along each
+// axis.
+func findBugShapes(t *grading.T) [][3]int {
+	return shapes(t, 3, 31, 75)
+}
+
+// checkEveryPlane: on inputs that vary along x only, in each column (j, k)
+// with at least one output, every interior plane must be written, and
+// every point written right.
+func checkEveryPlane(t *grading.T, e *Env) {
+	for _, s := range findBugShapes(t) {
+		o := e.outcome(t, randomGrid(t, s[0], s[1], s[2], "x"), randomCoeffs(t))
+		columns := 0
+		for j := Radius; j < o.ny-Radius; j++ {
+			for k := Radius; k < o.nx-Radius; k++ {
+				var planes, hole []int
+				for i := Radius; i < o.nz-Radius; i++ {
+					w, r := o.at(i, j, k)
+					if w && !r {
+						t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: point %s is wrong", e.Spec.File, o.nz, o.ny, o.nx, o.wrongPoint(i, j, k))
+					}
+					if w {
+						planes = append(planes, i)
+					} else {
+						hole = append(hole, i)
+					}
+				}
+				if len(planes) == 0 {
+					continue
+				}
+				columns++
+				if len(hole) > 0 {
+					t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: in column (j=%d, k=%d) the interior planes i = %s are written and right, and planes i = %s are never written (interior planes run from %d to %d)",
+						e.Spec.File, o.nz, o.ny, o.nx, j, k, list(planes), list(hole), Radius, o.nz-1-Radius)
+				}
 			}
+		}
+		if columns == 0 && o.nz > 2*Radius && o.ny > 2*Radius && o.nx > 2*Radius {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: no interior point is written", e.Spec.File, o.nz, o.ny, o.nx)
 		}
 	}
 }
 
-// The numbers of planes of the c3-c4 check's grids.
-const c3c4MinZ, c3c4MaxZ = 62, 75
-
-// checkC3C4 launches twice on one input, with c3 and c4 exchanged, and
-// compares the difference of the outputs, (c3 − c4)·(in(i,j−1,k) −
-// in(i,j+1,k)) at every written point: the other terms cancel, so that
-// only the roles of c3 and c4 show, whatever else is wrong.
-//
-// The grids have c3c4MinZ to c3c4MaxZ planes, so that a kernel whose z
-// loop closes early still writes some points (planes 30 and 60 at the
-// default tile) and this check judges them.
-func checkC3C4(t *grading.T, e *Env) {
-	for _, s := range shapes(t, 2, 5, c3c4MaxZ) {
-		s[0] = c3c4MinZ + t.Rand().IntN(c3c4MaxZ-c3c4MinZ+1)
-		for range 2 {
-			in := randomGrid(t, s[0], s[1], s[2])
-			c := randomCoeffs(t)
-			sw := c
-			sw[3], sw[4] = c[4], c[3]
-			a := e.sweep(t, 0, in, c)
-			b := e.sweep(t, 0, in, sw)
-			nz, ny, nx := in.NZ, in.NY, in.NX
-			written, right, swapped := 0, 0, 0
-			first := -1
-			for i := 1; i < nz-1; i++ {
-				for j := 1; j < ny-1; j++ {
-					for k := 1; k < nx-1; k++ {
-						p := (i*ny+j)*nx + k
-						if math.IsNaN(float64(a[p])) || math.IsNaN(float64(b[p])) {
-							continue
-						}
+// checkEveryColumn: on inputs that vary along x only, in each plane i with
+// at least one output, every interior point must be written, and every
+// point written right.
+func checkEveryColumn(t *grading.T, e *Env) {
+	for _, s := range findBugShapes(t) {
+		o := e.outcome(t, randomGrid(t, s[0], s[1], s[2], "x"), randomCoeffs(t))
+		planes := 0
+		for i := Radius; i < o.nz-Radius; i++ {
+			written, unwritten := 0, 0
+			rowHas, colHas := map[int]bool{}, map[int]bool{}
+			for j := Radius; j < o.ny-Radius; j++ {
+				for k := Radius; k < o.nx-Radius; k++ {
+					w, r := o.at(i, j, k)
+					switch {
+					case w && !r:
+						t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: point %s is wrong", e.Spec.File, o.nz, o.ny, o.nx, o.wrongPoint(i, j, k))
+					case w:
 						written++
-						d := float64(a[p]) - float64(b[p])
-						want := (c[3] - c[4]) * (float64(in.At(i, j-1, k)) - float64(in.At(i, j+1, k)))
-						switch {
-						case math.Abs(d-want) <= 1e-4:
-							right++
-						case math.Abs(d+want) <= 1e-4:
-							swapped++
-						default:
-							if first < 0 {
-								first = p
-							}
+						rowHas[j], colHas[k] = true, true
+					default:
+						unwritten++
+					}
+				}
+			}
+			if written == 0 {
+				continue
+			}
+			planes++
+			if unwritten > 0 {
+				var js, ks []int
+				for j := Radius; j < o.ny-Radius; j++ {
+					if !rowHas[j] {
+						js = append(js, j)
+					}
+				}
+				for k := Radius; k < o.nx-Radius; k++ {
+					if !colHas[k] {
+						ks = append(ks, k)
+					}
+				}
+				where := "scattered, in no whole row or column"
+				if len(js)+len(ks) > 0 {
+					where = fmt.Sprintf("they include every point of rows j = %s and of columns k = %s", orNone(js), orNone(ks))
+				}
+				all := (o.ny - 2*Radius) * (o.nx - 2*Radius)
+				t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: plane i=%d has %d of its %d interior points written and right, and %d never written: %s (interior j and k run from %d to %d and to %d)",
+					e.Spec.File, o.nz, o.ny, o.nx, i, written, all, unwritten, where, Radius, o.ny-1-Radius, o.nx-1-Radius)
+			}
+		}
+		if planes == 0 && o.nz > 2*Radius && o.ny > 2*Radius && o.nx > 2*Radius {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: no interior point is written", e.Spec.File, o.nz, o.ny, o.nx)
+		}
+	}
+}
+
+// writtenRight checks that every point written is right and that some
+// point is written.
+func (e *Env) writtenRight(t *grading.T, o outcome, along string) {
+	written, wrong := 0, 0
+	first := ""
+	for i := Radius; i < o.nz-Radius; i++ {
+		for j := Radius; j < o.ny-Radius; j++ {
+			for k := Radius; k < o.nx-Radius; k++ {
+				w, r := o.at(i, j, k)
+				if w {
+					written++
+				}
+				if w && !r {
+					wrong++
+					if first == "" {
+						first = o.wrongPoint(i, j, k)
+					}
+				}
+			}
+		}
+	}
+	if written == 0 {
+		t.Fatalf("%s on %d×%d×%d, inputs that vary along %s only: no interior point is written", e.Spec.File, o.nz, o.ny, o.nx, along)
+	}
+	if wrong > 0 {
+		t.Fatalf("%s on %d×%d×%d, inputs that vary along %s only: %d of the %d points written are wrong (first %s)", e.Spec.File, o.nz, o.ny, o.nx, along, wrong, written, first)
+	}
+}
+
+// checkOneAxis: on inputs that vary along x only, then along y only, every
+// point written is right.
+func checkOneAxis(t *grading.T, e *Env) {
+	for _, s := range findBugShapes(t) {
+		for _, along := range []string{"x", "y"} {
+			e.writtenRight(t, e.outcome(t, randomGrid(t, s[0], s[1], s[2], along), randomCoeffs(t)), along)
+		}
+	}
+}
+
+// barrierShape is the grid of the barriers check: about 10⁶ points, many
+// blocks of the default tile.
+var barrierShape = [3]int{75, 110, 130}
+
+// barrierLaunches is how many times the barriers check launches.
+const barrierLaunches = 3
+
+// checkBarriers: on inputs that vary along z only, launched several times
+// on one input, the points written whose z neighbours (i±1) are written
+// too are right, and every launch writes the same values.
+func checkBarriers(t *grading.T, e *Env) {
+	in := randomGrid(t, barrierShape[0], barrierShape[1], barrierShape[2], "z")
+	c := randomCoeffs(t)
+	want := reference(t, in, c)
+	var first []float64
+	nz, ny, nx := in.NZ, in.NY, in.NX
+	for l := range barrierLaunches {
+		o := outcome{nz: nz, ny: ny, nx: nx, got: grading.Float64s(e.sweep(t, 0, in, c)), want: want}
+		judged, wrong := 0, 0
+		planes := map[int]bool{}
+		where := ""
+		for i := Radius + 1; i < nz-Radius-1; i++ {
+			for j := Radius; j < ny-Radius; j++ {
+				for k := Radius; k < nx-Radius; k++ {
+					w, r := o.at(i, j, k)
+					wb, _ := o.at(i-1, j, k)
+					wa, _ := o.at(i+1, j, k)
+					if !w || !wb || !wa {
+						continue
+					}
+					judged++
+					if !r {
+						wrong++
+						planes[i] = true
+						if where == "" {
+							where = o.wrongPoint(i, j, k)
 						}
 					}
 				}
 			}
-			switch {
-			case written == 0:
-				t.Fatalf("%s on %d×%d×%d wrote no interior point", e.Spec.File, nz, ny, nx)
-			case swapped > 0 && swapped >= written/2:
-				t.Fatalf("%s on %d×%d×%d: c3 and c4 are swapped: c3 must multiply (i, j−1, k) and c4 (i, j+1, k), as in the basic kernel (Fig. 8.6); Fig. 8.10 swaps them", e.Spec.File, nz, ny, nx)
-			case right != written:
-				t.Fatalf("%s on %d×%d×%d: exchanging c3 and c4 changes %d of %d written points wrongly (first at %s): each output must use c3·in(i, j−1, k) + c4·in(i, j+1, k)",
-					e.Spec.File, nz, ny, nx, written-right, written, grading.Label3(ny, nx)(first))
+		}
+		if wrong > 0 {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only, launch %d of %d: %d of the %d points judged (written, with their neighbours i−1 and i+1) are wrong, in %d planes (first %s)",
+				e.Spec.File, nz, ny, nx, l+1, barrierLaunches, wrong, judged, len(planes), where)
+		}
+		if first == nil {
+			first = o.got
+			continue
+		}
+		differ := 0
+		for p := range first {
+			a, b := first[p], o.got[p]
+			if a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+				differ++
 			}
+		}
+		if differ > 0 {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only: launch %d, on the same input with the same coefficients, wrote %d points differently from launch 1", e.Spec.File, nz, ny, nx, l+1, differ)
+		}
+	}
+}
+
+// checkFindBugValues: the whole sweep on random grids, every interior
+// point written and right, the rest untouched.
+func checkFindBugValues(t *grading.T, e *Env) {
+	for _, s := range findBugShapes(t) {
+		in := randomGrid(t, s[0], s[1], s[2])
+		c := randomCoeffs(t)
+		got := grading.Float64s(e.sweep(t, 0, in, c))
+		if !(grading.Diff{What: fmt.Sprintf("%s on %d×%d×%d", e.Spec.File, in.NZ, in.NY, in.NX), Label: grading.Label3(in.NY, in.NX), Tol: tol}.Check(t, got, reference(t, in, c))) {
+			return
 		}
 	}
 }

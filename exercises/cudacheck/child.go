@@ -203,9 +203,9 @@ func (h *host) kernel(tile int) (*gpu.SourceKernel, error) {
 	return k, nil
 }
 
-// coeffs returns the request's coefficients.
-func coeffs(c []float64) (lab.Coeffs, error) {
-	var out lab.Coeffs
+// coeffs returns the request's coefficients, c0…c12.
+func coeffs(c []float64) (Coeffs13, error) {
+	var out Coeffs13
 	if len(c) != len(out) {
 		return out, fmt.Errorf("%d coefficients where %d are needed", len(c), len(out))
 	}
@@ -225,13 +225,16 @@ func checkDims(d [3]int) (int, error) {
 	return n, nil
 }
 
-// upload fills b with the grid drawn from seed, a chunk at a time.
-func upload(b *gpu.Buffer, seed uint64) error {
+// upload fills b with the grid drawn from seed, varying along the axis
+// along ("": every axis), of planes of ny×nx points, a chunk at a time.
+func upload(b *gpu.Buffer, seed uint64, along string, ny, nx int) error {
 	const chunk = 1 << 24
 	buf := make([]float32, min(chunk, b.Len()))
 	for off := 0; off < b.Len(); off += chunk {
 		part := buf[:min(chunk, b.Len()-off)]
-		fillInput(part, seed, off)
+		if err := fillAlong(part, seed, off, along, ny, nx); err != nil {
+			return err
+		}
 		if err := b.Upload(off, part); err != nil {
 			return err
 		}
@@ -262,6 +265,9 @@ func (h *host) sweep(req request) ([]float32, error) {
 		return nil, err
 	}
 	nz, ny, nx := req.Dims[0], req.Dims[1], req.Dims[2]
+	if _, err := alongKey(req.Along, ny, nx); err != nil {
+		return nil, err
+	}
 	for _, p := range req.Planes {
 		if p < 0 || p >= nz {
 			return nil, fmt.Errorf("plane %d outside 0…%d", p, nz-1)
@@ -277,7 +283,7 @@ func (h *host) sweep(req request) ([]float32, error) {
 		return nil, err
 	}
 	defer dst.Free()
-	if err := upload(src, req.Seed); err != nil {
+	if err := upload(src, req.Seed, req.Along, ny, nx); err != nil {
 		return nil, err
 	}
 	if req.Poison != 0 {
@@ -288,7 +294,7 @@ func (h *host) sweep(req request) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := k.Launch(dst, src, nz, ny, nx, c); err != nil {
+	if _, err := k.LaunchCoeffs(dst, src, nz, ny, nx, c[:]); err != nil {
 		if errors.Is(err, gpu.ErrContextLost) {
 			return nil, err
 		}
@@ -345,10 +351,10 @@ func (h *host) time(req request) (response, []float32, error) {
 		return marked(errLaunch, err)
 	}
 	if req.Warmup > 0 {
-		if err := upload(a, req.WarmSeed); err != nil {
+		if err := upload(a, req.WarmSeed, "", ny, nx); err != nil {
 			return r, nil, err
 		}
-		if _, err := k.Chain(a, b, nz, ny, nx, c, req.Warmup); err != nil {
+		if _, err := k.ChainCoeffs(a, b, nz, ny, nx, c[:], req.Warmup); err != nil {
 			return r, nil, launchErr(err)
 		}
 	}
@@ -359,13 +365,13 @@ func (h *host) time(req request) (response, []float32, error) {
 	r.CopyMs = cp.Millis
 	// The chain: a holds the grid drawn from Seed, b the same (the
 	// boundary, which no launch writes, is the input's in both).
-	if err := upload(a, req.Seed); err != nil {
+	if err := upload(a, req.Seed, "", ny, nx); err != nil {
 		return r, nil, err
 	}
-	if err := upload(b, req.Seed); err != nil {
+	if err := upload(b, req.Seed, "", ny, nx); err != nil {
 		return r, nil, err
 	}
-	r.ChainMs, err = k.Chain(a, b, nz, ny, nx, c, req.Steps)
+	r.ChainMs, err = k.ChainCoeffs(a, b, nz, ny, nx, c[:], req.Steps)
 	if err != nil {
 		return r, nil, launchErr(err)
 	}

@@ -58,32 +58,37 @@ func fixtures(t *testing.T) map[string]map[string]string {
 		return filepath.Join("exercises", id, s.File)
 	}
 	fix := ref["24_cuda_find_the_bug"]
-	swapC3C4 := func(s string) string {
-		s = replaceOnce(t, "c3", s, "c3 * inCurr_s[threadIdx.y - 1][threadIdx.x]", "c3 * inCurr_s[threadIdx.y + 1 ][threadIdx.x]")
-		return replaceOnce(t, "c4", s, "c4 * inCurr_s[threadIdx.y + 1][threadIdx.x]", "c4 * inCurr_s[threadIdx.y - 1][threadIdx.x]")
+	// Each seed-style mistake of exercise 24 alone, put into the solution.
+	halo := func(s string) string {
+		return replaceOnce(t, "halo", s, "const int OUT_TILE_DIM = IN_TILE_DIM - 4;", "const int OUT_TILE_DIM = IN_TILE_DIM - 2;")
+	}
+	swap := func(s string) string {
+		return replaceOnce(t, "c9 c10", s, "+ c9 * inCurr_s[ty - 2][tx] + c10 * inCurr_s[ty + 2][tx]", "+ c9 * inCurr_s[ty + 2][tx] + c10 * inCurr_s[ty - 2][tx]")
+	}
+	barrier := func(s string) string {
+		return replaceOnce(t, "barrier", s, "        __syncthreads();\n        inPrev2_s[ty][tx] = inPrev_s[ty][tx];", "        inPrev2_s[ty][tx] = inPrev_s[ty][tx];")
 	}
 	index32 := func(s string) string {
 		s = replaceOnce(t, "sy", s, "const long long sy = nx;", "const unsigned int sy = nx;")
 		return replaceOnce(t, "sz", s, "const long long sz = (long long)ny * nx;", "const unsigned int sz = ny * nx;")
 	}
-	// The z loop mistake alone: the students' broken kernel with the other
-	// two fixed.
+	// The z loop mistake alone: the students' broken kernel with the
+	// other mistakes fixed.
 	zloop := studentFile(t, "24_cuda_find_the_bug")
-	zloop = replaceOnce(t, "c3 back", zloop, "c3 * inCurr_s[threadIdx.y + 1][threadIdx.x]", "c3 * inCurr_s[threadIdx.y - 1][threadIdx.x]")
-	zloop = replaceOnce(t, "c4 back", zloop, "c4 * inCurr_s[threadIdx.y - 1][threadIdx.x]", "c4 * inCurr_s[threadIdx.y + 1][threadIdx.x]")
+	zloop = replaceOnce(t, "halo back", zloop, "const int OUT_TILE_DIM = IN_TILE_DIM - 2;", "const int OUT_TILE_DIM = IN_TILE_DIM - 4;")
+	zloop = replaceOnce(t, "c9 c10 back", zloop, "+ c9 * inCurr_s[ty + 2][tx] + c10 * inCurr_s[ty - 2][tx]", "+ c9 * inCurr_s[ty - 2][tx] + c10 * inCurr_s[ty + 2][tx]")
 	zloop = replaceOnce(t, "sy back", zloop, "const unsigned int sy = nx;", "const long long sy = nx;")
 	zloop = replaceOnce(t, "sz back", zloop, "const unsigned int sz = ny * nx;", "const long long sz = (long long)ny * nx;")
 
 	basic := ref["20_cuda_basic"]
-	fault := replaceOnce(t, "fault", basic, "out[p] =", "out[p + (1LL << 40)] =")
+	fault := replaceOnce(t, "fault", basic, "out[at] = acc;", "out[at + (1LL << 40)] = acc;")
 	// The hanging kernel spins on the clock (which only grows) and writes
 	// through a volatile pointer each turn: a loop the compiler can neither
 	// prove finite nor remove (a volatile local, or an empty loop, it may).
 	hang := replaceOnce(t, "hang", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
 		"    for (const long long t0 = clock64(); clock64() >= t0;) {\n        ((volatile float*)out)[0] = c0;\n    }\n")
-	broken := replaceOnce(t, "compile", basic, "const long long p = i * sz + j * sy + k;", "const long long p = i * sz + j * sy + k\n")
-	basicSwap := replaceOnce(t, "basic c3", basic, "+ c3 * in[p - sy]", "+ c3 * in[p + sy]")
-	basicSwap = replaceOnce(t, "basic c4", basicSwap, "+ c4 * in[p + sy]", "+ c4 * in[p - sy]")
+	broken := replaceOnce(t, "compile", basic, "const long long at = i * plane + j * row + k;", "const long long at = i * plane + j * row + k\n")
+	basicSwap := replaceOnce(t, "basic c3 c4", basic, "acc += c3 * in[at - row] + c4 * in[at + row];", "acc += c3 * in[at + row] + c4 * in[at - row];")
 	ch := ref["25_cuda_challenge"]
 	chShallow := replaceOnce(t, "tile z", ch, "\n#define TILE_Z 64\n", "\n#define TILE_Z 8\n")
 	chSwap := replaceOnce(t, "challenge c3", ch, "+ c3 * __ldg(&in[p - sy])", "+ c3 * __ldg(&in[p + sy])")
@@ -106,19 +111,21 @@ func fixtures(t *testing.T) map[string]map[string]string {
 	racy := replaceOnce(t, "racy", tiled, "    __syncthreads();\n", "")
 
 	out := map[string]map[string]string{
-		"ref":         {},
-		"seed-c3c4":   {path("24_cuda_find_the_bug"): swapC3C4(fix)},
-		"seed-zloop":  {path("24_cuda_find_the_bug"): zloop},
-		"seed-index":  {path("24_cuda_find_the_bug"): index32(fix)},
-		"fault":       {path("20_cuda_basic"): fault, path("21_cuda_tiled"): tiled},
-		"hang":        {path("20_cuda_basic"): hang, path("21_cuda_tiled"): tiled},
-		"compile":     {path("20_cuda_basic"): broken},
-		"sanitize":    {path("20_cuda_basic"): oob, path("21_cuda_tiled"): racy},
-		"class/alice": {path("20_cuda_basic"): basic, path("25_cuda_challenge"): ch},
-		"class/bob":   {path("20_cuda_basic"): basicSwap, path("25_cuda_challenge"): studentFile(t, "25_cuda_challenge")},
-		"class/carol": {path("25_cuda_challenge"): chShallow},
-		"class/dave":  {path("20_cuda_basic"): basic, path("25_cuda_challenge"): chSwap},
-		"class/erin":  {path("20_cuda_basic"): broken, path("25_cuda_challenge"): chBig},
+		"ref":          {},
+		"seed-zloop":   {path("24_cuda_find_the_bug"): zloop},
+		"seed-halo":    {path("24_cuda_find_the_bug"): halo(fix)},
+		"seed-swap":    {path("24_cuda_find_the_bug"): swap(fix)},
+		"seed-barrier": {path("24_cuda_find_the_bug"): barrier(fix)},
+		"seed-index":   {path("24_cuda_find_the_bug"): index32(fix)},
+		"fault":        {path("20_cuda_basic"): fault, path("21_cuda_tiled"): tiled},
+		"hang":         {path("20_cuda_basic"): hang, path("21_cuda_tiled"): tiled},
+		"compile":      {path("20_cuda_basic"): broken},
+		"sanitize":     {path("20_cuda_basic"): oob, path("21_cuda_tiled"): racy},
+		"class/alice":  {path("20_cuda_basic"): basic, path("25_cuda_challenge"): ch},
+		"class/bob":    {path("20_cuda_basic"): basicSwap, path("25_cuda_challenge"): studentFile(t, "25_cuda_challenge")},
+		"class/carol":  {path("25_cuda_challenge"): chShallow},
+		"class/dave":   {path("20_cuda_basic"): basic, path("25_cuda_challenge"): chSwap},
+		"class/erin":   {path("20_cuda_basic"): broken, path("25_cuda_challenge"): chBig},
 	}
 	for id, text := range ref {
 		out["ref"][path(id)] = text
@@ -131,10 +138,11 @@ func fixtures(t *testing.T) map[string]map[string]string {
 // GPU machine, which has no Go).
 func TestFixtures(t *testing.T) {
 	fx := fixtures(t)
-	assert.Len(t, fx, 13)
+	assert.Len(t, fx, 15)
 	zl := fx["seed-zloop"][filepath.Join("exercises", "24_cuda_find_the_bug", "fix.cu")]
 	assert.Contains(t, zl, "    }\n    __syncthreads();\n    const int i = iStart;", "the z loop closes before computing")
 	assert.NotContains(t, zl, "unsigned")
+	assert.Contains(t, zl, "IN_TILE_DIM - 4;")
 	hang := fx["hang"][filepath.Join("exercises", "20_cuda_basic", "basic.cu")]
 	assert.Contains(t, hang, "clock64() >= t0", "the hanging kernel loops on the clock")
 	assert.NotContains(t, hang, "volatile int", "a volatile local may be dropped, and the loop with it")

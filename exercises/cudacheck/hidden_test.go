@@ -4,54 +4,78 @@ package cudacheck
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/exercises/grading"
 )
 
 // TestIndexPlanes works out on the CPU, point by point, what a kernel with
 // 32-bit indices (unsigned int i·sz + j·sy + k, as in fix.cu's broken
-// kernel) does at N = 1700: every point of the planes checkIndex64
-// compares has its index wrapped, and no wrapped index lands in them, so
-// they stay unwritten; the planes below 1486 are untouched by the mistake.
-// The z loop mistake writes only the planes blockIdx.z·30: the compared
-// planes are among them.
+// kernel) does at N = 1700: every point of the high plane has its index
+// wrapped, none of the low planes' has, and no wrapped index lands in a
+// compared plane. The z loop mistake writes only the planes blockIdx.z·28
+// (blockIdx.z·30 with a halo of one): the compared planes are among them.
 func TestIndexPlanes(t *testing.T) {
 	n := IndexN
 	sz, sy := uint32(n*n), uint32(n)
 	wrapped := func(i, j, k int) int { return int(uint32(i)*sz + uint32(j)*sy + uint32(k)) }
-	const tile = 30
-	zloopWrites := map[int]bool{}
-	for bz := 0; bz < (n-1+tile-1)/tile; bz++ {
-		zloopWrites[bz*tile] = true
+	for _, p := range indexPlane {
+		assert.Zero(t, p%28, "plane %d is written by the z loop mistake", p)
+		assert.Zero(t, p%30, "plane %d is written by the z loop mistake with a halo of one", p)
+		assert.Less(t, p, n-Radius)
 	}
-	maxWrapped := 0
-	for i := 1; i < n-1; i++ {
-		for _, j := range []int{1, n / 2, n - 2} {
-			for _, k := range []int{1, n / 3, n - 2} {
-				true64 := (i*n+j)*n + k
-				if w := wrapped(i, j, k); w != true64 {
-					maxWrapped = max(maxWrapped, w)
-				}
+	for _, p := range lowPlanes {
+		for _, j := range []int{Radius, n / 2, n - 1 - Radius} {
+			for _, k := range []int{Radius, n / 3, n - 1 - Radius} {
+				assert.Equal(t, (p*n+j)*n+k, wrapped(p, j, k), "plane %d is below 2³²", p)
 			}
 		}
 	}
-	require.Positive(t, maxWrapped)
-	assert.Less(t, maxWrapped/(n*n), indexPlanes[0], "a wrapped index lands below the compared planes")
-	assert.Equal(t, 212, wrapped(n-2, n-2, n-2)/(n*n), "the last interior point wraps to plane 212")
-	for _, i := range indexPlanes {
-		assert.True(t, zloopWrites[i], "plane %d is written by the z loop mistake", i)
-		assert.Less(t, i, n-1)
-		for j := 1; j < n-1; j++ {
-			for k := 1; k < n-1; k++ {
-				if w := wrapped(i, j, k); w == (i*n+j)*n+k || w/(n*n) >= indexPlanes[0] {
-					t.Fatalf("plane %d: (j=%d, k=%d) is not moved out of the compared planes (wrapped %d)", i, j, k, w)
-				}
+	for j := Radius; j < n-Radius; j++ {
+		for k := Radius; k < n-Radius; k++ {
+			w := wrapped(highPlane, j, k)
+			if w == (highPlane*n+j)*n+k {
+				t.Fatalf("plane %d: (j=%d, k=%d) is not wrapped", highPlane, j, k)
+			}
+			if p := w / (n * n); p >= lowPlanes[0] {
+				t.Fatalf("plane %d: (j=%d, k=%d) wraps into plane %d, at or above the lowest compared one", highPlane, j, k, p)
 			}
 		}
-	}
-	for _, j := range []int{1, n - 2} {
-		assert.Equal(t, (1485*n+j)*n+1, wrapped(1485, j, 1), "plane 1485 is below 2³²")
 	}
 	assert.Equal(t, 1486, (1<<32)/(n*n))
+}
+
+// The 64-bit index mistake, modelled by the CPU stand-in, loses the
+// hidden check named for it; the correct kernel and the other seed-style
+// mistakes keep it.
+func TestIndexMistakeLosesItsHiddenCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("computes four planes of a 1700³ grid on the CPU, for each of six kernels")
+	}
+	spec, _ := Lookup("24_cuda_find_the_bug")
+	for _, mode := range []string{FakeHonest, FakeIndex32, FakeZLoop, FakeHalo, FakeSwap, FakeRace} {
+		cfg := fakeCfg(FakeHonest)
+		cfg.Timeout = 2 * time.Minute
+		r := Grade(cfg, spec, findBugSource(mode))
+		require.Equal(t, grading.Graded, r.Status, "%s: %s", mode, r.Message)
+		c := checkByID(r, "index-64bit")
+		require.Equal(t, "index-64bit", c.ID)
+		if mode == FakeIndex32 {
+			assert.False(t, c.Passed, mode)
+			assert.Contains(t, c.Message, "are unwritten or wrong in plane i = 1680", mode)
+			for _, w := range fixWords {
+				assert.NotContains(t, c.Message, w, mode)
+			}
+			for _, other := range r.Checks {
+				if other.ID != "index-64bit" {
+					assert.True(t, other.Passed, "%s keeps %s: %s", mode, other.ID, other.Message)
+				}
+			}
+			continue
+		}
+		assert.True(t, c.Passed, "%s keeps index-64bit: %s", mode, c.Message)
+	}
 }

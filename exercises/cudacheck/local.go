@@ -51,17 +51,17 @@ func RunLocal(id, source string) (res grading.ExerciseResult, env *Env, err erro
 	return res, env, nil
 }
 
-// SweepCube runs the student's kernel once on a random n³ grid with seven
-// distinct coefficients, every output point set to poison first (a NaN
+// SweepCube runs the student's kernel once on a random n³ grid with
+// thirteen distinct coefficients, every output point set to poison first (a NaN
 // whose bits say "never written"), and returns the input, the output and
-// the reference (lab.SevenPoint, boundary poison): what a notebook draws
+// the reference (lab.Sweep3 with lab.ThirteenPoint, boundary poison): what a notebook draws
 // as a map of the wrong points.
 func (e *Env) SweepCube(n int, seed uint64, poison float32) (in, out, want *lab.Grid3[float32], err error) {
 	g, err := seededGrid(n, n, n, seed)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	c := lab.DistinctCoeffs()
+	c := distinctCoeffs(newRand(seed), 0.01)
 	if err := e.Kernel(0); err != nil {
 		return nil, nil, nil, err
 	}
@@ -75,7 +75,7 @@ func (e *Env) SweepCube(n int, seed uint64, poison float32) (in, out, want *lab.
 	for i := range want.Data {
 		want.Data[i] = poison
 	}
-	if err := lab.SevenPoint(want, g.Grid3, c); err != nil {
+	if err := sweep13(want, g.Grid3, c); err != nil {
 		return nil, nil, nil, err
 	}
 	return g.Grid3, out, want, nil

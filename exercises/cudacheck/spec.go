@@ -1,6 +1,8 @@
-// Package cudacheck grades the CUDA exercises (exercises/2N_cuda_*): the
-// student's .cu file is compiled by NVRTC and checked and timed on the
-// GPU against the lab's reference sweep.
+// Package cudacheck grades the CUDA exercises (exercises/2N_cuda_*), the
+// chapter's techniques applied to the thirteen-point star of radius 2
+// (Fig. 8.3D): the student's .cu file is compiled by NVRTC and launched
+// on the GPU, and its outputs are compared with the lab's CPU reference,
+// lab.Sweep3 with lab.ThirteenPoint.
 //
 // The checks are trusted code: they run in a child process of the grader
 // (the grader's own binary, started with -cuda-child, or a test binary),
@@ -19,7 +21,6 @@ import (
 	"strings"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/lab"
 )
 
 // Kind is what an exercise asks for.
@@ -27,10 +28,41 @@ type Kind int
 
 // Kinds of CUDA exercise.
 const (
-	Chapter   Kind = iota // one of the chapter's kernels, launched as the lab launches it
-	FindBug               // the coarsened kernel with the seeds' mistakes, to fix
-	Challenge             // the fastest correct sweep, launched as the file says
+	Chapter   Kind = iota // a technique of the chapter applied to the thirteen-point star
+	FindBug               // a thirteen-point kernel coarsened in z with seed-style mistakes, to fix
+	Challenge             // the fastest correct thirteen-point sweep, launched as the file says
 )
+
+// Shape is the launch geometry of a thirteen-point kernel on an nz×ny×nx
+// grid with tile T, the same as the simulated kernels of exercises 05–08
+// (exercises/star).
+type Shape int
+
+// Launch geometries.
+const (
+	// FromFile is the challenge's: the file's BLOCK_* and TILE_* defines.
+	FromFile Shape = iota
+	// PerPoint: blocks of T×T×T threads, one per point, ⌈n/T⌉ blocks along
+	// each axis of n points (the basic kernel; T is the block edge).
+	PerPoint
+	// Tile3: blocks of T×T×T threads covering an input tile of side
+	// IN_TILE_DIM = T with a halo of two, so that OUT_TILE_DIM = T − 4;
+	// (n−3)/OUT_TILE_DIM + 1 blocks along each axis (shared-memory tiling).
+	Tile3
+	// Columns: blocks of T×T×1 threads, each marching in z through the
+	// OUT_TILE_DIM = T − 4 output planes of its tile; (n−3)/OUT_TILE_DIM + 1
+	// blocks along each axis, z included (coarsening, register tiling).
+	Columns
+)
+
+// Radius is the thirteen-point star's reach along each axis.
+const Radius = 2
+
+// Points is the number of coefficients of the thirteen-point star.
+const Points = 13
+
+// Coeffs13 are c0…c12 in the order of lab.ThirteenPoint.
+type Coeffs13 = [Points]float64
 
 // Spec is one CUDA exercise.
 type Spec struct {
@@ -38,86 +70,82 @@ type Spec struct {
 	Title string
 	File  string // the file the student completes
 	Kind  Kind
-	// Step is the lab's 3D step whose launch geometry, entry name and tile
-	// define the kernel uses (lab.Step3.CUDA); empty for the challenge.
-	Step string
+	// Shape is the launch; Tile the default tile (the block edge of
+	// PerPoint, IN_TILE_DIM otherwise), MinTile the smallest.
+	Shape         Shape
+	Tile, MinTile int
+	// EntryName is the extern "C" __global__ function the file defines.
+	EntryName string
+	// Define is the macro that carries the tile ("" for the basic kernel,
+	// whose tile is its block edge, and for the challenge).
+	Define string
 	// Tiles are the other tiles the "tiles" check compiles the kernel
-	// with (the tile define, or the basic kernel's block edge).
+	// with.
 	Tiles []int
+	// Reference is the name of the reference kernel's measured share in
+	// the record (Record), "" where none is asked for.
+	Reference string
 	// Recorded is the reference kernel's share of the float4 copy at
-	// N = 512 in figures/data/bench_h200.json (pct_copy), and Threshold
-	// the share the performance check asks for: three quarters of it,
-	// rounded to the nearest 5 % (a test recomputes it from the file).
+	// N ≈ PerfN in the record, and Threshold the share the performance
+	// check asks for: three quarters of it, rounded to the nearest 5 %.
 	Recorded, Threshold float64
 }
 
 // Entry returns the name of the extern "C" __global__ function the file
-// must define: the lab step's (lab.Step3.CUDA.Entry), or "challenge".
-func (s Spec) Entry() string {
-	if s.Step == "" {
-		return "challenge"
-	}
-	st, err := lab.LookupStep3(s.Step)
-	if err != nil {
-		panic(fmt.Sprintf("cudacheck: %s: %v", s.ID, err))
-	}
-	return st.CUDA.Entry
-}
+// must define.
+func (s Spec) Entry() string { return s.EntryName }
 
 // TileDefine returns the define that carries the tile ("" for the basic
-// kernel, whose tile is its block edge, and for the challenge).
-func (s Spec) TileDefine() string {
-	if s.Step == "" {
-		return ""
-	}
-	st, _ := lab.LookupStep3(s.Step)
-	return st.CUDA.TileDefine
-}
+// kernel and for the challenge).
+func (s Spec) TileDefine() string { return s.Define }
 
-// DefaultTile is the step's default tile (lab.Step3.DefaultTile).
-func (s Spec) DefaultTile() int {
-	if s.Step == "" {
-		return 0
-	}
-	st, _ := lab.LookupStep3(s.Step)
-	return st.DefaultTile
-}
+// DefaultTile is the tile a file is compiled with when no other is asked.
+func (s Spec) DefaultTile() int { return s.Tile }
 
 // threshold is ¾ of a recorded share, rounded to the nearest 5 %.
 func threshold(recorded float64) float64 { return math.Round(recorded*0.75*20) / 20 }
 
-// Shares of the float4 copy at N = 512 on the H200, from
-// figures/data/bench_h200.json (results[].pct_copy); TestThresholdsFromTheRecord
-// reads them there.
-const (
-	recordedBasic     = 0.389
-	recordedTiled     = 0.179
-	recordedCoarsened = 0.349
-	recordedRegister  = 0.420
-)
-
 // ChallengeFull is the share of the copy at which the challenge's speed
-// points are all earned: a fifth above the best chapter kernel's recorded
-// share (register tiling, 42 %), rounded up to 50 %. Each speed check
-// passes at a tenth of the copy more, from 10 % to 50 %.
+// points are all earned. Each speed check passes at a tenth of the copy
+// more, from 10 % to 50 %.
 const ChallengeFull = 0.50
 
 // PerfN is the side around which the timed grid's sides are drawn, fresh
 // for each run (PerfN ± PerfN/16), for the performance points.
 const PerfN = 512
 
-// Specs returns the CUDA exercises in order.
+// The default tiles, those of exercises/star.
+const (
+	basicBlock     = 8
+	tiledTile      = 8
+	coarsenedTile  = 32
+	minTile        = 2*Radius + 1
+	findTheBugTile = coarsenedTile
+)
+
+// Specs returns the CUDA exercises in order, their thresholds derived
+// from the record.
 func Specs() []Spec {
-	mk := func(id, title, file string, kind Kind, step string, tiles []int, rec float64) Spec {
-		return Spec{ID: id, Title: title, File: file, Kind: kind, Step: step, Tiles: tiles, Recorded: rec, Threshold: threshold(rec)}
+	rec := Record()
+	mk := func(s Spec) Spec {
+		if s.Reference != "" {
+			s.Recorded = rec.Share(s.Reference)
+			s.Threshold = threshold(s.Recorded)
+		}
+		return s
 	}
 	return []Spec{
-		mk("20_cuda_basic", "The basic kernel in CUDA C (Fig. 8.6)", "basic.cu", Chapter, "basic", []int{4, 10}, recordedBasic),
-		mk("21_cuda_tiled", "The shared-memory tiled kernel in CUDA C (Fig. 8.8)", "tiled.cu", Chapter, "tiled", []int{4, 6, 10}, recordedTiled),
-		mk("22_cuda_coarsened", "Thread coarsening in CUDA C (Fig. 8.10)", "coarsened.cu", Chapter, "coarsened", []int{8, 16, 20}, recordedCoarsened),
-		mk("23_cuda_register_tiled", "Register tiling in CUDA C (Fig. 8.12)", "register_tiled.cu", Chapter, "register_tiled", []int{8, 16, 20}, recordedRegister),
-		mk("24_cuda_find_the_bug", "Find the bugs that only a GPU shows", "fix.cu", FindBug, "coarsened", nil, recordedCoarsened),
-		{ID: "25_cuda_challenge", Title: "Challenge: the fastest correct sweep", File: "challenge.cu", Kind: Challenge},
+		mk(Spec{ID: "20_cuda_basic", Title: "The basic thirteen-point kernel in CUDA C (Figs. 8.3D, 8.6)", File: "basic.cu", Kind: Chapter,
+			Shape: PerPoint, Tile: basicBlock, MinTile: 1, EntryName: "basic", Tiles: []int{4, 10}, Reference: "basic"}),
+		mk(Spec{ID: "21_cuda_tiled", Title: "Shared-memory tiling of the thirteen-point star in CUDA C, a halo of two (Fig. 8.8)", File: "tiled.cu", Kind: Chapter,
+			Shape: Tile3, Tile: tiledTile, MinTile: minTile, EntryName: "tiled", Define: "IN_TILE_DIM", Tiles: []int{6, 9, 10}, Reference: "tiled"}),
+		mk(Spec{ID: "22_cuda_coarsened", Title: "Thread coarsening in z of the thirteen-point star in CUDA C, five planes live (Fig. 8.10)", File: "coarsened.cu", Kind: Chapter,
+			Shape: Columns, Tile: coarsenedTile, MinTile: minTile, EntryName: "coarsened", Define: "IN_TILE_DIM", Tiles: []int{8, 16, 20}, Reference: "coarsened"}),
+		mk(Spec{ID: "23_cuda_register_tiled", Title: "Register tiling of the thirteen-point star in CUDA C (Fig. 8.12)", File: "register_tiled.cu", Kind: Chapter,
+			Shape: Columns, Tile: coarsenedTile, MinTile: minTile, EntryName: "register_tiled", Define: "IN_TILE_DIM", Tiles: []int{8, 16, 20}, Reference: "register_tiled"}),
+		mk(Spec{ID: "24_cuda_find_the_bug", Title: "Find the bugs: a thirteen-point kernel coarsened in z, on a GPU", File: "fix.cu", Kind: FindBug,
+			Shape: Columns, Tile: findTheBugTile, MinTile: minTile, EntryName: "coarsened", Define: "IN_TILE_DIM", Reference: "coarsened"}),
+		{ID: "25_cuda_challenge", Title: "Challenge: the fastest correct thirteen-point sweep", File: "challenge.cu", Kind: Challenge, EntryName: "challenge"},
 	}
 }
 
@@ -152,24 +180,28 @@ func (s Spec) Exercise(e *Env, sanitize bool) grading.Exercise {
 			run(t, e)
 		}}
 	}
+	perf := fmt.Sprintf("at least %.0f %% of the float4 copy at N ≈ %d, its timed launches' output right", 100*s.Threshold, PerfN)
 	switch s.Kind {
 	case Chapter:
 		ex.Checks = []grading.Check{
-			chk("values", "non-cubic grids, sides not multiples of the tile, seven distinct coefficients, each twice", 3, false, checkValues),
-			chk("small", "the smallest grids: N = 3, and sides 3, 4, 5", 1, false, checkSmall),
+			chk("values", "non-cubic grids, sides not multiples of the tile, thirteen distinct coefficients, each twice", 3, false, checkValues),
+			chk("small", "the smallest grids: N = 5, sides 5, 6, 7, and grids with no interior point (a side below 5)", 1, false, checkSmall),
 			chk("tiles", fmt.Sprintf("other tiles: %s", intsString(s.Tiles)), 2, false, checkTiles),
-			chk("performance", fmt.Sprintf("at least %.0f %% of the float4 copy at N ≈ %d, its timed launches' output right", 100*s.Threshold, PerfN), 2, false, checkPerformance),
+			chk("performance", perf, 2, false, checkPerformance),
 		}
 	case FindBug:
 		ex.Checks = []grading.Check{
-			chk("z-loop", "every output plane is written, each from its own planes, sides 3 to 75 (c3 = c4, so a swap does not show)", 3, false, checkZLoop),
-			chk("c3-c4", "c3 multiplies the j−1 neighbour and c4 the j+1 one (outputs of two launches with c3 and c4 exchanged)", 2, false, checkC3C4),
-			chk("performance", fmt.Sprintf("at least %.0f %% of the float4 copy at N ≈ %d, its timed launches' output right", 100*s.Threshold, PerfN), 1, false, checkPerformance),
+			chk("every-plane", "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right", 2, false, checkEveryPlane),
+			chk("every-column", "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right", 2, false, checkEveryColumn),
+			chk("one-axis", "inputs that vary along x only, then along y only: the points written are right", 2, false, checkOneAxis),
+			chk("barriers", "inputs that vary along z only, launched three times on a grid of about 10⁶ points: the points written with their z neighbours are right, and the same each time", 1, false, checkBarriers),
+			chk("values", "the whole sweep on random grids", 1, false, checkFindBugValues),
+			chk("performance", perf, 1, false, checkPerformance),
 		}
 	case Challenge:
 		ex.Checks = []grading.Check{
-			chk("values", "non-cubic grids, seven distinct coefficients, each twice", 3, false, checkValues),
-			chk("small", "the smallest grids: N = 3, and sides 3, 4, 5", 1, false, checkSmall),
+			chk("values", "non-cubic grids, thirteen distinct coefficients, each twice", 3, false, checkValues),
+			chk("small", "the smallest grids: N = 5, sides 5, 6, 7, and grids with no interior point (a side below 5)", 1, false, checkSmall),
 		}
 		for p := 10; p <= int(math.Round(ChallengeFull*100)); p += 10 {
 			share := float64(p) / 100

@@ -58,6 +58,9 @@ type request struct {
 	// Poison is the bits of the float a sweep's output is filled with
 	// before the launch; 0: NaN.
 	Poison uint32 `json:"poison,omitempty"`
+	// Along is the axis the input varies along ("x", "y" or "z"; "":
+	// every axis): see fillAlong.
+	Along string `json:"along,omitempty"`
 }
 
 // Kinds of error a child answers.
@@ -220,13 +223,44 @@ func inputValue(seed, idx uint64) float32 {
 // fillInput fills dst with the values of the grid drawn from seed at flat
 // indices off, off+1, …, on every core.
 func fillInput(dst []float32, seed uint64, off int) {
+	_ = fillAlong(dst, seed, off, "", 1, 1)
+}
+
+// alongKey returns the function that maps a flat index of a grid of rows
+// of nx points, ny rows a plane, to the index whose value it takes: the
+// index itself (along ""), its k (along "x"), its j ("y") or its i ("z").
+func alongKey(along string, ny, nx int) (func(idx int) int, error) {
+	switch along {
+	case "":
+		return func(idx int) int { return idx }, nil
+	case "x":
+		return func(idx int) int { return idx % nx }, nil
+	case "y":
+		return func(idx int) int { return idx / nx % ny }, nil
+	case "z":
+		return func(idx int) int { return idx / (nx * ny) }, nil
+	}
+	return nil, fmt.Errorf("an input that varies along %q: the axes are x, y and z", along)
+}
+
+// fillAlong fills dst with the values at flat indices off, off+1, … of the
+// grid drawn from seed that varies along the axis along only ("": every
+// axis), of rows of nx points and planes of ny rows, on every core.
+func fillAlong(dst []float32, seed uint64, off int, along string, ny, nx int) error {
+	if ny < 1 || nx < 1 {
+		return fmt.Errorf("an input of planes of %d×%d points", ny, nx)
+	}
+	key, err := alongKey(along, ny, nx)
+	if err != nil {
+		return err
+	}
 	const chunk = 1 << 16
 	workers := min(runtime.GOMAXPROCS(0), (len(dst)+chunk-1)/chunk)
 	if workers <= 1 {
 		for i := range dst {
-			dst[i] = inputValue(seed, uint64(off+i))
+			dst[i] = inputValue(seed, uint64(key(off+i)))
 		}
-		return
+		return nil
 	}
 	var wg sync.WaitGroup
 	per := (len(dst) + workers - 1) / workers
@@ -239,9 +273,10 @@ func fillInput(dst []float32, seed uint64, off int) {
 		go func() {
 			defer wg.Done()
 			for i := lo; i < hi; i++ {
-				dst[i] = inputValue(seed, uint64(off+i))
+				dst[i] = inputValue(seed, uint64(key(off+i)))
 			}
 		}()
 	}
 	wg.Wait()
+	return nil
 }
