@@ -204,7 +204,7 @@ func warpsPitchSmallest(t *grading.T, fn WarpsFuncs) {
 		// Only a pitch that reads the columns without a conflict, counted
 		// here, can be the smallest that does so.
 		if c := columnConflicts(T, p); c > 0 {
-			t.Fatalf("Pitch(%d) = %d reads the tile's columns with %d bank conflicts, so it is not a pitch that avoids them (see the check \"no-conflicts\")", T, p, c)
+			t.Fatalf("Pitch(%d) = %d reads the tile's columns with bank conflicts (%d in one %d×%d block), so it is not a pitch that avoids them (see the check \"no-conflicts\")", T, p, c, T, T)
 		}
 		for q := T; q < p; q++ {
 			if columnConflicts(T, q) == 0 {
