@@ -164,8 +164,12 @@ func threadFigures() []Figure {
 		if s3, err := lab.LookupStep3(s.step); err == nil {
 			chapter = s3.Figure
 		}
+		traced := "traced on the simulator"
+		if s.step == Star13 {
+			traced += " (an exercise's answer: the students' copy draws the record fig/" + Star13RecordFile + ")"
+		}
 		fs = append(fs, Figure{Name: "threads_" + s.step, Func: "Threads", Chapter: chapter, Width: Wide, Height: ThreadsHeight,
-			About: fmt.Sprintf("one block of the %s kernel, traced on the simulator: which thread loads, computes or idles", s.step),
+			About: fmt.Sprintf("one block of the %s kernel, %s: which thread loads, computes or idles", s.step, traced),
 			Make:  func(Inputs) (Drawer, error) { return Threads(s.step) }})
 	}
 	return fs

@@ -186,7 +186,9 @@ func AnimateZMarch(delay time.Duration) error {
 
 // ShowThreads shows the figure of one block's threads of step (basic,
 // tiled, coarsened, register_tiled or fig.Star13), traced on the
-// simulator: which thread loads, computes or idles.
+// simulator: which thread loads, computes or idles. fig.Star13's kernel
+// is an exercise's answer: without the tag "hidden" its figure is drawn
+// from the committed record of the same launch.
 func ShowThreads(step string) error {
 	d, err := fig.Threads(step)
 	if err != nil {
