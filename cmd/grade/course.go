@@ -264,8 +264,9 @@ func listWithHidden(cfg Config, exs []grading.Exercise, names []string, stdout, 
 // notebookSubmission makes -submission grade a handed-in notebook as
 // -class does: when the folder holds the exercises' notebook, its cells
 // are extracted into a private folder, which is graded instead. It
-// returns the function that removes that folder.
-func notebookSubmission(cfg *Config, exs []grading.Exercise) (func(), error) {
+// returns the function that removes that folder; *lines maps the files'
+// lines back to the notebook's cells, for the messages.
+func notebookSubmission(cfg *Config, exs []grading.Exercise, lines *handin.NotebookLines) (func(), error) {
 	nb := filepath.Join(cfg.Submission, handin.NotebookName)
 	if _, err := os.Lstat(nb); err != nil {
 		return func() {}, nil
@@ -282,7 +283,7 @@ func notebookSubmission(cfg *Config, exs []grading.Exercise) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("a folder for the notebook's files: %w", err)
 	}
-	if err := handin.ExtractNotebook(tmp, root, cells, exs); err != nil {
+	if *lines, err = handin.ExtractNotebookLines(tmp, root, cells, exs); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}

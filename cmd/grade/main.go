@@ -75,6 +75,7 @@ import (
 	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/gradebook"
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
 )
 
 func main() {
@@ -233,8 +234,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *list {
 		return listWithHidden(cfg, exs, names, stdout, stderr)
 	}
+	var lines handin.NotebookLines
 	if *submission != "" {
-		cleanup, err := notebookSubmission(&cfg, exs)
+		cleanup, err := notebookSubmission(&cfg, exs, &lines)
 		if err != nil {
 			fmt.Fprintf(stderr, "grade: %v\n", err)
 			return 1
@@ -245,6 +247,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: %v\n", err)
 		return 1
+	}
+	for i := range rep.Exercises {
+		lines.RewriteResult(&rep.Exercises[i]) // a notebook's messages name its cells and lines
 	}
 	if *asJSON {
 		err = rep.WriteJSON(stdout)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -150,4 +151,16 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 	assert.Contains(t, bn.Message, fmt.Sprintf("09_exercises.ipynb, cell five-point-code, line %d: ", badLine))
 	assert.NotContains(t, bn.Message, "fivepoint.go", "the notebook's message names the cell, not a file")
 	t.Logf("the notebook's message: %s", bn.Message)
+
+	// grade -submission takes the notebook too, and names its cells.
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-submission", filepath.Join(class, "notebook"), "-json", "-hidden=false", "-cache", t.TempDir(), broken},
+		&stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	var rep grading.Report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), stdout.String())
+	require.Len(t, rep.Exercises, 1)
+	assert.Equal(t, grading.BuildFailed, rep.Exercises[0].Status)
+	assert.Contains(t, rep.Exercises[0].Message, fmt.Sprintf("09_exercises.ipynb, cell five-point-code, line %d: ", badLine))
+	assert.NotContains(t, rep.Exercises[0].Message, "fivepoint.go")
 }
