@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -117,12 +119,16 @@ func TestClassGradingOfTenStudents(t *testing.T) {
 		Class: class, Out: out, Jobs: 2, Overrides: overrides, Progress: &progress, Summary: &summary})
 	require.NoError(t, err, progress.String())
 
+	// The CSV: each row's points, its total out of the graded maximum,
+	// nothing withheld, and the digest and latest time of the files
+	// handed in, worked out here from the student's folder.
 	var csv strings.Builder
-	csv.WriteString("student,01_sine,03_five_point,05_basic,total,max_points,note\n")
+	csv.WriteString("student,01_sine,03_five_point,05_basic,total,graded_max,withheld_max,max_points,sha256,modified,note\n")
 	maxTotal := max["01_sine"] + max["03_five_point"] + max["05_basic"]
 	for _, name := range []string{"correct-a", "correct-b", "empty", "forger", "leaker", "notebook", "overridden", "partial", "stubs", "uses-reference"} {
 		w := want[name]
-		fmt.Fprintf(&csv, "%s,%d,%d,%d,%d,%d,\n", name, w[0], w[1], w[2], w[0]+w[1]+w[2], maxTotal)
+		digest, latest := folderDigest(t, filepath.Join(class, name))
+		fmt.Fprintf(&csv, "%s,%d,%d,%d,%d,%d,0,%d,%s,%s,\n", name, w[0], w[1], w[2], w[0]+w[1]+w[2], maxTotal, maxTotal, digest, latest)
 	}
 	got, err := os.ReadFile(filepath.Join(out, "gradebook.csv"))
 	require.NoError(t, err)
@@ -167,6 +173,37 @@ func TestClassGradingOfTenStudents(t *testing.T) {
 	assert.Contains(t, summary.String(), fmt.Sprintf("%-20s %6d %6.2f  0: 3, 4: 1, %d: 6", "01_sine", max["01_sine"],
 		float64(6*max["01_sine"]+4)/10, max["01_sine"]))
 	assert.Contains(t, progress.String(), "[10/10]")
+}
+
+// folderDigest is the digest of a hand-in's files as the gradebook
+// records it (the SHA-256 of each file's path and the SHA-256 of its
+// contents, in the order of the paths) and the latest of their
+// modification times, or two empty strings for a folder without files.
+func folderDigest(t *testing.T, dir string) (string, string) {
+	var lines []string
+	latest := time.Time{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		require.NoError(t, err)
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		info, err := d.Info()
+		require.NoError(t, err)
+		if info.ModTime().After(latest) {
+			latest = info.ModTime()
+		}
+		rel, err := filepath.Rel(dir, p)
+		require.NoError(t, err)
+		lines = append(lines, fmt.Sprintf("%s\x00%x\n", filepath.ToSlash(rel), sha256.Sum256(b)))
+		return nil
+	}))
+	if len(lines) == 0 {
+		return "", ""
+	}
+	sort.Strings(lines)
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(lines, "")))), latest.UTC().Format(time.RFC3339)
 }
 
 func TestAGradebookMergesWhatALaterRunGrades(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 
 	"stencillab.dev/exercises/gradebook"
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
 )
 
 // standIn is a stand-in for the grading of one student that depends only
@@ -362,4 +363,40 @@ func TestSimilarityFlagsADisguisedCopy(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"similarity", "-C", root, class, "01"}, &stdout, &stderr), stderr.String())
 	assert.True(t, strings.HasPrefix(stdout.String(), "exercise,student_a,student_b,score,shared,of\n01_sine,copy,orig,"), stdout.String())
+}
+
+func TestSubmissionOfANotebookIsExtracted(t *testing.T) {
+	root := repoRoot(t)
+	needSolutions(t, root)
+	exs, err := selectExercises(catalogue(), []string{"01_sine", "03_five_point"})
+	require.NoError(t, err)
+	nb, err := os.ReadFile(filepath.Join(root, "notebooks", notebookName))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, notebookName), nb, 0o644))
+	cfg := Config{Root: root, Submission: dir}
+	var lines handin.NotebookLines
+	cleanup, err := notebookSubmission(&cfg, exs, &lines)
+	require.NoError(t, err)
+	assert.NotEqual(t, dir, cfg.Submission, "the notebook's files are graded")
+	for _, e := range exs {
+		b, err := submissionFile(cfg.Submission, e.ID, e.Files[0])
+		require.NoError(t, err, e.ID)
+		assert.Contains(t, string(b), "package ", e.ID)
+	}
+	cleanup()
+	_, err = os.Stat(cfg.Submission)
+	assert.True(t, os.IsNotExist(err), "the extracted files are removed")
+
+	// A folder without a notebook is graded as it is; a notebook that is
+	// not one is refused.
+	cfg = Config{Root: root, Submission: t.TempDir()}
+	before := cfg.Submission
+	_, err = notebookSubmission(&cfg, exs, &lines)
+	require.NoError(t, err)
+	assert.Equal(t, before, cfg.Submission)
+	require.NoError(t, os.WriteFile(filepath.Join(before, notebookName), []byte("<html>"), 0o644))
+	_, err = notebookSubmission(&cfg, exs, &lines)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is refused")
 }

@@ -193,3 +193,41 @@ func TestExportCSVCarriesTheRosterAndTheTotals(t *testing.T) {
 	_, err = g.Export(&got, "blackboard", r)
 	assert.ErrorContains(t, err, `no format "blackboard"`)
 }
+
+func TestCheckStatsCountTheClass(t *testing.T) {
+	rng := newRand()
+	g, _ := sampleBook(rng)
+	ids := g.StudentIDs()
+	stats, mistakes := g.CheckStats(ids, 3)
+	// A reference count: every graded cell's checks.
+	type key struct{ ex, check string }
+	ran, passed := map[key]int{}, map[key]int{}
+	for _, id := range ids {
+		for ex, c := range g.Students[id].Cells {
+			if c.State != StateGraded || c.Result == nil {
+				continue
+			}
+			for _, ch := range c.Result.Checks {
+				ran[key{ex, ch.ID}]++
+				if ch.Passed {
+					passed[key{ex, ch.ID}]++
+				}
+			}
+		}
+	}
+	require.Len(t, stats, len(ran))
+	for _, s := range stats {
+		k := key{s.Exercise, s.Check}
+		assert.Equal(t, ran[k], s.Ran, "%v", k)
+		assert.Equal(t, passed[k], s.Passed, "%v", k)
+		assert.InDelta(t, float64(passed[k])/float64(ran[k]), s.Share(), 1e-12)
+	}
+	for i := 1; i < len(mistakes); i++ {
+		if mistakes[i].Exercise == mistakes[i-1].Exercise {
+			assert.LessOrEqual(t, mistakes[i].Count, mistakes[i-1].Count, "most frequent first")
+		}
+	}
+	var sum bytes.Buffer
+	g.Summary(&sum, g, 0)
+	assert.Contains(t, sum.String(), "Checks (share of the graded students passing):")
+}
