@@ -42,8 +42,11 @@ step() {
 echo "gpu-test rc=$?" >> "$OUT/steps.txt"
 # 1. the reference solutions, hidden checks included: full marks expected
 want ref && step ref $G -json -v -timeout 120s -submission $B/fixtures/ref 20 21 22 23 24 25
-# 2. each seed mistake alone: loses the check named for it
-want seeds && for s in c3c4 zloop index; do
+# 2. each seed-style mistake of 24 alone: loses the check named for it
+#    (zloop: every-plane, halo: every-column, swap: one-axis, barrier:
+#    barriers, index: index-64bit), and only that one among the checks of
+#    symptoms
+want seeds && for s in zloop halo swap barrier index; do
 	step seed-$s $G -json -timeout 120s -submission $B/fixtures/seed-$s 24
 done
 # 3. a faulting kernel (20), then the next exercise (21) graded normally;
@@ -106,7 +109,7 @@ PY
 python3 - "$OUT" <<'PY' > "$OUT/summary.txt" 2>&1
 import json, sys, os
 out = sys.argv[1]
-for name in ["ref", "seed-c3c4", "seed-zloop", "seed-index", "fault", "hang", "compile", "sanitize-ref", "sanitize-bad"]:
+for name in ["ref", "seed-zloop", "seed-halo", "seed-swap", "seed-barrier", "seed-index", "fault", "hang", "compile", "sanitize-ref", "sanitize-bad"]:
     p = os.path.join(out, name + ".out")
     try:
         rep = json.load(open(p))
@@ -124,7 +127,45 @@ for name in ["ref", "seed-c3c4", "seed-zloop", "seed-index", "fault", "hang", "c
             ts = f"{t:.2f}s" if t is not None else "-"
             print(f"    {'ok  ' if c['passed'] else 'FAIL'} {c['id']} {c['points']}/{c['max_points']} {ts} {'' if c['passed'] else c['message'][:500]}")
 PY
+# The seeds: each loses the check named for it and keeps the other checks
+# of symptoms (values and performance judge the whole sweep).
+python3 - "$OUT" <<'PY' > "$OUT/seeds.txt" 2>&1
+import json, sys, os
+out = sys.argv[1]
+named = {"zloop": "every-plane", "halo": "every-column", "swap": "one-axis", "barrier": "barriers", "index": "index-64bit"}
+symptoms = set(named.values())
+ok_all = True
+for seed, check in named.items():
+    try:
+        rep = json.load(open(os.path.join(out, "seed-" + seed + ".out")))
+    except Exception as e:
+        print(f"FAIL {seed}: no JSON ({e})"); ok_all = False; continue
+    e = rep["exercises"][0]
+    lost = [c["id"] for c in e["checks"] if not c["passed"]]
+    good = e["status"] == "graded" and check in lost and not (set(lost) & symptoms - {check})
+    ok_all &= good
+    msg = [c["message"] for c in e["checks"] if c["id"] == check]
+    print(f"{'ok  ' if good else 'FAIL'} {seed}: lost {lost}; {check}: {(msg[0] if msg else e.get('message', ''))[:400]}")
+print("EACH SEED LOSES ITS CHECK" if ok_all else "SOME SEED DOES NOT LOSE ITS CHECK ALONE")
+PY
+# The reference kernels' shares of the copy, as the record the thresholds
+# come from (exercises/cudacheck/cuda13_record.json).
+python3 - "$OUT" <<'PY' > "$OUT/cuda13_record.json" 2>&1
+import json, sys, os, subprocess, datetime
+out = sys.argv[1]
+rep = json.load(open(os.path.join(out, "ref.out")))
+names = {"20_cuda_basic": "basic", "21_cuda_tiled": "tiled", "22_cuda_coarsened": "coarsened", "23_cuda_register_tiled": "register_tiled"}
+card = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True).stdout.strip().splitlines()[0]
+res = []
+for e in rep["exercises"]:
+    m = e.get("metrics") or {}
+    if e["id"] in names and "pct_copy" in m:
+        res.append({"kernel": names[e["id"]], "pct_copy": round(m["pct_copy"], 1), "ms": round(m["ms"], 4),
+                    "grid": f"{m['timed_nz']:.0f}x{m['timed_ny']:.0f}x{m['timed_nx']:.0f}"})
+print(json.dumps({"card": card, "command": "scripts/cuda-exercises-gpu.sh (grade -json -submission fixtures/ref 20 21 22 23: each reference's pct_copy)",
+                  "date": datetime.date.today().isoformat(), "n": 512, "results": res}, indent=2))
+PY
 # The raw outputs in one archive (fewer files to bring back).
 (cd "$OUT" && tar czf raw.tgz --remove-files *.out *.err 2>/dev/null)
-cat "$OUT/steps.txt" "$OUT/summary.txt" "$OUT/attacks.txt" "$OUT/sandbox.txt"
+cat "$OUT/steps.txt" "$OUT/summary.txt" "$OUT/seeds.txt" "$OUT/attacks.txt" "$OUT/sandbox.txt" "$OUT/cuda13_record.json"
 cat "$OUT/class/leaderboard.md" 2>/dev/null

@@ -24,8 +24,8 @@ extern "C" __global__ void coarsened(const float* in, float* out,
     const int j = blockIdx.y * OUT_TILE_DIM + threadIdx.y - 2;
     const int k = blockIdx.x * OUT_TILE_DIM + threadIdx.x - 2;
     const int ty = threadIdx.y, tx = threadIdx.x;
-    const long long sy = nx;
-    const long long sz = (long long)ny * nx;
+    const long long sy = (long long)nx;
+    const long long sz = sy * ny;
     const bool column = j >= 0 && j < ny && k >= 0 && k < nx;
     __shared__ float inPrev2_s[IN_TILE_DIM][IN_TILE_DIM];
     __shared__ float inPrev_s[IN_TILE_DIM][IN_TILE_DIM];

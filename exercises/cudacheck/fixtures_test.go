@@ -69,16 +69,16 @@ func fixtures(t *testing.T) map[string]map[string]string {
 		return replaceOnce(t, "barrier", s, "        __syncthreads();\n        inPrev2_s[ty][tx] = inPrev_s[ty][tx];", "        inPrev2_s[ty][tx] = inPrev_s[ty][tx];")
 	}
 	index32 := func(s string) string {
-		s = replaceOnce(t, "sy", s, "const long long sy = nx;", "const unsigned int sy = nx;")
-		return replaceOnce(t, "sz", s, "const long long sz = (long long)ny * nx;", "const unsigned int sz = ny * nx;")
+		s = replaceOnce(t, "sy", s, "const long long sy = (long long)nx;", "const unsigned int sy = nx;")
+		return replaceOnce(t, "sz", s, "const long long sz = sy * ny;", "const unsigned int sz = ny * nx;")
 	}
 	// The z loop mistake alone: the students' broken kernel with the
 	// other mistakes fixed.
 	zloop := studentFile(t, "24_cuda_find_the_bug")
 	zloop = replaceOnce(t, "halo back", zloop, "const int OUT_TILE_DIM = IN_TILE_DIM - 2;", "const int OUT_TILE_DIM = IN_TILE_DIM - 4;")
 	zloop = replaceOnce(t, "c9 c10 back", zloop, "+ c9 * inCurr_s[ty + 2][tx] + c10 * inCurr_s[ty - 2][tx]", "+ c9 * inCurr_s[ty - 2][tx] + c10 * inCurr_s[ty + 2][tx]")
-	zloop = replaceOnce(t, "sy back", zloop, "const unsigned int sy = nx;", "const long long sy = nx;")
-	zloop = replaceOnce(t, "sz back", zloop, "const unsigned int sz = ny * nx;", "const long long sz = (long long)ny * nx;")
+	zloop = replaceOnce(t, "sy back", zloop, "const unsigned int sy = nx;", "const long long sy = (long long)nx;")
+	zloop = replaceOnce(t, "sz back", zloop, "const unsigned int sz = ny * nx;", "const long long sz = sy * ny;")
 
 	basic := ref["20_cuda_basic"]
 	fault := replaceOnce(t, "fault", basic, "out[at] = acc;", "out[at + (1LL << 40)] = acc;")
