@@ -146,3 +146,37 @@ func TestBindRefusesWhatCannotCross(t *testing.T) {
 	assert.Error(t, CheckFuncs(nil))
 	assert.Error(t, RemoteFuncs(bindFuncs{}, nil, nil), "not a pointer")
 }
+
+// TestABoundReplyOfRandomBytesBreaksTheChannel: whatever bytes a child
+// sends as a result, the call ends as a broken channel or with values of
+// the results' types, never with a panic of another kind.
+func TestABoundReplyOfRandomBytesBreaksTheChannel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 10))
+	for trial := range 200 {
+		b := make([]byte, rng.IntN(64))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		if trial%2 == 0 && len(b) > 0 {
+			// A valid gob of another shape, cut at random.
+			good, err := Encode(struct {
+				R0 point
+				R1 string
+				R2 *WireError
+			}{point{1, 2}, "x", &WireError{Msg: "m", Kinds: []string{"nope"}}})
+			require.NoError(t, err)
+			b = good[:rng.IntN(len(good)+1)]
+		}
+		var remote bindFuncs
+		require.NoError(t, RemoteFuncs(&remote, pair(t, func(string, []byte) ([]byte, error) { return b, nil }), nil))
+		var other any
+		func() {
+			defer func() { other = recover() }()
+			_, _, _ = remote.Mid(point{}, point{}, "")
+		}()
+		if other != nil {
+			_, ok := other.(*ChildFailure)
+			assert.True(t, ok, "trial %d: %v", trial, other)
+		}
+	}
+}
