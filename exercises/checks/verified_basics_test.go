@@ -2,19 +2,19 @@ package checks
 
 import (
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/stat"
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/lab/sim"
 )
 
-// The checks of exercises 02 and 10 that judge a quantity computed from
-// the student's answers judge it only on answers they verified.
+// The checks of exercise 10 that judge a quantity computed from the
+// student's answers judge it only on answers they verified (02's
+// convergence check is tested in verified_hidden_test.go, on the
+// exercise's answer).
 
 // checkResult runs e and returns the result of check id.
 func checkResult(t *testing.T, e grading.Exercise, id string) grading.CheckResult {
@@ -27,50 +27,6 @@ func checkResult(t *testing.T, e grading.Exercise, id string) grading.CheckResul
 	}
 	require.Failf(t, "no such check", "%s has no check %q", e.ID, id)
 	return grading.CheckResult{}
-}
-
-// fitOrder is Order by least squares of log err against log h.
-func fitOrder(h, e []float64) (float64, error) {
-	if len(h) != len(e) || len(h) < 2 {
-		return 0, errors.New("need two spacings or more, one error each")
-	}
-	xs, ys := make([]float64, len(h)), make([]float64, len(h))
-	for i := range h {
-		xs[i], ys[i] = math.Log(h[i]), math.Log(e[i])
-	}
-	_, slope := stat.LinearRegression(xs, ys, nil, false)
-	return slope, nil
-}
-
-// An Apply that is right only at the first and middle points, the two the
-// order is measured at, gets no point for convergence: the check compares
-// every output with the reference first. The same Apply right everywhere
-// passes it.
-func TestConvergenceJudgesOnlyVerifiedOutputs(t *testing.T) {
-	apply := func(partial bool) func([]float64, float64, int, int) ([]float64, error) {
-		return func(f []float64, h float64, d, r int) ([]float64, error) {
-			out := applyRef(f, h, d, r, "inside")
-			if partial {
-				for i := range out {
-					if i != 0 && i != len(f)/2 {
-						out[i] = 0
-					}
-				}
-			}
-			return out, nil
-		}
-	}
-	fn := DerivativeFuncs{
-		Weights: func(d, lo, hi int) ([]float64, error) { return lagrangeWeights(d, lo, hi), nil },
-		Order:   fitOrder,
-	}
-	fn.Apply = apply(false)
-	honest := checkResult(t, Derivative(fn), "convergence")
-	assert.True(t, honest.Passed, honest.Message)
-	fn.Apply = apply(true)
-	partial := checkResult(t, Derivative(fn), "convergence")
-	assert.False(t, partial.Passed, "an Apply right at two points only passed convergence")
-	assert.Contains(t, partial.Message, "wrong value at")
 }
 
 // A pitch that reads the columns with bank conflicts is not the smallest

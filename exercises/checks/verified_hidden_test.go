@@ -8,16 +8,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	derivative "stencillab.dev/exercises/02_derivative"
 	findthebug "stencillab.dev/exercises/09_find_the_bug"
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/exercises/star"
 	"stencillab.dev/lab/sim"
 )
 
-// Exercise 09's checks of symptoms pay only for outputs they compared
-// with the reference: the fixed kernel with one point spoiled after the
-// fact, inside or on the boundary, loses every check. Instructor-only: it
-// runs the exercise's answer.
+// Checks that pay only for outputs they compared with the reference,
+// tested on the exercises' answers with one part spoiled: 02's
+// convergence check on an Apply right only where the order is measured,
+// and 09's checks of symptoms on the fixed kernel with one point spoiled
+// after the fact, inside or on the boundary. Instructor-only: the tests
+// run the exercises' answers.
 
 // spoiled is the fixed kernel of 09 in which the thread that writes the
 // point (i, j, k) = (p, p, p) adds 1 to it after its work, with no traffic
@@ -56,4 +59,32 @@ func TestBugHuntPaysOnlyForRightOutputs(t *testing.T) {
 			assert.Zero(t, res.Points, "%s wrong (seed %d)", name, seed)
 		}
 	}
+}
+
+// An Apply that is right only at the first and middle points, the two the
+// order is measured at, gets no point for convergence: the check compares
+// every output with the reference first. The same Apply right everywhere
+// passes it.
+func TestConvergenceJudgesOnlyVerifiedOutputs(t *testing.T) {
+	apply := func(partial bool) func([]float64, float64, int, int) ([]float64, error) {
+		return func(f []float64, h float64, d, r int) ([]float64, error) {
+			out, err := derivative.Apply(f, h, d, r)
+			if partial {
+				for i := range out {
+					if i != 0 && i != len(f)/2 {
+						out[i] = 0
+					}
+				}
+			}
+			return out, err
+		}
+	}
+	fn := DerivativeFuncs{Weights: derivative.Weights, Order: derivative.Order}
+	fn.Apply = apply(false)
+	honest := checkResult(t, Derivative(fn), "convergence")
+	assert.True(t, honest.Passed, honest.Message)
+	fn.Apply = apply(true)
+	partial := checkResult(t, Derivative(fn), "convergence")
+	assert.False(t, partial.Passed, "an Apply right at two points only passed convergence")
+	assert.Contains(t, partial.Message, "wrong value at")
 }
