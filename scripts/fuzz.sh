@@ -29,6 +29,7 @@ TARGETS="
 ./exercises/gradebook FuzzFeedback
 ./exercises/gradebook FuzzReadRoster
 ./exercises/grading FuzzStaticCheck
+./figures/fig FuzzParseThreadRecord
 "
 
 # Every Fuzz function in the tree must be listed.

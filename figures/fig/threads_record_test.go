@@ -167,3 +167,27 @@ func TestThreadRecordRefusesBadRecords(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseThreadRecord checks that no record makes parseThreadRecord
+// panic, and that a record it accepts encodes and parses back to the same
+// trace and draws.
+func FuzzParseThreadRecord(f *testing.F) {
+	f.Add(star13Record)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"step": "star13_tiled", "tile": 8, "roles": ["C"]}`))
+	f.Add([]byte(strings.Replace(string(star13Record), `"compute": 4`, `"compute": -4`, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		bt, err := parseThreadRecord(data)
+		if err != nil {
+			require.ErrorIs(t, err, errRecord)
+			return
+		}
+		b, err := encodeThreadRecord(bt)
+		require.NoError(t, err)
+		back, err := parseThreadRecord(b)
+		require.NoError(t, err)
+		require.Equal(t, bt, back)
+		_, err = ThreadPicture(bt)
+		require.NoError(t, err)
+	})
+}
