@@ -23,6 +23,9 @@ const root = "../.."
 // file changed and the notebook or a table of exercises was not
 // regenerated.
 func TestTheGeneratedFilesAreFresh(t *testing.T) {
+	if !release.IsInstructorTree(root) {
+		t.Skip("the students' copy: the release strips the notebook's cells and the files apart, so they are not regenerated there")
+	}
 	files, err := Generate(root)
 	require.NoError(t, err)
 	require.Len(t, files, 2)
