@@ -400,3 +400,27 @@ func TestSubmissionOfANotebookIsExtracted(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is refused")
 }
+
+func TestListShowsTheHiddenChecksInTheInstructorTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the grader with the hidden checks; not in -short mode")
+	}
+	root := repoRoot(t)
+	needSolutions(t, root)
+	e := findExercise(t, "01_sine")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-list", "-C", root, "-cache", t.TempDir(), "01"}, &stdout, &stderr), stderr.String())
+	// The hidden checks are listed with their points, and the exercise's
+	// points count them.
+	assert.Regexp(t, `(?m)^  hidden-\S+\s+[0-9]+  `, stdout.String())
+	total := 0
+	for _, line := range strings.Split(stdout.String(), "\n")[1:] {
+		var id string
+		var pts int
+		if _, err := fmt.Sscanf(line, "%s %d", &id, &pts); err == nil {
+			total += pts
+		}
+	}
+	assert.Contains(t, stdout.String(), fmt.Sprintf("(%d points;", total))
+	assert.Greater(t, total, e.MaxPoints(), "more than the checks a grader without the hidden ones knows")
+}
