@@ -424,3 +424,27 @@ func TestListShowsTheHiddenChecksInTheInstructorTree(t *testing.T) {
 	assert.Contains(t, stdout.String(), fmt.Sprintf("(%d points;", total))
 	assert.Greater(t, total, e.MaxPoints(), "more than the checks a grader without the hidden ones knows")
 }
+
+func TestEmailFoldersAreIdsWhereTheRosterSaysSo(t *testing.T) {
+	class := t.TempDir()
+	for _, n := range []string{"ana@uni.example", "bob@uni.example", "carl"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(class, n), 0o755))
+	}
+	r, err := gradebook.ReadRoster(strings.NewReader("id,name\nana@uni.example,Ana Núñez\ncarl,Carl\n"))
+	require.NoError(t, err)
+	ids := func(roster *gradebook.Roster) map[string]string {
+		es, _, err := classEntriesOf(class, t.TempDir(), roster)
+		require.NoError(t, err)
+		m := map[string]string{}
+		for _, e := range es {
+			m[e.name] = e.id
+		}
+		return m
+	}
+	with := ids(r)
+	assert.Equal(t, "ana@uni.example", with["ana@uni.example"], "listed: the email is the id")
+	assert.Equal(t, gradebook.DeriveID("bob@uni.example", nil), with["bob@uni.example"], "not listed: an id derived from it")
+	assert.Equal(t, "carl", with["carl"])
+	without := ids(nil)
+	assert.Equal(t, gradebook.DeriveID("ana@uni.example", nil), without["ana@uni.example"], "no roster: no email id")
+}
