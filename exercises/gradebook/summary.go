@@ -77,7 +77,9 @@ func (g *Book) Summary(w io.Writer, run *Book, elapsed time.Duration) {
 			slow, secs = id, s.Seconds
 		}
 	}
-	fmt.Fprintf(w, "Slowest submission: %s, %.1f s\n", slow, secs)
+	if slow != "" {
+		fmt.Fprintf(w, "Slowest submission: %s, %.1f s\n", slow, secs)
+	}
 }
 
 // oneLine makes a note one line of printable text for a terminal.
