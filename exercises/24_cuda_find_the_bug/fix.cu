@@ -32,10 +32,10 @@ extern "C" __global__ void coarsened(const float* in, float* out,
     __shared__ float inCurr_s[IN_TILE_DIM][IN_TILE_DIM];
     __shared__ float inNext_s[IN_TILE_DIM][IN_TILE_DIM];
     __shared__ float inNext2_s[IN_TILE_DIM][IN_TILE_DIM];
-    if (column && iStart - 2 >= 0) {
+    if (column && iStart - 2 >= 0 && iStart - 2 < nz) {
         inPrev2_s[ty][tx] = in[(iStart - 2) * sz + j * sy + k];
     }
-    if (column && iStart - 1 >= 0) {
+    if (column && iStart - 1 >= 0 && iStart - 1 < nz) {
         inPrev_s[ty][tx] = in[(iStart - 1) * sz + j * sy + k];
     }
     if (column && iStart < nz) {
@@ -80,10 +80,10 @@ extern "C" __global__ void coarsened(const float* in, float* out,
     // __shared__ float inCurr_s[IN_TILE_DIM][IN_TILE_DIM];
     // __shared__ float inNext_s[IN_TILE_DIM][IN_TILE_DIM];
     // __shared__ float inNext2_s[IN_TILE_DIM][IN_TILE_DIM];
-    // if (column && iStart - 2 >= 0) {
+    // if (column && iStart - 2 >= 0 && iStart - 2 < nz) {
     //     inPrev2_s[ty][tx] = in[(iStart - 2) * sz + j * sy + k];
     // }
-    // if (column && iStart - 1 >= 0) {
+    // if (column && iStart - 1 >= 0 && iStart - 1 < nz) {
     //     inPrev_s[ty][tx] = in[(iStart - 1) * sz + j * sy + k];
     // }
     // if (column && iStart < nz) {

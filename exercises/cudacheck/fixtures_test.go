@@ -79,6 +79,7 @@ func fixtures(t *testing.T) map[string]map[string]string {
 	zloop = replaceOnce(t, "c9 c10 back", zloop, "+ c9 * inCurr_s[ty + 2][tx] + c10 * inCurr_s[ty - 2][tx]", "+ c9 * inCurr_s[ty - 2][tx] + c10 * inCurr_s[ty + 2][tx]")
 	zloop = replaceOnce(t, "sy back", zloop, "const unsigned int sy = nx;", "const long long sy = (long long)nx;")
 	zloop = replaceOnce(t, "sz back", zloop, "const unsigned int sz = ny * nx;", "const long long sz = sy * ny;")
+	zloop = replaceOnce(t, "barrier back", zloop, "    }\n    inPrev2_s[ty][tx] = inPrev_s[ty][tx];", "    }\n    __syncthreads();\n    inPrev2_s[ty][tx] = inPrev_s[ty][tx];")
 
 	basic := ref["20_cuda_basic"]
 	fault := replaceOnce(t, "fault", basic, "out[at] = acc;", "out[at + (1LL << 40)] = acc;")
