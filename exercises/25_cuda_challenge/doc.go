@@ -1,35 +1,41 @@
-// Package cudachallenge is exercise 25 of Stencil Lab: the fastest correct 3D seven-point sweep.
+// Package cudachallenge is exercise 25 of Stencil Lab: the fastest correct sweep of the thirteen-point star of radius 2.
 //
 // # Your task
 //
-// Write challenge in challenge.cu: any correct seven-point sweep (the
-// formula of exercise 20, interior points only), as fast as you can make
-// it. The launch is yours: the six #define lines at the top of the file
-// give the block and the points each block covers (see the file). It starts
-// as a correct one-thread-per-point kernel.
+// Write, in challenge.cu, any correct sweep of the thirteen-point star of
+// exercise 20 (the same coefficients, interior and boundary), as fast as
+// you can make it. The file starts empty: the launch is yours, given by
+// six lines "#define NAME number" (BLOCK_X, BLOCK_Y, BLOCK_Z: the block;
+// TILE_X, TILE_Y, TILE_Z: the points of the grid each block covers); the
+// top of challenge.cu says how the grader reads them. The chapter's
+// techniques (exercises 21–23), the read-only cache (__ldg, const
+// __restrict__), the registers and the block shape are all allowed.
 //
-// Three points for the values and one for the smallest grids; then ten speed
-// points, two for each tenth of the float4 copy your kernel reaches at
-// N = 512, up to 50 % (a fifth above the best chapter kernel, register
-// tiling, at 42 %): speed counts only for a correct kernel. `grade -class`
-// ranks the class in leaderboard.md.
+// The speed points count only for a kernel that passes the values and
+// small checks and whose every timed launch did its work: two points for
+// each tenth of the float4 copy it reaches, up to the best chapter
+// kernel's share rounded down to a tenth (40 %: register tiling reached
+// 46.2 % on an NVIDIA H200, exercises/cudacheck/cuda13_record.json).
+// `grade -class` ranks the class's correct kernels in leaderboard.md.
 //
 // # How it is graded
 //
 // The grader compiles the file with NVRTC on the GPU (a compile error is
-// reported with NVRTC's log, which names the file and its lines), runs it on
-// non-cubic grids whose sides are not multiples of the tile, with seven
-// distinct coefficients and fresh random inputs, on the smallest grids
-// (N = 3), with the output filled with NaN first (the boundary must stay
-// untouched), each check twice, and compares with the lab's reference
-// sweep (lab.SevenPoint). It then times the kernel at N = 512, the median
-// of 20 launches timed with CUDA events, as a share of the float4 copy of
-// the same grid in the same process. A kernel that faults or hangs scores
-// 0 for the exercise, and the message names the check it was in.
+// reported with NVRTC's log, which names the file and its lines; only the
+// file's text reaches the compiler: an #include is refused), launches it on
+// inputs it draws, with the output filled with NaN first (points within two
+// of a face must stay untouched), and compares with the lab's reference
+// sweep, lab.Sweep3 with lab.ThirteenPoint, on the CPU. The checks: non-cubic grids, thirteen distinct
+// coefficients and fresh random inputs, each twice; the smallest grids (N =
+// 5, and grids with a side of 3 or 4, which get no output). It times the
+// kernel on a grid drawn fresh for the run, its sides around 512, as a
+// chain of ten launches each reading what the one before wrote; the final
+// grid is compared with ten sweeps of the reference, and the time per
+// launch is taken as a share of the float4 copy of the same grid, measured
+// in the same process. A kernel that faults or hangs scores 0 for the
+// exercise, and the message names the check it was in.
 //
-// Use 64-bit indices (long long): at N = 1700 the index i·ny·nx passes 2³².
-//
-// Run the checks with `go run ./cmd/grade 25_cuda_challenge` on a machine with an NV25_cuda_challengeIA
+// Run the checks with `go run ./cmd/grade 25_cuda_challenge` on a machine with an NVIDIA
 // GPU; elsewhere the exercise is reported as needs_gpu: its score is
 // withheld, not zero.
 package cudachallenge
