@@ -10,6 +10,7 @@ import (
 	"go/token"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -447,4 +448,34 @@ func TestEmailFoldersAreIdsWhereTheRosterSaysSo(t *testing.T) {
 	assert.Equal(t, "carl", with["carl"])
 	without := ids(nil)
 	assert.Equal(t, gradebook.DeriveID("ana@uni.example", nil), without["ana@uni.example"], "no roster: no email id")
+}
+
+func TestTreeDigestFollowsTheGoFiles(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command")
+	}
+	root := t.TempDir()
+	write := func(rel, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644))
+	}
+	write("go.mod", "module stencillab.dev\n")
+	write("lab/a.go", "package lab\n")
+	write("README.md", "# lab\n")
+	d0, err := treeDigest(root, goBin)
+	require.NoError(t, err)
+	write("README.md", "# lab, edited\n")
+	write("notebooks/n.ipynb", "{}")
+	d1, err := treeDigest(root, goBin)
+	require.NoError(t, err)
+	assert.Equal(t, d0, d1, "prose and notebooks build nothing")
+	write("lab/a.go", "package lab // edited\n")
+	d2, err := treeDigest(root, goBin)
+	require.NoError(t, err)
+	assert.NotEqual(t, d1, d2, "an edit of a Go file builds the binaries again")
+	write("cuda/k.cu", "__global__ void k() {}\n")
+	d3, err := treeDigest(root, goBin)
+	require.NoError(t, err)
+	assert.NotEqual(t, d2, d3, "an embedded file counts")
 }
