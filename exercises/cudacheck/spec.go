@@ -4,15 +4,17 @@
 // on the GPU, and its outputs are compared with the lab's CPU reference,
 // lab.Sweep3 with lab.ThirteenPoint.
 //
-// The checks are trusted code: they run in a child process of the grader
-// (the grader's own binary, started with -cuda-child, or a test binary),
-// never in code the student controls; the student's code is CUDA C only,
-// which runs on the GPU. A kernel that faults loses the child's CUDA
-// context, and one that hangs never returns: the child reports the check
-// it is in before each check starts, the grader kills it at the time limit
-// and reports that check, and the next exercise gets a fresh process and a
-// usable GPU. Without a GPU the child reports needs_gpu: the score is
-// withheld, not zero.
+// The checks run in the grader. A child process (the grader's own binary,
+// started with -cuda-child, or a test binary), in the sandbox, only
+// compiles the file and launches it on inputs drawn from the grader's
+// seeds, and answers raw outputs and CUDA-event times on descriptor 3
+// (wire.go); the grader computes every reference, comparison and point
+// itself. A kernel that faults loses the child's CUDA context, and one that
+// hangs never returns: the grader kills the child at the time limit,
+// reports the check it was in, and the next exercise gets a fresh process
+// and a usable GPU. Without a GPU the child reports needs_gpu: the score
+// is withheld, not zero. CPUChildMain is a stand-in of the child on the
+// CPU, for the tests of the grader's side.
 package cudacheck
 
 import (
