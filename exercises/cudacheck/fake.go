@@ -145,6 +145,14 @@ func (h *cpuHost) model(req request, c Coeffs13) ([]float32, error) {
 		h.race = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
 	}
 	at := func(i, j, k int) float32 { return inputValue(req.Seed, uint64(key((i*ny+j)*nx+k))) }
+	if req.Along != "" {
+		// An input along one axis takes at most max(nz, ny, nx) values.
+		table := make([]float32, max(nz, ny, nx))
+		for q := range table {
+			table[q] = inputValue(req.Seed, uint64(q))
+		}
+		at = func(i, j, k int) float32 { return table[key((i*ny+j)*nx+k)] }
+	}
 	plane := ny * nx
 	out := make([]float32, len(planes)*plane)
 	for q, i := range planes {
