@@ -186,11 +186,59 @@ func launchLegal(t *grading.T, fn LaunchFuncs, trials int) {
 		case 2:
 			block = sim.Dim3{X: 1, Y: lim.MaxThreads / launchMaxBlockZ, Z: launchMaxBlockZ}
 		}
-		what := validateWhat(grid, block, shared, lim)
-		if err := fn.Validate(grid, block, shared, lim); err != nil {
-			t.Must(err, what) // the stub's error, or a refusal of a legal launch
+		// The same launch with one limit broken: a Validate that allows
+		// everything verifies nothing, so it must refuse this one.
+		badGrid, badBlock, badShared := grid, block, shared
+		switch t.Rand().IntN(3) {
+		case 0:
+			badBlock = sim.Dim3{X: lim.MaxThreads/block.Y/block.Z + 1, Y: block.Y, Z: block.Z}
+			if badBlock.X > launchMaxBlockXY {
+				badBlock.X = launchMaxBlockXY + 1
+			}
+		case 1:
+			badShared = lim.MaxSharedBytes + 1 + t.Rand().IntN(lim.MaxSharedBytes)
+		case 2:
+			badGrid.Y = launchMaxGridYZ + 1 + t.Rand().IntN(1000)
+		}
+		legal := func() bool { return wantAllowed(t, fn, grid, block, shared, lim) }
+		illegal := func() bool {
+			what := validateWhat(badGrid, badBlock, badShared, lim)
+			return t.WantError(fn.Validate(badGrid, badBlock, badShared, lim), what)
+		}
+		if !inRandomOrder(t, legal, illegal) {
+			return
 		}
 	}
+}
+
+// wantAllowed checks that fn allows a launch within every limit. Each
+// check of a refusal asks for one next to each launch it refuses, so that
+// a Validate that refuses everything, and names every number it was
+// given, scores nothing: a refusal counts only where the same Validate
+// tells a legal launch from an illegal one.
+func wantAllowed(t *grading.T, fn LaunchFuncs, grid, block sim.Dim3, shared int, lim sim.Limits) bool {
+	what := validateWhat(grid, block, shared, lim)
+	err := fn.Validate(grid, block, shared, lim)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, grading.ErrNotImplemented):
+		t.NotImplemented(what)
+	}
+	t.Errorf("%s = %q: this launch is within every limit and the device runs it; refuse only a launch that breaks a limit", what, err)
+	return false
+}
+
+// inRandomOrder runs the calls in an order drawn for each trial, so that
+// an answer cannot tell a legal launch from an illegal one by when it is
+// asked; it stops at the first that fails.
+func inRandomOrder(t *grading.T, calls ...func() bool) bool {
+	for _, i := range t.Rand().Perm(len(calls)) {
+		if !calls[i]() {
+			return false
+		}
+	}
+	return true
 }
 
 // wantLimitError checks that err refuses a launch, wraps sim.ErrLimit and
@@ -219,59 +267,83 @@ func launchThreads(t *grading.T, fn LaunchFuncs, trials int) {
 		for block.Size() <= lim.MaxThreads || block.X > launchMaxBlockXY {
 			block = randomBlock(t, 2*lim.MaxThreads)
 		}
-		if trial == 0 { // the chapter's warning: a 34×34 tile of threads
-			lim.MaxThreads, block = 1024, sim.Dim3{X: 34, Y: 34, Z: 1}
+		// The legal launch beside it: exactly the limit, or fewer threads.
+		fits := sim.Dim3{X: lim.MaxThreads, Y: 1, Z: 1}
+		if trial%2 == 1 {
+			fits = randomBlock(t, lim.MaxThreads)
+		}
+		if trial == 0 { // the chapter's warning: a 34×34 tile of threads, and the 32×32 that fits
+			lim.MaxThreads, block, fits = 1024, sim.Dim3{X: 34, Y: 34, Z: 1}, sim.Dim3{X: 32, Y: 32, Z: 1}
 		}
 		grid := randomGrid(t)
 		what := validateWhat(grid, block, 0, lim)
-		if !wantLimitError(t, fn.Validate(grid, block, 0, lim), what, block.Size(), lim.MaxThreads) {
+		if !inRandomOrder(t,
+			func() bool {
+				return wantLimitError(t, fn.Validate(grid, block, 0, lim), what, block.Size(), lim.MaxThreads)
+			},
+			func() bool { return wantAllowed(t, fn, grid, fits, 0, lim) }) {
 			return
 		}
 	}
 }
 
 func launchShared(t *grading.T, fn LaunchFuncs, trials int) {
-	for range trials {
+	for trial := range trials {
 		lim := randomLimits(t)
 		grid, block := randomGrid(t), randomBlock(t, lim.MaxThreads)
 		shared := lim.MaxSharedBytes + 1 + t.Rand().IntN(lim.MaxSharedBytes)
+		fits := lim.MaxSharedBytes // the legal launch beside it: exactly the limit, or less
+		if trial%2 == 1 {
+			fits = t.Rand().IntN(lim.MaxSharedBytes)
+		}
 		what := validateWhat(grid, block, shared, lim)
-		if !wantLimitError(t, fn.Validate(grid, block, shared, lim), what, shared, lim.MaxSharedBytes) {
+		if !inRandomOrder(t,
+			func() bool {
+				return wantLimitError(t, fn.Validate(grid, block, shared, lim), what, shared, lim.MaxSharedBytes)
+			},
+			func() bool { return wantAllowed(t, fn, grid, block, fits, lim) }) {
 			return
 		}
 	}
-	lim := sim.DefaultLimits()
-	what := validateWhat(sim.Dim3{X: 1, Y: 1, Z: 1}, sim.Dim3{X: 8, Y: 8, Z: 8}, -4, lim)
-	wantLimitError(t, fn.Validate(sim.Dim3{X: 1, Y: 1, Z: 1}, sim.Dim3{X: 8, Y: 8, Z: 8}, -4, lim), what)
+	lim, grid, block := sim.DefaultLimits(), sim.Dim3{X: 1, Y: 1, Z: 1}, sim.Dim3{X: 8, Y: 8, Z: 8}
+	what := validateWhat(grid, block, -4, lim)
+	inRandomOrder(t,
+		func() bool { return wantLimitError(t, fn.Validate(grid, block, -4, lim), what) },
+		func() bool { return wantAllowed(t, fn, grid, block, 0, lim) })
 }
 
 func launchDimensions(t *grading.T, fn LaunchFuncs, trials int) {
 	for trial := range trials {
 		lim := sim.Limits{MaxThreads: 1 << 30, MaxSharedBytes: 1 << 20} // only the dimensions can break
 		grid, block := randomGrid(t), randomBlock(t, 1024)
+		// bad breaks one dimension; fits sets the same dimension to the
+		// nearest legal value, for the legal launch beside it.
+		fitGrid, fitBlock := grid, block
 		var bad int
 		switch trial % 6 {
 		case 0:
 			block.Z = launchMaxBlockZ + 1 + t.Rand().IntN(100)
-			bad = block.Z
+			bad, fitBlock.Z = block.Z, launchMaxBlockZ
 		case 1:
 			block.X = launchMaxBlockXY + 1 + t.Rand().IntN(1000)
-			bad = block.X
+			bad, fitBlock.X = block.X, launchMaxBlockXY
 		case 2:
 			grid.Y = launchMaxGridYZ + 1 + t.Rand().IntN(1000)
-			bad = grid.Y
+			bad, fitGrid.Y = grid.Y, launchMaxGridYZ
 		case 3:
 			grid.X = launchMaxGridX + 1
-			bad = grid.X
+			bad, fitGrid.X = grid.X, launchMaxGridX
 		case 4:
 			grid.Z = -t.Rand().IntN(3)
-			bad = grid.Z
+			bad, fitGrid.Z = grid.Z, 1
 		case 5:
 			block.Y = -t.Rand().IntN(3)
-			bad = block.Y
+			bad, fitBlock.Y = block.Y, 1
 		}
 		what := validateWhat(grid, block, 0, lim)
-		if !wantLimitError(t, fn.Validate(grid, block, 0, lim), what, bad) {
+		if !inRandomOrder(t,
+			func() bool { return wantLimitError(t, fn.Validate(grid, block, 0, lim), what, bad) },
+			func() bool { return wantAllowed(t, fn, fitGrid, fitBlock, 0, lim) }) {
 			return
 		}
 	}
