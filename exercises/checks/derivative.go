@@ -26,17 +26,14 @@ type DerivativeFuncs struct {
 	Order func(h, err []float64) (float64, error)
 }
 
-// hiddenDerivative adds the instructor-only checks of exercise 2.
-var hiddenDerivative func(DerivativeFuncs) []grading.Check
-
-// Derivative returns exercise 2, off-centre finite differences at the ends
-// of a grid and their order of convergence, checking fn.
-func Derivative(fn DerivativeFuncs) grading.Exercise {
-	e := grading.Exercise{
-		ID:    "02_derivative",
-		Title: "Finite differences up to the ends of a grid, and their order of convergence (Fig. 8.2)",
-		Files: []string{"derivative.go"},
-		Checks: []grading.Check{
+// derivativeDecl declares exercise 2.
+var derivativeDecl = declare(&Decl[DerivativeFuncs]{
+	ID:    "02_derivative",
+	Title: "Finite differences up to the ends of a grid, and their order of convergence (Fig. 8.2)",
+	Files: []string{"derivative.go"},
+	Allow: []string{matPkg},
+	Checks: func(fn DerivativeFuncs) []grading.Check {
+		return []grading.Check{
 			{ID: "weights-first", Title: "weights of first-derivative stencils on every offset range of 2 to 7 points", Points: 2,
 				Run: func(t *grading.T) { derivWeights(t, fn, 1) }},
 			{ID: "weights-second", Title: "weights of second-derivative stencils on every offset range of 3 to 7 points", Points: 2,
@@ -51,14 +48,13 @@ func Derivative(fn DerivativeFuncs) grading.Exercise {
 				Run: func(t *grading.T) { derivConvergence(t, fn) }},
 			{ID: "bad-input", Title: "unsupported derivatives, offsets, radii, spacings and sizes are errors", Points: 1,
 				Run: func(t *grading.T) { derivBadInput(t, fn) }},
-		},
-	}
-	if hiddenDerivative != nil {
-		e.Checks = append(e.Checks, hiddenDerivative(fn)...)
-	}
-	e.Serve = serveDerivative(fn)
-	return withPolicy(e)
-}
+		}
+	},
+})
+
+// Derivative returns exercise 2, off-centre finite differences at the ends
+// of a grid and their order of convergence, checking fn.
+func Derivative(fn DerivativeFuncs) grading.Exercise { return derivativeDecl.Exercise(fn) }
 
 func scaled(v []float64, s float64) []float64 {
 	out := make([]float64, len(v))

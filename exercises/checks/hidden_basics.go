@@ -20,7 +20,7 @@ func init() {
 				Run: func(t *grading.T) { sineValues(t, d, 200, 5000) }},
 		}
 	}
-	hiddenDerivative = func(fn DerivativeFuncs) []grading.Check {
+	derivativeDecl.Hidden = func(fn DerivativeFuncs) []grading.Check {
 		return []grading.Check{
 			{ID: "hidden-apply", Title: "more data, up to 400 points, ends included", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { derivApply(t, fn, 200, 400) }},

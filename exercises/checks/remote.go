@@ -29,8 +29,6 @@ func Remote(id string, c *grading.Client) (grading.Exercise, error) {
 	switch id {
 	case "01_sine":
 		return sineExercise(remoteSine(c)), nil
-	case "02_derivative":
-		return Derivative(remoteDerivative(c)), nil
 	case "03_five_point":
 		return FivePoint(remoteFivePoint(c)), nil
 	case "04_intensity":
@@ -124,10 +122,6 @@ func stubFuncs[F any]() F {
 	}
 	return s.(F)
 }
-
-func serveDerivative(fn DerivativeFuncs) grading.Handler { return servedFuncs(fn) }
-
-func remoteDerivative(c *grading.Client) DerivativeFuncs { return remoteFuncs[DerivativeFuncs](c) }
 
 func serveIntensity(fn IntensityFuncs) grading.Handler { return servedFuncs(fn) }
 
