@@ -49,7 +49,7 @@ func init() {
 				Run: func(t *grading.T) { fiveIterate(t, fn, 30, 60) }},
 		}
 	}
-	hiddenIntensity = func(fn IntensityFuncs) []grading.Check {
+	intensityDecl.Hidden = func(fn IntensityFuncs) []grading.Check {
 		return []grading.Check{
 			{ID: "hidden-tiles", Title: "tiles up to 1000 for the tiled, coarsened and register-tiled kernels", Points: 1, Hidden: true,
 				Run: func(t *grading.T) {

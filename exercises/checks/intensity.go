@@ -24,9 +24,6 @@ type IntensityFuncs struct {
 	MaxTile func(kernel string, lim sim.Limits) (int, string, error)
 }
 
-// hiddenIntensity adds the instructor-only checks of exercise 4.
-var hiddenIntensity func(IntensityFuncs) []grading.Check
-
 // The four kernels of the exercise, in the chapter's order.
 const (
 	kBasic     = "basic"
@@ -42,14 +39,15 @@ var (
 	marching    = []string{kCoarsened, kRegister}
 )
 
-// Intensity returns exercise 4, the arithmetic intensity of the 13-point
-// kernels, checking fn.
-func Intensity(fn IntensityFuncs) grading.Exercise {
-	e := grading.Exercise{
-		ID:    "04_intensity",
-		Title: "Arithmetic intensity of the 13-point basic, tiled, coarsened and register-tiled kernels",
-		Files: []string{"intensity.go"},
-		Checks: []grading.Check{
+// intensityDecl declares exercise 4.
+var intensityDecl = declare(&Decl[IntensityFuncs]{
+	ID:    "04_intensity",
+	Title: "Arithmetic intensity of the 13-point basic, tiled, coarsened and register-tiled kernels",
+	Files: []string{"intensity.go"},
+	Allow: join(sym(labPkg, "BlockCost", "BlockCost.Outputs", "BlockCost.Ops", "BlockCost.Loads", "BlockCost.Threads", "BlockCost.SharedBytes"),
+		sym(simPkg, "Limits", "Limits.MaxThreads", "Limits.MaxSharedBytes", "DefaultLimits", "ElemBytes")),
+	Checks: func(fn IntensityFuncs) []grading.Check {
+		return []grading.Check{
 			{ID: kBasic, Title: "the basic kernel: 25 OPs per 13 loads of 4 bytes, 0.48 OP/B", Points: 1,
 				Run: func(t *grading.T) { intensityBasic(t, fn) }},
 			{ID: "by-hand", Title: "the tiled kernel at T = 8 and T = 32: 0.78 and 4.19 OP/B, worked by hand", Points: 2,
@@ -70,14 +68,13 @@ func Intensity(fn IntensityFuncs) grading.Exercise {
 				Run: func(t *grading.T) { intensityMaxTile(t, fn, 20) }},
 			{ID: "bad-input", Title: "unknown kernels, tiles below 5, non-positive limits and limits below T = 5 are errors", Points: 1,
 				Run: func(t *grading.T) { intensityBadInput(t, fn) }},
-		},
-	}
-	if hiddenIntensity != nil {
-		e.Checks = append(e.Checks, hiddenIntensity(fn)...)
-	}
-	e.Serve = serveIntensity(fn)
-	return withPolicy(e)
-}
+		}
+	},
+})
+
+// Intensity returns exercise 4, the arithmetic intensity of the 13-point
+// kernels, checking fn.
+func Intensity(fn IntensityFuncs) grading.Exercise { return intensityDecl.Exercise(fn) }
 
 // The expected costs are counted, not written as formulas: the star's
 // offsets are enumerated, an axis of the tile is walked point by point to

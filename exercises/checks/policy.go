@@ -51,8 +51,6 @@ var kernel = join([]string{starPkg}, simKernel)
 var policy = map[string][]string{
 	"01_sine":       nil,
 	"03_five_point": sym(labPkg, "Grid2", "NewGrid2", "Grid2.NY", "Grid2.NX", "Grid2.Data", "Grid2.At", "Grid2.Set", "Grid2.Index", "Grid2.Clone"),
-	"04_intensity": join(sym(labPkg, "BlockCost", "BlockCost.Outputs", "BlockCost.Ops", "BlockCost.Loads", "BlockCost.Threads", "BlockCost.SharedBytes"),
-		sym(simPkg, "Limits", "Limits.MaxThreads", "Limits.MaxSharedBytes", "DefaultLimits", "ElemBytes")),
 	"05_basic":          kernel,
 	"06_tiled":          kernel,
 	"07_coarsened":      kernel,

@@ -31,8 +31,6 @@ func Remote(id string, c *grading.Client) (grading.Exercise, error) {
 		return sineExercise(remoteSine(c)), nil
 	case "03_five_point":
 		return FivePoint(remoteFivePoint(c)), nil
-	case "04_intensity":
-		return Intensity(remoteIntensity(c)), nil
 	case findTheBugID:
 		return findTheBug(submitted{remote: c}), nil
 	case warpsID:
@@ -122,10 +120,6 @@ func stubFuncs[F any]() F {
 	}
 	return s.(F)
 }
-
-func serveIntensity(fn IntensityFuncs) grading.Handler { return servedFuncs(fn) }
-
-func remoteIntensity(c *grading.Client) IntensityFuncs { return remoteFuncs[IntensityFuncs](c) }
 
 func serveWarps(fn WarpsFuncs) grading.Handler { return servedFuncs(fn) }
 
