@@ -56,10 +56,6 @@ var policy = map[string][]string{
 	"07_coarsened":      kernel,
 	"08_register_tiled": kernel,
 	"09_find_the_bug":   kernel,
-	"10_warps": sym(simPkg, "Dim3", "Dim3.X", "Dim3.Y", "Dim3.Z", "Dim3.Size", "WarpSize", "Banks", "WarpThreads",
-		"CountShared", "CountGlobal", "SectorOf", "BankOf", "WarpCounts", "WarpCounts.Requests", "WarpCounts.Threads",
-		"WarpCounts.UsefulBytes", "WarpCounts.Sectors", "WarpCounts.Lines", "WarpCounts.Wavefronts",
-		"WarpCounts.Conflicts", "WarpCounts.MaxWays"),
 }
 
 // sym returns the entries "pkg.name" for names.

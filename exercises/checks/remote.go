@@ -33,8 +33,6 @@ func Remote(id string, c *grading.Client) (grading.Exercise, error) {
 		return FivePoint(remoteFivePoint(c)), nil
 	case findTheBugID:
 		return findTheBug(submitted{remote: c}), nil
-	case warpsID:
-		return Warps(remoteWarps(c)), nil
 	}
 	if d, ok := declarations[id]; ok {
 		return d.remote(c)
@@ -120,7 +118,3 @@ func stubFuncs[F any]() F {
 	}
 	return s.(F)
 }
-
-func serveWarps(fn WarpsFuncs) grading.Handler { return servedFuncs(fn) }
-
-func remoteWarps(c *grading.Client) WarpsFuncs { return remoteFuncs[WarpsFuncs](c) }

@@ -34,13 +34,17 @@ var warpsSides = []int{64, 96}
 // that a warp is 32/T whole rows of the block.
 var warpsTiles = []int{4, 8, 16, 32}
 
-// Warps returns exercise 10, warps, sectors and banks, checking fn.
-func Warps(fn WarpsFuncs) grading.Exercise {
-	e := withPolicy(grading.Exercise{
-		ID:    warpsID,
-		Title: "Warps, sectors and banks: a block shape for the basic kernel, a padded shared tile",
-		Files: []string{"warps.go"},
-		Checks: []grading.Check{
+// warpsDecl declares exercise 10.
+var warpsDecl = declare(&Decl[WarpsFuncs]{
+	ID:    "10_warps",
+	Title: "Warps, sectors and banks: a block shape for the basic kernel, a padded shared tile",
+	Files: []string{"warps.go"},
+	Allow: sym(simPkg, "Dim3", "Dim3.X", "Dim3.Y", "Dim3.Z", "Dim3.Size", "WarpSize", "Banks", "WarpThreads",
+		"CountShared", "CountGlobal", "SectorOf", "BankOf", "WarpCounts", "WarpCounts.Requests", "WarpCounts.Threads",
+		"WarpCounts.UsefulBytes", "WarpCounts.Sectors", "WarpCounts.Lines", "WarpCounts.Wavefronts",
+		"WarpCounts.Conflicts", "WarpCounts.MaxWays"),
+	Checks: func(fn WarpsFuncs) []grading.Check {
+		return []grading.Check{
 			{ID: "block", Title: "Block is a block of at most 1024 threads that the basic kernel runs with", Points: 1,
 				Run: func(t *grading.T) { warpsBlockValid(t, fn) }},
 			{ID: "useful-bytes", Title: fmt.Sprintf("at least %.0f %% of the bytes the warps move are used (N = 64 and 96)", 100*warpsEfficiency), Points: 2,
@@ -53,14 +57,12 @@ func Warps(fn WarpsFuncs) grading.Exercise {
 				Run: func(t *grading.T) { warpsPitchSmallest(t, fn) }},
 			{ID: "bad-input", Title: "a tile that is not 4, 8, 16 or 32 is an error", Points: 1,
 				Run: func(t *grading.T) { warpsPitchBad(t, fn) }},
-		},
-	})
-	e.Serve = serveWarps(fn)
-	return e
-}
+		}
+	},
+})
 
-// warpsID names exercise 10.
-const warpsID = "10_warps"
+// Warps returns exercise 10, warps, sectors and banks, checking fn.
+func Warps(fn WarpsFuncs) grading.Exercise { return warpsDecl.Exercise(fn) }
 
 func warpsBlock(t *grading.T, fn WarpsFuncs) sim.Dim3 {
 	b, err := fn.Block()
