@@ -17,6 +17,8 @@ import (
 //	                                int nz, int ny, int nx,
 //	                                float c0, …, float c6)
 //
+// (or c0 … c12 for the 13-point star of the exercises: LaunchCoeffs)
+//
 // and a launch geometry given by the caller.
 type SourceKernel struct {
 	d    *Device
@@ -84,7 +86,7 @@ func (d *Device) CompileSource(file, text, entry string, defines []Define, geom 
 	if err != nil {
 		var ce *CUDAError
 		if errors.As(err, &ce) && ce.Name == "CUDA_ERROR_NOT_FOUND" {
-			return nil, fmt.Errorf("gpu: %s has no kernel %s: define it as extern \"C\" __global__ void %s(const float* in, float* out, int nz, int ny, int nx, float c0, …, float c6)", file, entry, entry)
+			return nil, fmt.Errorf("gpu: %s has no kernel %s: define it as extern \"C\" __global__ void %s(const float* in, float* out, int nz, int ny, int nx, float c0, …): the lab's steps take c0 … c6, the 13-point exercises c0 … c12", file, entry, entry)
 		}
 		return nil, err
 	}
