@@ -21,7 +21,11 @@ import (
 // cells and the tables of exercises (cmd/exercisegen).
 
 // Decl declares an exercise whose student functions are the func fields of
-// F, each field named as the function of the student's file.
+// F, each field named as the function of the student's file; or, where
+// those functions cannot cross the channel as values (a function as an
+// argument, one grid passed twice and written in place, a kernel that
+// runs on the child's simulator), whatever F the checks take, with the
+// exercise's own channel in Wire.
 type Decl[F any] struct {
 	// ID is the exercise's folder under exercises/, e.g. "11_launch".
 	ID string
@@ -37,6 +41,27 @@ type Decl[F any] struct {
 	// Hidden returns the instructor-only checks of fn; it is set by a
 	// file built with the tag "hidden".
 	Hidden func(fn F) []grading.Check
+	// Wire is the exercise's own channel, for an F that
+	// grading.ServeFuncs cannot carry; nil for a struct of functions
+	// that it can.
+	Wire *Wire[F]
+}
+
+// Wire is the channel of an exercise whose functions the generic binding
+// (grading.ServeFuncs, grading.RemoteFuncs) cannot carry, written for it
+// and named by its declaration.
+type Wire[F any] struct {
+	// Methods are the methods Serve answers.
+	Methods []string
+	// Serve returns the handler that answers the grader's calls in the
+	// child, calling fn.
+	Serve func(fn F) grading.Handler
+	// Remote returns what the checks call in the grader: calls through
+	// c to the child.
+	Remote func(c *grading.Client) F
+	// Stub is the exercise's functions not written yet: each returns
+	// grading.ErrNotImplemented.
+	Stub F
 }
 
 // Exercise returns the exercise checking fn: its checks (the hidden ones
@@ -47,10 +72,16 @@ func (d *Decl[F]) Exercise(fn F) grading.Exercise {
 	if d.Hidden != nil {
 		checks = append(checks, d.Hidden(fn)...)
 	}
-	return grading.Exercise{
+	e := grading.Exercise{
 		ID: d.ID, Title: d.Title, Files: append([]string(nil), d.Files...), Checks: checks,
-		Allow: join(base, d.Allow), Serve: grading.ServeFuncs(fn, knownErrors),
+		Allow: join(base, d.Allow),
 	}
+	if d.Wire != nil {
+		e.Serve = d.Wire.Serve(fn)
+	} else {
+		e.Serve = grading.ServeFuncs(fn, knownErrors)
+	}
+	return e
 }
 
 // declaration is what the package knows of a declared exercise,
@@ -61,19 +92,42 @@ type declaration interface {
 	stub() (grading.Exercise, error)
 	// remote is the exercise on functions that call the grader's child.
 	remote(c *grading.Client) (grading.Exercise, error)
-	// funcs is the type of the struct of the student's functions.
+	// funcs is the type of the struct of the student's functions; nil
+	// for an exercise with a channel of its own.
 	funcs() reflect.Type
+	// methods are the methods its handler serves.
+	methods() []string
 	// allow is what a submitted file may use beside base.
 	allow() []string
 }
 
 func (d *Decl[F]) id() string { return d.ID }
 
-func (d *Decl[F]) funcs() reflect.Type { return reflect.TypeFor[F]() }
+func (d *Decl[F]) funcs() reflect.Type {
+	if d.Wire != nil {
+		return nil
+	}
+	return reflect.TypeFor[F]()
+}
+
+func (d *Decl[F]) methods() []string {
+	if d.Wire != nil {
+		return d.Wire.Methods
+	}
+	t := reflect.TypeFor[F]()
+	out := make([]string, t.NumField())
+	for i := range out {
+		out[i] = t.Field(i).Name
+	}
+	return out
+}
 
 func (d *Decl[F]) allow() []string { return d.Allow }
 
 func (d *Decl[F]) stub() (grading.Exercise, error) {
+	if d.Wire != nil {
+		return d.Exercise(d.Wire.Stub), nil
+	}
 	var zero F
 	s, err := grading.StubFuncs(zero)
 	if err != nil {
@@ -83,6 +137,9 @@ func (d *Decl[F]) stub() (grading.Exercise, error) {
 }
 
 func (d *Decl[F]) remote(c *grading.Client) (grading.Exercise, error) {
+	if d.Wire != nil {
+		return d.Exercise(d.Wire.Remote(c)), nil
+	}
 	var fn F
 	if err := grading.RemoteFuncs(&fn, c, knownErrors); err != nil {
 		return grading.Exercise{}, fmt.Errorf("checks: %s: %w", d.ID, err)
@@ -94,11 +151,16 @@ func (d *Decl[F]) remote(c *grading.Client) (grading.Exercise, error) {
 var declarations = map[string]declaration{}
 
 // declare records d, which must have a folder no other exercise has and
-// functions that can cross the channel; it is called by package-level
-// variables only, so a mistake stops every test of the package at once.
+// functions that can cross the channel, or a whole channel of its own; it
+// is called by package-level variables only, so a mistake stops every
+// test of the package at once.
 func declare[F any](d *Decl[F]) *Decl[F] {
 	var zero F
-	if err := grading.CheckFuncs(zero); err != nil {
+	if w := d.Wire; w != nil {
+		if w.Serve == nil || w.Remote == nil || len(w.Methods) == 0 {
+			panic(fmt.Sprintf("checks: declare %s: a channel of its own needs its methods, Serve and Remote", d.ID))
+		}
+	} else if err := grading.CheckFuncs(zero); err != nil {
 		panic(fmt.Sprintf("checks: declare %s: %v", d.ID, err))
 	}
 	if _, dup := declarations[d.ID]; dup || d.ID == "" || d.Checks == nil || len(d.Files) == 0 {
@@ -127,10 +189,11 @@ func declaredStubs() []grading.Exercise {
 }
 
 // DeclaredFuncs returns the type of the struct of the student's functions
-// of the declared exercise id, and whether id is declared.
+// of the declared exercise id, and whether id is declared with one (an
+// exercise with a channel of its own is not).
 func DeclaredFuncs(id string) (reflect.Type, bool) {
 	d, ok := declarations[id]
-	if !ok {
+	if !ok || d.funcs() == nil {
 		return nil, false
 	}
 	return d.funcs(), true

@@ -23,10 +23,10 @@ type sineResult struct {
 	Err    *grading.WireError
 }
 
-func serveSine(d SineFunc) grading.Handler {
+func serveSine(d discretizer) grading.Handler {
 	return handler(map[string]method{
 		"discretize": decoded(func(a sineArgs) any {
-			xs, ys, err := d(a.F.fn(), a.A, a.B, a.N)
+			xs, ys, err := d(a.F, a.A, a.B, a.N)
 			return sineResult{xs, ys, knownErrors.Wire(err)}
 		}),
 	})

@@ -13,10 +13,6 @@ import (
 // SineFunc is the signature of Discretize in exercises/01_sine.
 type SineFunc func(f func(float64) float64, a, b float64, n int) (xs, ys []float64, err error)
 
-// hiddenSine adds the instructor-only checks of exercise 1 when built with
-// the tag "hidden".
-var hiddenSine func(discretizer) []grading.Check
-
 // fnSpec is a function the checks hand to Discretize, given by its form so
 // that the grader's child can build the same function: sin, cos, or
 // p·sin(w·x + φ) + q·x² + c.
@@ -50,17 +46,26 @@ type discretizer func(f fnSpec, a, b float64, n int) (xs, ys []float64, err erro
 // Sine returns exercise 1, sampling a function on a cell-centred grid,
 // checking d.
 func Sine(d SineFunc) grading.Exercise {
-	e := sineExercise(func(f fnSpec, a, b float64, n int) ([]float64, []float64, error) { return d(f.fn(), a, b, n) })
-	e.Serve = serveSine(d)
-	return e
+	return sineDecl.Exercise(func(f fnSpec, a, b float64, n int) ([]float64, []float64, error) { return d(f.fn(), a, b, n) })
 }
 
-func sineExercise(discretize discretizer) grading.Exercise {
-	e := grading.Exercise{
-		ID:    "01_sine",
-		Title: "Sine on a cell-centred grid (Fig. 8.1, cell centres)",
-		Files: []string{"sine.go"},
-		Checks: []grading.Check{
+// sineDecl declares exercise 1. Discretize takes a function, which cannot
+// cross the channel: the checks give it by its form (fnSpec), and the
+// exercise's own channel (remote_basics.go) sends that form.
+var sineDecl = declare(&Decl[discretizer]{
+	ID:    "01_sine",
+	Title: "Sine on a cell-centred grid (Fig. 8.1, cell centres)",
+	Files: []string{"sine.go"},
+	Wire: &Wire[discretizer]{
+		Methods: []string{"discretize"},
+		Serve:   serveSine,
+		Remote:  remoteSine,
+		Stub: func(fnSpec, float64, float64, int) ([]float64, []float64, error) {
+			return nil, nil, grading.ErrNotImplemented
+		},
+	},
+	Checks: func(discretize discretizer) []grading.Check {
+		return []grading.Check{
 			{ID: "fig-8.1", Title: "sine on [0, π] in 6 cells gives sin 15°, 45°, 75°, 75°, 45°, 15°", Points: 2,
 				Run: func(t *grading.T) { sineFigure(t, discretize) }},
 			{ID: "grid", Title: "the centres a + h/2, a + 3h/2, …, b − h/2 with h = (b−a)/n on random intervals", Points: 1,
@@ -69,13 +74,9 @@ func sineExercise(discretize discretizer) grading.Exercise {
 				Run: func(t *grading.T) { sineValues(t, discretize, 20, 200) }},
 			{ID: "bad-input", Title: "n < 1, b ≤ a and bounds that are not finite are errors, not panics", Points: 1,
 				Run: func(t *grading.T) { sineBadInput(t, discretize) }},
-		},
-	}
-	if hiddenSine != nil {
-		e.Checks = append(e.Checks, hiddenSine(discretize)...)
-	}
-	return withPolicy(e)
-}
+		}
+	},
+})
 
 // centres returns the centres of the n cells of [a, b], each computed as a
 // weighted mean of the ends, ((2n−2k−1)·a + (2k+1)·b) / 2n, not by stepping
