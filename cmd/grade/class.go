@@ -237,11 +237,9 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if err != nil {
 		return nil, err
 	}
-	if goExs, _ := splitCUDA(exs); len(goExs) == 0 {
-		// Only GPU exercises: the student's code is CUDA C, run by the
-		// GPU checks' own child; no Go code of the student's runs.
-		gcfg.NoSandbox, gcfg.RequireSandbox = true, false
-	}
+	// The sandbox is required whatever the exercises: a CUDA-only class
+	// runs the student's text through NVRTC and the GPU in a child as
+	// much as a Go class runs the student's Go code.
 	if !gcfg.NoSandbox {
 		if _, err := gcfg.sandboxProbe(); err != nil {
 			return nil, fmt.Errorf("class grading needs the sandbox: %w; -unsafe-no-sandbox grades without it", err)

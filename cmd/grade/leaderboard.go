@@ -37,6 +37,9 @@ func challengeID() string {
 
 // leaderboard returns the Markdown table of exercise id.
 func leaderboard(g *Gradebook, id string) (string, error) {
-	intro := fmt.Sprintf("The share of the float4 copy of the same %d³ grid, timed in the same process (medians of %d launches timed with CUDA events); only a correct kernel is ranked.", cudacheck.PerfN, 20)
-	return g.LeaderboardMarkdown(id, intro, fmt.Sprintf("ms at N = %d", cudacheck.PerfN)), nil
+	intro := fmt.Sprintf("The share of the float4 copy, both timed with CUDA events in the same process, on a grid drawn fresh "+
+		"for each submission with sides around %d: the kernel's time per launch over a chain of %d launches, each feeding the next, "+
+		"against the copy's median of %d launches. Only a correct kernel whose timed chain ended on the CPU reference's grid is ranked.",
+		cudacheck.PerfN, cudacheck.PerfSteps, cudacheck.PerfCopyReps)
+	return g.LeaderboardMarkdown(id, intro, fmt.Sprintf("ms per launch (N ≈ %d)", cudacheck.PerfN)), nil
 }

@@ -401,6 +401,14 @@ const (
 	maxBandwidth = 20e12
 )
 
+// PerfSteps is the number of launches of the timed chain, each feeding the
+// next, and PerfCopyReps the number of timed launches of the copy, whose
+// median the chain's time per launch is set against.
+const (
+	PerfSteps    = perfSteps
+	PerfCopyReps = copyReps
+)
+
 // timedTol is the tolerance of the chain's final grid: perfSteps sweeps in
 // float32, whose coefficients add up to one.
 var timedTol = grading.Tol{Abs: 1e-4, Rel: 1e-4}
