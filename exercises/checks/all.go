@@ -13,9 +13,7 @@ import (
 // without student code: running a check of these reports "not implemented
 // yet". The grader uses it to list the exercises and their points.
 func All() []grading.Exercise {
-	all := []grading.Exercise{
-		FivePoint(stubFuncs[FivePointFuncs]()),
-	}
+	all := []grading.Exercise{}
 	for _, s := range kernelSteps() {
 		all = append(all, s.exercise(submitted{local: stubKernel}))
 	}

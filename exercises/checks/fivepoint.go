@@ -22,17 +22,27 @@ type FivePointFuncs struct {
 	Iterate func(g *lab.Grid2[float64], c [9]float64, steps int) (*lab.Grid2[float64], error)
 }
 
-// hiddenFivePoint adds the instructor-only checks of exercise 3.
-var hiddenFivePoint func(FivePointFuncs) []grading.Check
-
 // FivePoint returns exercise 3, the nine-point star of radius 2 on a
 // periodic grid, checking fn.
-func FivePoint(fn FivePointFuncs) grading.Exercise {
-	e := grading.Exercise{
-		ID:    "03_five_point",
-		Title: "2D nine-point star of radius 2 with periodic boundaries (Fig. 8.3B)",
-		Files: []string{"fivepoint.go"},
-		Checks: []grading.Check{
+func FivePoint(fn FivePointFuncs) grading.Exercise { return fivePointDecl.Exercise(fn) }
+
+// fivePointDecl declares exercise 3. Sweep writes its grid in place and
+// may be handed one grid twice, which a check refuses to see accepted:
+// the exercise's own channel (remote_basics.go) sends the grids, whether
+// they are one, and copies back what the child wrote.
+var fivePointDecl = declare(&Decl[FivePointFuncs]{
+	ID:    "03_five_point",
+	Title: "2D nine-point star of radius 2 with periodic boundaries (Fig. 8.3B)",
+	Files: []string{"fivepoint.go"},
+	Allow: sym(labPkg, "Grid2", "NewGrid2", "Grid2.NY", "Grid2.NX", "Grid2.Data", "Grid2.At", "Grid2.Set", "Grid2.Index", "Grid2.Clone"),
+	Wire: &Wire[FivePointFuncs]{
+		Methods: []string{"sweep", "iterate"},
+		Serve:   serveFivePoint,
+		Remote:  remoteFivePoint,
+		Stub:    stubFuncs[FivePointFuncs](),
+	},
+	Checks: func(fn FivePointFuncs) []grading.Check {
+		return []grading.Check{
 			{ID: "interior", Title: "points at least 2 from every edge, on random grids with nine distinct coefficients", Points: 2,
 				Run: func(t *grading.T) { fiveInterior(t, fn, 10, 40) }},
 			{ID: "periodic", Title: "the points near the edges wrap around, in x and in y", Points: 2,
@@ -43,14 +53,9 @@ func FivePoint(fn FivePointFuncs) grading.Exercise {
 				Run: func(t *grading.T) { fiveIterate(t, fn, 8, 30) }},
 			{ID: "bad-input", Title: "nil, malformed, mismatched, shared or too small grids and negative steps are errors", Points: 1,
 				Run: func(t *grading.T) { fiveBadInput(t, fn) }},
-		},
-	}
-	if hiddenFivePoint != nil {
-		e.Checks = append(e.Checks, hiddenFivePoint(fn)...)
-	}
-	e.Serve = serveFivePoint(fn)
-	return withPolicy(e)
-}
+		}
+	},
+})
 
 // starOffsets are the nine (dy, dx) of the star in the order of its
 // coefficients: centre, x−1, x+1, y−1, y+1, x−2, x+2, y−2, y+2.

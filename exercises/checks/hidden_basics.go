@@ -36,7 +36,7 @@ func init() {
 				}},
 		}
 	}
-	hiddenFivePoint = func(fn FivePointFuncs) []grading.Check {
+	fivePointDecl.Hidden = func(fn FivePointFuncs) []grading.Check {
 		return []grading.Check{
 			{ID: "hidden-periodic", Title: "more grids, sides up to 124, and more plane waves", Points: 1, Hidden: true,
 				Run: func(t *grading.T) {

@@ -27,8 +27,6 @@ var knownErrors = grading.KnownErrors{
 // here.
 func Remote(id string, c *grading.Client) (grading.Exercise, error) {
 	switch id {
-	case "03_five_point":
-		return FivePoint(remoteFivePoint(c)), nil
 	case findTheBugID:
 		return findTheBug(submitted{remote: c}), nil
 	}
