@@ -126,6 +126,13 @@ func badCalls() []badCall {
 	add("FromBench/nil bench", false, ignore(func() { FromBench(nil, 512) }))
 	add("FromBench/negative n", false, ignore(func() { FromBench(&fig.Bench{Results: []fig.BenchResult{{Kernel: "tiled", N: -1}}}, -1) }))
 	add("IsMissing/nil", false, ignore(func() { IsMissing(nil) }))
+	add("KernelSummary/nil bench", false, func() error { return second(KernelSummary(nil)) })
+	add("KernelSummary/negative tile", true, func() error {
+		return second(KernelSummary(&fig.Bench{Results: []fig.BenchResult{{Kernel: "tiled", N: SummaryN, Tile: -3}}}))
+	})
+	add("KernelSummary/huge tile", true, func() error {
+		return second(KernelSummary(&fig.Bench{Results: []fig.BenchResult{{Kernel: "coarsened", N: SummaryN, Tile: huge}}}))
+	})
 
 	// charts.go
 	add("TrafficPlot/no runs", true, func() error { return second(TrafficPlot()) })
