@@ -63,19 +63,26 @@ func lookupKernelStep(name string) (kernelStep, error) {
 // id is the exercise's folder, e.g. "06_tiled".
 func (s kernelStep) id() string { return fmt.Sprintf("%02d_%s", s.number, s.name) }
 
+// kernelDecls declares the kernel exercises 05 to 08, by topic, one from
+// each of kernelSteps.
+var kernelDecls = func() map[string]*Decl[submitted] {
+	out := map[string]*Decl[submitted]{}
+	for _, s := range kernelSteps() {
+		out[s.name] = declare(&Decl[submitted]{
+			ID: s.id(), Title: s.title, Files: []string{s.name + ".go"}, Allow: kernel, Wire: kernelWire,
+			Checks: func(k submitted) []grading.Check {
+				if s.kind == basicKind {
+					return basicChecks(s, k)
+				}
+				return tiledChecks(s, k)
+			},
+		})
+	}
+	return out
+}()
+
 // exercise returns the exercise with checks on k.
-func (s kernelStep) exercise(k submitted) grading.Exercise {
-	e := grading.Exercise{ID: s.id(), Title: s.title, Files: []string{s.name + ".go"}}
-	if s.kind == basicKind {
-		e.Checks = basicChecks(s, k)
-	} else {
-		e.Checks = tiledChecks(s, k)
-	}
-	if hiddenKernel != nil {
-		e.Checks = append(e.Checks, hiddenKernel(s, k)...)
-	}
-	return withPolicy(e)
-}
+func (s kernelStep) exercise(k submitted) grading.Exercise { return kernelDecls[s.name].Exercise(k) }
 
 // KernelExercise returns the kernel exercise of a topic (basic, tiled,
 // coarsened, register_tiled), checking the student's kernel k. An unknown
@@ -87,13 +94,8 @@ func KernelExercise(name string, k star.Kernel) grading.Exercise {
 			{ID: "exercise", Title: "the exercise exists", Points: 1, Run: func(t *grading.T) { t.Errorf("%v", err) }},
 		}}
 	}
-	e := s.exercise(submitted{local: k})
-	e.Serve = serveKernel(k)
-	return e
+	return s.exercise(submitted{local: k})
 }
-
-// hiddenKernel adds the instructor-only checks of a kernel exercise.
-var hiddenKernel func(kernelStep, submitted) []grading.Check
 
 // tileOf returns the tile a case runs with: its own, or the default.
 func (s kernelStep) tileOf(tile int) int {

@@ -1,10 +1,9 @@
 package checks
 
-import "stencillab.dev/exercises/grading"
-
-// What a submitted file may use (grading.Static): an allow-list per
-// exercise, of whole packages (the standard library's arithmetic and
-// formatting, gonum's matrices, the thirteen-point kernels' types) and of
+// What a submitted file may use (grading.Static): base, and beside it an
+// allow-list per exercise, in its declaration (Decl.Allow), of whole
+// packages (the standard library's arithmetic and formatting, gonum's
+// matrices, the thirteen-point kernels' types) and of
 // single names, fields and methods of the lab and its simulator. Whatever
 // it does not hold is refused, by whatever route the file reaches it: the
 // lab's kernels, sweeps, registry and cost model are in no list, so that
@@ -47,15 +46,6 @@ var simKernel = sym(simPkg,
 // one edit away.
 var kernel = join([]string{starPkg}, simKernel)
 
-// policy is each exercise's allow-list, beside base.
-var policy = map[string][]string{
-	"05_basic":          kernel,
-	"06_tiled":          kernel,
-	"07_coarsened":      kernel,
-	"08_register_tiled": kernel,
-	"09_find_the_bug":   kernel,
-}
-
 // sym returns the entries "pkg.name" for names.
 func sym(pkg string, names ...string) []string {
 	out := make([]string, len(names))
@@ -73,23 +63,14 @@ func join(lists ...[]string) []string {
 	return out
 }
 
-// Allowed returns the allow-list of the exercise id, and whether it has
-// one.
+// Allowed returns the allow-list of the exercise id, base and what its
+// declaration allows, and whether id is declared. An exercise not
+// declared has no list, and the static check refuses to check it
+// (grading.Static.Check returns an error): never a file let through.
 func Allowed(id string) ([]string, bool) {
-	own, ok := policy[id]
-	if d, declared := declarations[id]; declared && !ok {
-		own, ok = d.allow(), true // a declared exercise's list is in its declaration
-	}
+	d, ok := declarations[id]
 	if !ok {
 		return nil, false
 	}
-	return join(base, own), true
-}
-
-// withPolicy sets what a submitted file of e may use. An exercise without
-// an entry in policy gets none, and the static check refuses to check it
-// (grading.Static.Check returns an error): never a file let through.
-func withPolicy(e grading.Exercise) grading.Exercise {
-	e.Allow, _ = Allowed(e.ID)
-	return e
+	return join(base, d.allow()), true
 }

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"errors"
 	"fmt"
 
 	"stencillab.dev/exercises/grading"
@@ -60,11 +61,24 @@ func caseOf(a kernelArgs) (*simCase, error) {
 		dst: &lab.Grid3[float32]{NZ: a.NZ, NY: a.NY, NX: a.NX, Data: a.Dst}}, nil
 }
 
+// kernelWire is the channel of the kernel exercises, which their
+// declarations name: the grader's one call, "run", sends a case, and the
+// child runs the kernel on its own simulator.
+var kernelWire = &Wire[submitted]{
+	Methods: []string{"run"},
+	Serve:   func(k submitted) grading.Handler { return serveKernel(k.local) },
+	Remote:  func(c *grading.Client) submitted { return submitted{remote: c} },
+	Stub:    submitted{local: stubKernel},
+}
+
 // serveKernel answers the grader's one call, "run", in the child.
 func serveKernel(k star.Kernel) grading.Handler {
 	return func(name string, b []byte) ([]byte, error) {
 		if name != "run" {
 			return nil, fmt.Errorf("no method %q", name)
+		}
+		if k == nil {
+			return nil, errors.New("no kernel to run in this process")
 		}
 		var a kernelArgs
 		if err := grading.Decode(b, &a); err != nil {

@@ -27,12 +27,6 @@ import (
 // the checks of where a kernel writes run on inputs that vary along x
 // only, on which every point written must be right.
 
-// findTheBugID is the folder of exercise 9.
-const findTheBugID = "09_find_the_bug"
-
-// hiddenFindTheBug adds the instructor-only checks of exercise 9.
-var hiddenFindTheBug func(submitted) []grading.Check
-
 // findTheBugStep is the kernel exercise whose kernel exercise 9 fixes.
 func findTheBugStep() kernelStep {
 	s, err := lookupKernelStep("coarsened")
@@ -43,19 +37,20 @@ func findTheBugStep() kernelStep {
 }
 
 // FindTheBug returns exercise 9, checking the kernel k.
-func FindTheBug(k star.Kernel) grading.Exercise {
-	e := findTheBug(submitted{local: k})
-	e.Serve = serveKernel(k)
-	return e
-}
+func FindTheBug(k star.Kernel) grading.Exercise { return findTheBug(submitted{local: k}) }
 
-func findTheBug(k submitted) grading.Exercise {
-	s := findTheBugStep()
-	e := grading.Exercise{
-		ID:    findTheBugID,
-		Title: "Find the bugs: a thirteen-point kernel coarsened in z, from a student's notes (Figs. 8.3D, 8.10)",
-		Files: []string{"fix.go"},
-		Checks: []grading.Check{
+func findTheBug(k submitted) grading.Exercise { return findTheBugDecl.Exercise(k) }
+
+// findTheBugDecl declares exercise 9, over the kernel exercises' channel.
+var findTheBugDecl = declare(&Decl[submitted]{
+	ID:    "09_find_the_bug",
+	Title: "Find the bugs: a thirteen-point kernel coarsened in z, from a student's notes (Figs. 8.3D, 8.10)",
+	Files: []string{"fix.go"},
+	Allow: kernel,
+	Wire:  kernelWire,
+	Checks: func(k submitted) []grading.Check {
+		s := findTheBugStep()
+		return []grading.Check{
 			{ID: "every-plane", Title: "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right", Points: 2,
 				Run: func(t *grading.T) { bugPlanes(t, s, k, 3, 20) }},
 			{ID: "every-column", Title: "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right", Points: 2,
@@ -66,13 +61,9 @@ func findTheBug(k submitted) grading.Exercise {
 				Run: func(t *grading.T) { bugHazards(t, s, k, 3, 18) }},
 			{ID: "values", Title: "the whole sweep on random grids", Points: 1,
 				Run: func(t *grading.T) { bugValues(t, s, k, 3, 20) }},
-		},
-	}
-	if hiddenFindTheBug != nil {
-		e.Checks = append(e.Checks, hiddenFindTheBug(k)...)
-	}
-	return withPolicy(e)
-}
+		}
+	},
+})
 
 // bugCase draws a case for the checks of exercise 9: a tile of 7 to 10
 // and sides of 10 to maxN that it does not fit evenly, so that every
