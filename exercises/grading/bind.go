@@ -17,7 +17,12 @@ import (
 // channel (Client.Call) rather than reaching a check. Errors cross as
 // WireError, their identity kept for the known errors only; a slice
 // argument comes back as the child left it and is copied into the
-// caller's slice of the same length, as if the function had run here.
+// caller's slice of the same length, as if the function had run here. A
+// pointer argument or result crosses as what it points to, or as nil; a
+// pointer argument that is an earlier one (one grid passed as dst and as
+// src) crosses as that one, so that the child's function is handed the
+// same pointer twice, and what it points to comes back and is copied
+// into the caller's value as a slice is.
 
 // errorType is the type of the error interface.
 var errorType = reflect.TypeFor[error]()
@@ -70,11 +75,99 @@ func checkWire(t reflect.Type, depth int) error {
 
 // signature is the wire form of one function: the struct its arguments
 // cross in (A0, A1, …) and the struct its results cross in (R0, R1, …,
-// then S0, S1, … for the slice arguments after the call).
+// then S0, S1, … for the slice arguments and P0, P1, … for the pointer
+// arguments after the call).
 type signature struct {
 	fn         reflect.Type
 	args, outs reflect.Type
 	slices     []int // the indexes of the slice arguments
+	ptrs       []int // the indexes of the pointer arguments
+}
+
+// ptrWireType is how a pointer to elem crosses the channel: Nil for a
+// nil pointer; Same, for an argument, 1 + the index of an earlier
+// argument that is the same pointer; else V, the value pointed to.
+func ptrWireType(elem reflect.Type) reflect.Type {
+	return reflect.StructOf([]reflect.StructField{
+		{Name: "Nil", Type: reflect.TypeFor[bool]()},
+		{Name: "Same", Type: reflect.TypeFor[int]()},
+		{Name: "V", Type: elem},
+	})
+}
+
+// argWireType returns the type the argument or result t crosses as.
+func argWireType(t reflect.Type) (reflect.Type, error) {
+	if t.Kind() == reflect.Pointer {
+		if err := checkWire(t.Elem(), 1); err != nil {
+			return nil, err
+		}
+		return ptrWireType(t.Elem()), nil
+	}
+	return wireType(t)
+}
+
+// toPtrWire returns the pointer p (of a pointer type) as it crosses, its
+// value included.
+func toPtrWire(wt reflect.Type, p reflect.Value) reflect.Value {
+	w := reflect.New(wt).Elem()
+	if p.IsNil() {
+		w.Field(0).SetBool(true)
+	} else {
+		w.Field(2).Set(p.Elem())
+	}
+	return w
+}
+
+// fromPtrWire returns the pointer of type t that w stands for; earlier
+// are the arguments before it, which Same may name.
+func fromPtrWire(t reflect.Type, w reflect.Value, earlier []reflect.Value) (reflect.Value, error) {
+	if w.Field(0).Bool() {
+		return reflect.Zero(t), nil
+	}
+	if same := int(w.Field(1).Int()); same != 0 {
+		j := same - 1
+		if j < 0 || j >= len(earlier) || earlier[j].Type() != t || earlier[j].IsNil() {
+			return reflect.Value{}, fmt.Errorf("grading: %w: argument %d is said to be argument %d, which is not a pointer of its type", ErrMalformed, len(earlier), j)
+		}
+		return earlier[j], nil
+	}
+	p := reflect.New(t.Elem())
+	p.Elem().Set(w.Field(2))
+	return p, nil
+}
+
+// copyInto copies src into dst, a value of the same type, as the student's
+// function would have written it here: a slice of another length, or a
+// nil slice, is left as it is; a slice of the same length is copied into,
+// element by element, so that the caller's slice keeps its array.
+func copyInto(dst, src reflect.Value, depth int) {
+	if depth > 20 {
+		return
+	}
+	switch dst.Kind() {
+	case reflect.Slice:
+		if dst.IsNil() || dst.Len() != src.Len() {
+			return
+		}
+		switch dst.Type().Elem().Kind() {
+		case reflect.Slice, reflect.Array, reflect.Struct:
+			for k := range dst.Len() {
+				copyInto(dst.Index(k), src.Index(k), depth+1)
+			}
+		default:
+			reflect.Copy(dst, src)
+		}
+	case reflect.Array:
+		for k := range dst.Len() {
+			copyInto(dst.Index(k), src.Index(k), depth+1)
+		}
+	case reflect.Struct:
+		for k := range dst.NumField() {
+			copyInto(dst.Field(k), src.Field(k), depth+1)
+		}
+	default:
+		dst.Set(src)
+	}
 }
 
 func newSignature(fn reflect.Type) (*signature, error) {
@@ -87,17 +180,20 @@ func newSignature(fn reflect.Type) (*signature, error) {
 	s := &signature{fn: fn}
 	var args, outs []reflect.StructField
 	for i := range fn.NumIn() {
-		t, err := wireType(fn.In(i))
+		t, err := argWireType(fn.In(i))
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, reflect.StructField{Name: fmt.Sprintf("A%d", i), Type: t})
-		if fn.In(i).Kind() == reflect.Slice {
+		switch fn.In(i).Kind() {
+		case reflect.Slice:
 			s.slices = append(s.slices, i)
+		case reflect.Pointer:
+			s.ptrs = append(s.ptrs, i)
 		}
 	}
 	for i := range fn.NumOut() {
-		t, err := wireType(fn.Out(i))
+		t, err := argWireType(fn.Out(i))
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +201,9 @@ func newSignature(fn reflect.Type) (*signature, error) {
 	}
 	for _, i := range s.slices {
 		outs = append(outs, reflect.StructField{Name: fmt.Sprintf("S%d", i), Type: fn.In(i)})
+	}
+	for _, i := range s.ptrs {
+		outs = append(outs, reflect.StructField{Name: fmt.Sprintf("P%d", i), Type: ptrWireType(fn.In(i).Elem())})
 	}
 	s.args, s.outs = reflect.StructOf(args), reflect.StructOf(outs)
 	return s, nil
@@ -191,15 +290,32 @@ func ServeFuncs(funcs any, known KnownErrors) Handler {
 		}
 		in := make([]reflect.Value, s.fn.NumIn())
 		for i := range in {
-			in[i] = fromWire(known, s.fn.In(i), args.Elem().Field(i))
+			a := args.Elem().Field(i)
+			if t := s.fn.In(i); t.Kind() == reflect.Pointer {
+				p, err := fromPtrWire(t, a, in[:i])
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", method, err)
+				}
+				in[i] = p
+				continue
+			}
+			in[i] = fromWire(known, s.fn.In(i), a)
 		}
 		out := f.Call(in)
 		res := reflect.New(s.outs).Elem()
 		for i, o := range out {
+			if t := s.fn.Out(i); t.Kind() == reflect.Pointer {
+				res.Field(i).Set(toPtrWire(res.Field(i).Type(), o))
+				continue
+			}
 			res.Field(i).Set(toWire(known, s.fn.Out(i), o))
 		}
-		for k, i := range s.slices {
-			res.Field(len(out) + k).Set(in[i])
+		for _, i := range s.slices {
+			res.FieldByName(fmt.Sprintf("S%d", i)).Set(in[i])
+		}
+		for _, i := range s.ptrs {
+			f := res.FieldByName(fmt.Sprintf("P%d", i))
+			f.Set(toPtrWire(f.Type(), in[i]))
 		}
 		return Encode(res.Interface())
 	}
@@ -224,19 +340,45 @@ func RemoteFuncs(dst any, c *Client, known KnownErrors) error {
 		v.FieldByName(name).Set(reflect.MakeFunc(s.fn, func(in []reflect.Value) []reflect.Value {
 			args := reflect.New(s.args).Elem()
 			for i, a := range in {
+				if a.Kind() == reflect.Pointer {
+					args.Field(i).Set(toPtrWire(args.Field(i).Type(), a))
+					for j := range i { // the same pointer as an earlier argument crosses as that one
+						if !a.IsNil() && in[j].Type() == a.Type() && in[j].Pointer() == a.Pointer() {
+							args.Field(i).Set(reflect.Zero(args.Field(i).Type()))
+							args.Field(i).Field(1).SetInt(int64(j + 1))
+							break
+						}
+					}
+					continue
+				}
 				args.Field(i).Set(toWire(known, s.fn.In(i), a))
 			}
 			res := reflect.New(s.outs)
 			c.Call(name, args.Interface(), res.Interface())
-			for k, i := range s.slices {
-				back := res.Elem().Field(s.fn.NumOut() + k)
+			for _, i := range s.slices {
+				back := res.Elem().FieldByName(fmt.Sprintf("S%d", i))
 				if !in[i].IsNil() && back.Len() == in[i].Len() {
 					reflect.Copy(in[i], back)
 				}
 			}
+			for _, i := range s.ptrs {
+				back := res.Elem().FieldByName(fmt.Sprintf("P%d", i))
+				if !in[i].IsNil() && !back.Field(0).Bool() {
+					copyInto(in[i].Elem(), back.Field(2), 0)
+				}
+			}
 			out := make([]reflect.Value, s.fn.NumOut())
 			for i := range out {
-				out[i] = fromWire(known, s.fn.Out(i), res.Elem().Field(i))
+				r := res.Elem().Field(i)
+				if t := s.fn.Out(i); t.Kind() == reflect.Pointer { // a result is its own value: Same is not read
+					out[i] = reflect.Zero(t)
+					if !r.Field(0).Bool() {
+						out[i] = reflect.New(t.Elem())
+						out[i].Elem().Set(r.Field(2))
+					}
+					continue
+				}
+				out[i] = fromWire(known, s.fn.Out(i), r)
 			}
 			return out
 		}))

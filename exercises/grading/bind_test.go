@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -178,5 +179,134 @@ func TestABoundReplyOfRandomBytesBreaksTheChannel(t *testing.T) {
 			_, ok := other.(*ChildFailure)
 			assert.True(t, ok, "trial %d: %v", trial, other)
 		}
+	}
+}
+
+// field is a grid as the exercises pass it: by pointer, written in place.
+type field struct {
+	NY, NX int
+	Data   []float64
+}
+
+type pointerFuncs struct {
+	// Smooth writes into dst the mean of each point of src and its right
+	// neighbour, and says whether dst and src were one grid.
+	Smooth func(dst, src *field) (bool, error)
+	// Twice returns a new grid of twice g's values, and doubles g's NX.
+	Twice func(g *field) (*field, error)
+}
+
+// TestPointersCrossTheChannelAsTheyWereGiven: a grid passed by pointer is
+// written in place, the same grid passed twice reaches the child as one
+// pointer, nil stays nil, and a returned pointer is a value of its own.
+func TestPointersCrossTheChannelAsTheyWereGiven(t *testing.T) {
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 14))
+	smooth := func(dst, src *field) (bool, error) {
+		if dst == nil || src == nil {
+			return false, errors.New("nil grid")
+		}
+		same := dst == src
+		in := append([]float64(nil), src.Data...)
+		for i := range dst.Data {
+			dst.Data[i] = (in[i] + in[(i+1)%len(in)]) / 2
+		}
+		return same, nil
+	}
+	child := pointerFuncs{
+		Smooth: smooth,
+		Twice: func(g *field) (*field, error) {
+			if g == nil {
+				return nil, errors.New("nil grid")
+			}
+			out := &field{NY: g.NY, NX: g.NX, Data: make([]float64, len(g.Data))}
+			for i, v := range g.Data {
+				out.Data[i] = 2 * v
+			}
+			g.NX *= 2
+			return out, nil
+		},
+	}
+	var remote pointerFuncs
+	require.NoError(t, RemoteFuncs(&remote, pair(t, ServeFuncs(child, nil)), nil))
+
+	grid := func() *field {
+		ny, nx := 1+rng.IntN(7), 2+rng.IntN(9)
+		g := &field{NY: ny, NX: nx, Data: make([]float64, ny*nx)}
+		for i := range g.Data {
+			g.Data[i] = rng.NormFloat64()
+		}
+		return g
+	}
+	clone := func(g *field) *field { return &field{NY: g.NY, NX: g.NX, Data: append([]float64(nil), g.Data...)} }
+
+	// Two grids: dst is written, src is not, and dst keeps its array.
+	src := grid()
+	dst := &field{NY: src.NY, NX: src.NX, Data: make([]float64, len(src.Data))}
+	wantDst, wantSrc := clone(dst), clone(src)
+	wantSame, err := smooth(wantDst, wantSrc)
+	require.NoError(t, err)
+	array := &dst.Data[0]
+	same, err := remote.Smooth(dst, src)
+	require.NoError(t, err)
+	assert.Equal(t, wantSame, same)
+	assert.False(t, same)
+	assert.Equal(t, wantDst, dst)
+	assert.Equal(t, wantSrc, src)
+	assert.Same(t, array, &dst.Data[0], "the caller's grid keeps its array")
+
+	// One grid twice: the child sees one pointer, and writes it in place.
+	g := grid()
+	want := clone(g)
+	wantSame, err = smooth(want, want)
+	require.NoError(t, err)
+	same, err = remote.Smooth(g, g)
+	require.NoError(t, err)
+	assert.Equal(t, wantSame, same)
+	assert.True(t, same, "the same pointer twice reaches the child as one")
+	assert.Equal(t, want, g)
+
+	// Nil crosses as nil.
+	_, err = remote.Smooth(nil, grid())
+	assert.EqualError(t, err, "nil grid")
+	out, err := remote.Twice(nil)
+	assert.Nil(t, out)
+	assert.EqualError(t, err, "nil grid")
+
+	// A returned pointer is a value of its own; the argument's field
+	// written in the child reaches the caller.
+	g = grid()
+	nx := g.NX
+	want = clone(g)
+	for i := range want.Data {
+		want.Data[i] *= 2
+	}
+	out, err = remote.Twice(g)
+	require.NoError(t, err)
+	assert.Equal(t, want, out)
+	assert.Equal(t, 2*nx, g.NX)
+	assert.NotSame(t, g, out)
+}
+
+// TestAForgedSamePointerIsMalformed: a call whose second pointer claims
+// to be an argument that is not a pointer of its type, or one after it,
+// is refused by the child's handler, never a panic.
+func TestAForgedSamePointerIsMalformed(t *testing.T) {
+	type smoothOnly struct {
+		Smooth func(dst, src *field) (bool, error)
+	}
+	h := ServeFuncs(smoothOnly{Smooth: func(dst, src *field) (bool, error) { return dst == src, nil }}, nil)
+	sig, err := newSignature(reflect.TypeFor[func(dst, src *field) (bool, error)]())
+	require.NoError(t, err)
+	for _, same := range []int{1, 2, 3, -1, 1 << 40} {
+		args := reflect.New(sig.args).Elem()
+		args.Field(0).Field(0).SetBool(true) // dst is nil: nothing to be the same as
+		args.Field(1).Field(1).SetInt(int64(same))
+		if same == 2 { // dst is a grid, and src claims to be itself
+			args.Field(0).Field(0).SetBool(false)
+		}
+		b, err := Encode(args.Interface())
+		require.NoError(t, err)
+		_, err = h("Smooth", b)
+		assert.ErrorIs(t, err, ErrMalformed, "Same = %d", same)
 	}
 }
