@@ -402,3 +402,23 @@ func TestIntensMistakesAreNamed(t *testing.T) {
 	}
 	failsWith(t, Intensity(tooSmall), "bad-input", "T = 5 needs")
 }
+
+// TestFivePointSharedGridCrossesAsOne: across the channel, one grid passed
+// as dst and src reaches the student's Sweep as one pointer, so a Sweep
+// that does not refuse it loses bad-input there as it does here, and one
+// that refuses it passes.
+func TestFivePointSharedGridCrossesAsOne(t *testing.T) {
+	needSolutions(t)
+	lax := FivePointFuncs{Sweep: func(dst, src *lab.Grid2[float64], c [9]float64) error {
+		if dst != nil && dst == src {
+			return fivepoint.Sweep(dst, src.Clone(), c)
+		}
+		return fivepoint.Sweep(dst, src, c)
+	}, Iterate: fivepoint.Iterate}
+	for how, e := range map[string]grading.Exercise{"here": FivePoint(lax), "remote": remote(t, FivePoint(lax))} {
+		failsWith(t, e, "bad-input", "same grid")
+		assert.True(t, results(e)["interior"].Passed, how)
+	}
+	honest := remote(t, FivePoint(FivePointFuncs{Sweep: fivepoint.Sweep, Iterate: fivepoint.Iterate}))
+	assert.True(t, results(honest)["bad-input"].Passed)
+}

@@ -28,19 +28,13 @@ func FivePoint(fn FivePointFuncs) grading.Exercise { return fivePointDecl.Exerci
 
 // fivePointDecl declares exercise 3. Sweep writes its grid in place and
 // may be handed one grid twice, which a check refuses to see accepted:
-// the exercise's own channel (remote_basics.go) sends the grids, whether
-// they are one, and copies back what the child wrote.
+// the binding (grading.ServeFuncs) sends the grids, whether they are one,
+// and copies back what the child wrote.
 var fivePointDecl = declare(&Decl[FivePointFuncs]{
 	ID:    "03_five_point",
 	Title: "2D nine-point star of radius 2 with periodic boundaries (Fig. 8.3B)",
 	Files: []string{"fivepoint.go"},
 	Allow: sym(labPkg, "Grid2", "NewGrid2", "Grid2.NY", "Grid2.NX", "Grid2.Data", "Grid2.At", "Grid2.Set", "Grid2.Index", "Grid2.Clone"),
-	Wire: &Wire[FivePointFuncs]{
-		Methods: []string{"sweep", "iterate"},
-		Serve:   serveFivePoint,
-		Remote:  remoteFivePoint,
-		Stub:    stubFuncs[FivePointFuncs](),
-	},
 	Checks: func(fn FivePointFuncs) []grading.Check {
 		return []grading.Check{
 			{ID: "interior", Title: "points at least 2 from every edge, on random grids with nine distinct coefficients", Points: 2,

@@ -78,33 +78,6 @@ func decoded[A any](f func(a A) any) method {
 	}
 }
 
-// copyBack copies what the child left in a slice argument into the
-// grader's, as if the student's function had run here.
-func copyBack[F any](dst, src []F) {
-	if len(dst) == len(src) {
-		copy(dst, src)
-	}
-}
-
-// --- exercises whose functions take and return values: the generic
-// binding (grading.ServeFuncs, grading.RemoteFuncs), with the names the
-// constructors call.
-
-// servedFuncs returns the handler that serves fn in the child.
-func servedFuncs[F any](fn F) grading.Handler { return grading.ServeFuncs(fn, knownErrors) }
-
-// remoteFuncs returns the functions of F that call the child through c.
-// F's functions can cross the channel (declare and the tests check it),
-// so an error here is this package's own mistake, and every call of the
-// returned functions stops the check as a broken channel would.
-func remoteFuncs[F any](c *grading.Client) F {
-	var fn F
-	if err := grading.RemoteFuncs(&fn, c, knownErrors); err != nil {
-		panic(&grading.ChildFailure{Status: grading.NotAvailable, Message: err.Error()})
-	}
-	return fn
-}
-
 // stubFuncs returns the functions of F, none written yet.
 func stubFuncs[F any]() F {
 	var zero F
