@@ -12,7 +12,8 @@ import (
 // this file out.
 
 func init() {
-	sineDecl.Hidden = func(d discretizer) []grading.Check {
+	sineDecl.Hidden = func(fn sineFuncs) []grading.Check {
+		d := fn.Discretize
 		return []grading.Check{
 			{ID: "hidden-grid", Title: "more intervals, up to 5000 cells", Points: 1, Hidden: true,
 				Run: func(t *grading.T) { sineGrid(t, d, 200, 5000) }},

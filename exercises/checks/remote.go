@@ -49,35 +49,6 @@ func call[R any](c *grading.Client, method string, args any) R {
 	return r
 }
 
-// serve returns a handler from methods, each decoding its arguments into A
-// and returning its result.
-type method func(args []byte) (any, error)
-
-func handler(ms map[string]method) grading.Handler {
-	return func(name string, args []byte) ([]byte, error) {
-		m, ok := ms[name]
-		if !ok {
-			return nil, fmt.Errorf("no method %q", name)
-		}
-		res, err := m(args)
-		if err != nil {
-			return nil, err
-		}
-		return grading.Encode(res)
-	}
-}
-
-// decoded is a method that decodes its arguments into A first.
-func decoded[A any](f func(a A) any) method {
-	return func(b []byte) (any, error) {
-		var a A
-		if err := grading.Decode(b, &a); err != nil {
-			return nil, err
-		}
-		return f(a), nil
-	}
-}
-
 // stubFuncs returns the functions of F, none written yet.
 func stubFuncs[F any]() F {
 	var zero F
