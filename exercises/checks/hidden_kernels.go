@@ -15,9 +15,10 @@ import (
 
 func init() {
 	for _, s := range kernelSteps() {
-		kernelDecls[s.name].Hidden = func(k submitted) []grading.Check { return hiddenKernelChecks(s, k) }
+		kernelDecls[s.name].Hidden = func(fn kernelFuncs) []grading.Check { return hiddenKernelChecks(s, submitted{funcs: fn}) }
 	}
-	findTheBugDecl.Hidden = func(k submitted) []grading.Check {
+	findTheBugDecl.Hidden = func(fn kernelFuncs) []grading.Check {
+		k := submitted{funcs: fn}
 		return []grading.Check{
 			{ID: "hidden-values", Title: "larger grids, sides up to 32", Points: 2, Hidden: true,
 				Run: func(t *grading.T) { bugValues(t, findTheBugStep(), k, 2, 32) }},

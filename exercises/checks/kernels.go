@@ -65,12 +65,13 @@ func (s kernelStep) id() string { return fmt.Sprintf("%02d_%s", s.number, s.name
 
 // kernelDecls declares the kernel exercises 05 to 08, by topic, one from
 // each of kernelSteps.
-var kernelDecls = func() map[string]*Decl[submitted] {
-	out := map[string]*Decl[submitted]{}
+var kernelDecls = func() map[string]*Decl[kernelFuncs] {
+	out := map[string]*Decl[kernelFuncs]{}
 	for _, s := range kernelSteps() {
-		out[s.name] = declare(&Decl[submitted]{
-			ID: s.id(), Title: s.title, Files: []string{s.name + ".go"}, Allow: kernel, Wire: kernelWire,
-			Checks: func(k submitted) []grading.Check {
+		out[s.name] = declare(&Decl[kernelFuncs]{
+			ID: s.id(), Title: s.title, Files: []string{s.name + ".go"}, Allow: kernel,
+			Checks: func(fn kernelFuncs) []grading.Check {
+				k := submitted{funcs: fn}
 				if s.kind == basicKind {
 					return basicChecks(s, k)
 				}
@@ -82,7 +83,9 @@ var kernelDecls = func() map[string]*Decl[submitted] {
 }()
 
 // exercise returns the exercise with checks on k.
-func (s kernelStep) exercise(k submitted) grading.Exercise { return kernelDecls[s.name].Exercise(k) }
+func (s kernelStep) exercise(k submitted) grading.Exercise {
+	return kernelDecls[s.name].Exercise(k.kernelFuncs())
+}
 
 // KernelExercise returns the kernel exercise of a topic (basic, tiled,
 // coarsened, register_tiled), checking the student's kernel k. An unknown

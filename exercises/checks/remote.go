@@ -41,14 +41,6 @@ func clipID(id string) string {
 	return id
 }
 
-// call makes a call and returns the decoded result; a failure of the
-// channel stops the check (grading.Client.Call).
-func call[R any](c *grading.Client, method string, args any) R {
-	var r R
-	c.Call(method, args, &r)
-	return r
-}
-
 // stubFuncs returns the functions of F, none written yet.
 func stubFuncs[F any]() F {
 	var zero F
@@ -57,4 +49,16 @@ func stubFuncs[F any]() F {
 		panic(fmt.Sprintf("checks: stubs of %T: %v", zero, err)) // this package's own mistake
 	}
 	return s.(F)
+}
+
+// remoteFuncs returns the functions of F that call the child through c.
+// F's functions can cross the channel (declare and the tests check it),
+// so an error here is this package's own mistake, and every call of the
+// returned functions stops the check as a broken channel would.
+func remoteFuncs[F any](c *grading.Client) F {
+	var fn F
+	if err := grading.RemoteFuncs(&fn, c, knownErrors); err != nil {
+		panic(&grading.ChildFailure{Status: grading.NotAvailable, Message: err.Error()})
+	}
+	return fn
 }

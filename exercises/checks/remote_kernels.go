@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"errors"
 	"fmt"
 
 	"stencillab.dev/exercises/grading"
@@ -10,17 +9,57 @@ import (
 	"stencillab.dev/lab/sim"
 )
 
-// The wire code of the kernel exercises, 05 to 09 (see remote.go): the
-// grader sends a case (sides, tile, coefficients, input and output), the
-// child runs the student's kernel on its own simulator and sends back the
-// output, the counters and the error; the grader judges them.
+// The kernel exercises, 05 to 09, across the channel (see remote.go):
+// the checks call kernelFuncs.Run with a case (sides, tile,
+// coefficients, input and output); in the grader's child it runs the
+// student's kernel on the child's own simulator and returns the output,
+// the counters (the launch's grid and block among them) and the error,
+// which the grader judges. kernelFuncs crosses by the generic binding.
+
+// kernelFuncs is a kernel exercise's student kernel as the checks call
+// it.
+type kernelFuncs struct {
+	// Run runs the kernel on the case a and returns the output, the
+	// launch's counters and its error.
+	Run func(a kernelArgs) (out []float32, st sim.Stats, err error)
+}
 
 // submitted is a student's kernel as the checks reach it: in this process
-// (local), or in the grader's child (remote).
+// (local), in the grader's child (remote), or as the declaration hands it
+// to the checks (funcs).
 type submitted struct {
 	local  star.Kernel
 	remote *grading.Client
+	funcs  kernelFuncs
 }
+
+// kernelFuncs returns what runs k: its funcs, calls to the child, or
+// the kernel run here.
+func (k submitted) kernelFuncs() kernelFuncs {
+	switch {
+	case k.funcs.Run != nil:
+		return k.funcs
+	case k.remote != nil:
+		return remoteFuncs[kernelFuncs](k.remote)
+	}
+	return runner(k.local)
+}
+
+// runner returns the kernelFuncs that run k in this process, on a case
+// checked first (caseOf).
+func runner(k star.Kernel) kernelFuncs {
+	return kernelFuncs{Run: func(a kernelArgs) ([]float32, sim.Stats, error) {
+		sc, err := caseOf(a)
+		if err != nil {
+			return nil, sim.Stats{}, err
+		}
+		out, st, err := sc.runLocal(k)
+		return out.Data, st, err
+	}}
+}
+
+// serveKernel returns the handler that runs k in the child.
+func serveKernel(k star.Kernel) grading.Handler { return grading.ServeFuncs(runner(k), knownErrors) }
 
 // maxWireSide bounds each side of a case received by the child: the
 // checks' grids are far smaller.
@@ -30,12 +69,6 @@ type kernelArgs struct {
 	NZ, NY, NX, Tile int
 	C                star.Coeffs
 	Src, Dst         []float32
-}
-
-type kernelResult struct {
-	Out   []float32
-	Stats sim.Stats
-	Err   *grading.WireError
 }
 
 func argsOf(sc *simCase) kernelArgs {
@@ -61,47 +94,17 @@ func caseOf(a kernelArgs) (*simCase, error) {
 		dst: &lab.Grid3[float32]{NZ: a.NZ, NY: a.NY, NX: a.NX, Data: a.Dst}}, nil
 }
 
-// kernelWire is the channel of the kernel exercises, which their
-// declarations name: the grader's one call, "run", sends a case, and the
-// child runs the kernel on its own simulator.
-var kernelWire = &Wire[submitted]{
-	Methods: []string{"run"},
-	Serve:   func(k submitted) grading.Handler { return serveKernel(k.local) },
-	Remote:  func(c *grading.Client) submitted { return submitted{remote: c} },
-	Stub:    submitted{local: stubKernel},
-}
-
-// serveKernel answers the grader's one call, "run", in the child.
-func serveKernel(k star.Kernel) grading.Handler {
-	return func(name string, b []byte) ([]byte, error) {
-		if name != "run" {
-			return nil, fmt.Errorf("no method %q", name)
-		}
-		if k == nil {
-			return nil, errors.New("no kernel to run in this process")
-		}
-		var a kernelArgs
-		if err := grading.Decode(b, &a); err != nil {
-			return nil, err
-		}
-		sc, err := caseOf(a)
-		if err != nil {
-			return nil, err
-		}
-		out, st, err := sc.runLocal(k)
-		return grading.Encode(kernelResult{Out: out.Data, Stats: st, Err: knownErrors.Wire(err)})
-	}
-}
-
-// runRemote runs the kernel in the child on the case's inputs. An output
-// of the wrong length is the kernel's fault, and the case's untouched
-// output stands for it.
-func (k submitted) runRemote(sc *simCase) (*lab.Grid3[float32], sim.Stats, error) {
-	r := call[kernelResult](k.remote, "run", argsOf(sc))
-	out := &lab.Grid3[float32]{NZ: sc.NZ, NY: sc.NY, NX: sc.NX, Data: r.Out}
-	if len(r.Out) != len(sc.dst.Data) {
+// runFuncs runs the kernel through fn on the case's inputs. An output of
+// the wrong length is the kernel's fault, and the case's untouched output
+// stands for it.
+func (sc *simCase) runFuncs(fn kernelFuncs) (*lab.Grid3[float32], sim.Stats, error) {
+	r, st, err := fn.Run(argsOf(sc))
+	out := &lab.Grid3[float32]{NZ: sc.NZ, NY: sc.NY, NX: sc.NX, Data: r}
+	if len(r) != len(sc.dst.Data) {
 		out.Data = sc.dst.Clone().Data
-		return out, r.Stats, fmt.Errorf("the kernel's run returned %d values for a grid of %d: %w", len(r.Out), len(sc.dst.Data), sim.ErrFault)
+		if err == nil {
+			err = fmt.Errorf("the kernel's run returned %d values for a grid of %d: %w", len(r), len(sc.dst.Data), sim.ErrFault)
+		}
 	}
-	return out, r.Stats, knownErrors.Err(r.Err)
+	return out, st, err
 }

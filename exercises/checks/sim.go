@@ -116,10 +116,7 @@ func (sc *simCase) describe(name string) string {
 // grader's child, and returns the output, the launch's counters and its
 // error.
 func (sc *simCase) run(k submitted) (*lab.Grid3[float32], sim.Stats, error) {
-	if k.remote != nil {
-		return k.runRemote(sc)
-	}
-	return sc.runLocal(k.local)
+	return sc.runFuncs(k.kernelFuncs())
 }
 
 // runLocal prepares k for the case, as the host code around a kernel

@@ -39,17 +39,16 @@ func findTheBugStep() kernelStep {
 // FindTheBug returns exercise 9, checking the kernel k.
 func FindTheBug(k star.Kernel) grading.Exercise { return findTheBug(submitted{local: k}) }
 
-func findTheBug(k submitted) grading.Exercise { return findTheBugDecl.Exercise(k) }
+func findTheBug(k submitted) grading.Exercise { return findTheBugDecl.Exercise(k.kernelFuncs()) }
 
 // findTheBugDecl declares exercise 9, over the kernel exercises' channel.
-var findTheBugDecl = declare(&Decl[submitted]{
+var findTheBugDecl = declare(&Decl[kernelFuncs]{
 	ID:    "09_find_the_bug",
 	Title: "Find the bugs: a thirteen-point kernel coarsened in z, from a student's notes (Figs. 8.3D, 8.10)",
 	Files: []string{"fix.go"},
 	Allow: kernel,
-	Wire:  kernelWire,
-	Checks: func(k submitted) []grading.Check {
-		s := findTheBugStep()
+	Checks: func(fn kernelFuncs) []grading.Check {
+		k, s := submitted{funcs: fn}, findTheBugStep()
 		return []grading.Check{
 			{ID: "every-plane", Title: "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right", Points: 2,
 				Run: func(t *grading.T) { bugPlanes(t, s, k, 3, 20) }},

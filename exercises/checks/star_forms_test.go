@@ -190,16 +190,15 @@ func TestKernelsAcrossTheChannel(t *testing.T) {
 
 func TestServeRefusesMalformedCases(t *testing.T) {
 	h := serveKernel(stubKernel)
+	run := runner(stubKernel).Run
 	for _, a := range []kernelArgs{
 		{NZ: -1, NY: 5, NX: 5},
 		{NZ: 5, NY: 5, NX: maxWireSide + 1},
 		{NZ: 5, NY: 5, NX: 5, Src: make([]float32, 125), Dst: make([]float32, 124)},
 		{NZ: 5, NY: 5, NX: 5, Tile: -3, Src: make([]float32, 125), Dst: make([]float32, 125)},
 	} {
-		b, err := grading.Encode(a)
-		require.NoError(t, err)
-		_, err = h("run", b)
-		assert.Error(t, err, "%d×%d×%d, tile %d", a.NZ, a.NY, a.NX, a.Tile)
+		_, _, err := run(a)
+		assert.ErrorContains(t, err, "a case", "%d×%d×%d, tile %d", a.NZ, a.NY, a.NX, a.Tile)
 	}
 	_, err := h("launch", nil)
 	assert.ErrorContains(t, err, `no method "launch"`)
