@@ -44,16 +44,15 @@ func TestDeclaredExercisesAreStubbedAndServed(t *testing.T) {
 		for _, c := range res.Checks {
 			assert.True(t, c.NotImplemented, "%s/%s: %s", id, c.ID, c.Message)
 		}
-		require.NotEmpty(t, d.methods(), id)
-		for _, m := range d.methods() {
-			_, err := e.Serve(m, nil)
-			assert.ErrorIs(t, err, grading.ErrMalformed, "%s.%s is served: empty arguments do not decode", id, m)
+		ft, ok := DeclaredFuncs(id)
+		require.True(t, ok)
+		for i := range ft.NumField() {
+			_, err := e.Serve(ft.Field(i).Name, nil)
+			assert.ErrorIs(t, err, grading.ErrMalformed, "%s.%s is served: empty arguments do not decode", id, ft.Field(i).Name)
 		}
 		_, err := e.Serve("NoSuchFunction", nil)
 		assert.ErrorContains(t, err, "no method")
-		if ft, ok := DeclaredFuncs(id); ok {
-			assert.Len(t, d.methods(), ft.NumField(), "%s: every function is served", id)
-		}
+		_ = d
 	}
 	_, ok := DeclaredFuncs("no_such_exercise")
 	assert.False(t, ok)
