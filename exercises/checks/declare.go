@@ -63,6 +63,8 @@ func (d *Decl[F]) Exercise(fn F) grading.Exercise {
 // whatever its functions' type.
 type declaration interface {
 	id() string
+	// files are the files the student edits, in the folder.
+	files() []string
 	// stub is the exercise on functions not written yet.
 	stub() (grading.Exercise, error)
 	// remote is the exercise on functions that call the grader's child.
@@ -74,6 +76,8 @@ type declaration interface {
 }
 
 func (d *Decl[F]) id() string { return d.ID }
+
+func (d *Decl[F]) files() []string { return d.Files }
 
 func (d *Decl[F]) funcs() reflect.Type { return reflect.TypeFor[F]() }
 

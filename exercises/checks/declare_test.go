@@ -2,6 +2,9 @@ package checks
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +59,41 @@ func TestDeclaredExercisesAreStubbedAndServed(t *testing.T) {
 	}
 	_, ok := DeclaredFuncs("no_such_exercise")
 	assert.False(t, ok)
+}
+
+// TestEveryGoExerciseFolderIsDeclared ties the registry to the tree: each
+// folder of exercises/ whose files are Go (a CUDA exercise's are .cu) is
+// declared once, each declaration's folder holds its files, and All and
+// Remote know exactly the declared exercises, in the folders' order.
+func TestEveryGoExerciseFolderIsDeclared(t *testing.T) {
+	entries, err := os.ReadDir("..")
+	require.NoError(t, err)
+	var folders []string
+	for _, e := range entries {
+		if !e.IsDir() || !regexp.MustCompile(`^[0-9]{2}_`).MatchString(e.Name()) {
+			continue
+		}
+		cu, _ := filepath.Glob(filepath.Join("..", e.Name(), "*.cu"))
+		if len(cu) == 0 {
+			folders = append(folders, e.Name())
+		}
+	}
+	if len(folders) == 0 {
+		t.Skip("no exercise folders beside exercises/checks in this copy")
+	}
+	var ids []string
+	for _, e := range All() {
+		ids = append(ids, e.ID)
+	}
+	assert.Equal(t, folders, ids, "one declaration per Go exercise folder, in the folders' order")
+	for id, d := range declarations {
+		for _, f := range d.files() {
+			_, err := os.Stat(filepath.Join("..", id, f))
+			assert.NoError(t, err, "%s declares %s", id, f)
+		}
+		_, err := Remote(id, nil)
+		assert.NoError(t, err, id)
+	}
+	_, err = Remote("12_no_such_exercise", nil)
+	assert.ErrorContains(t, err, `no exercise "12_no_such_exercise"`)
 }
