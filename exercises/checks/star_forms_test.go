@@ -237,3 +237,49 @@ func TestAKernelThatDoesNothingScoresNothing(t *testing.T) {
 		assert.Equal(t, 0, res.Points, e.ID)
 	}
 }
+
+// TestAKernelRunOfTheWrongLengthScoresNothing: a child whose Run returns
+// fewer or more values than the grid has, with no error, or the right
+// number with a refusal, gets no point of any kernel exercise: the output
+// stands as untouched, and a short output is a fault.
+func TestAKernelRunOfTheWrongLengthScoresNothing(t *testing.T) {
+	for name, run := range map[string]func(kernelArgs) ([]float32, sim.Stats, error){
+		"short": func(a kernelArgs) ([]float32, sim.Stats, error) { return a.Dst[:len(a.Dst)/2], sim.Stats{}, nil },
+		"long":  func(a kernelArgs) ([]float32, sim.Stats, error) { return append(a.Src, 1), sim.Stats{}, nil },
+		"none":  func(kernelArgs) ([]float32, sim.Stats, error) { return nil, sim.Stats{}, nil },
+	} {
+		child := kernelFuncs{Run: run}
+		exs := []grading.Exercise{findTheBug(submitted{funcs: child})}
+		for _, s := range kernelSteps() {
+			exs = append(exs, s.exercise(submitted{remote: pairFuncs(t, child)}))
+		}
+		for _, e := range exs {
+			res := grading.Run(e, grading.Options{Seed: 5})
+			assert.Zero(t, res.Points, "%s: %s", name, e.ID)
+		}
+		grid := func() *lab.Grid3[float32] {
+			g := &lab.Grid3[float32]{NZ: 3, NY: 4, NX: 5, Data: make([]float32, 60)}
+			for i := range g.Data {
+				g.Data[i] = rand.Float32()
+			}
+			return g
+		}
+		sc := &simCase{NZ: 3, NY: 4, NX: 5, src: grid(), dst: grid()}
+		out, _, err := sc.runFuncs(child)
+		assert.ErrorIs(t, err, sim.ErrFault, name)
+		assert.Equal(t, sc.dst.Data, out.Data, "%s: the untouched output stands for it", name)
+	}
+}
+
+// pairFuncs serves fn as the grader's child does, through pipes, and
+// returns the client that calls it.
+func pairFuncs(t *testing.T, fn kernelFuncs) *grading.Client {
+	callsR, callsW := io.Pipe()
+	repR, repW := io.Pipe()
+	go func() {
+		_ = grading.Serve(callsR, repW, grading.ServeFuncs(fn, knownErrors))
+		repW.Close()
+	}()
+	t.Cleanup(func() { callsW.Close() })
+	return grading.NewClient(callsW, repR)
+}
