@@ -12,18 +12,7 @@ import (
 // replaces control characters, so that a student's text is shown as the
 // same characters and can open no tag, attribute or entity.
 func h(s string) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case r == '\r':
-			return -1
-		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
-			return '\ufffd'
-		}
-		return r
-	}, s)
-	return html.EscapeString(s)
+	return html.EscapeString(keepLines(s))
 }
 
 // FeedbackHTML is the student's feedback as a standalone HTML page, with

@@ -63,7 +63,16 @@ func CodeSpan(s string) string {
 // CodeBlock puts text in a fenced code block that nothing in it can
 // close: the fence is longer than any run of backticks in the text.
 func CodeBlock(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = keepLines(s)
+	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
+}
+
+// keepLines keeps a text's lines and tabs, drops carriage returns and
+// replaces every other control character (and the Unicode line and
+// paragraph separators) with U+FFFD.
+func keepLines(s string) string {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n' || r == '\t':
 			return r
@@ -74,8 +83,6 @@ func CodeBlock(s string) string {
 		}
 		return r
 	}, s)
-	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
-	return fence + "text\n" + strings.TrimRight(s, "\n") + "\n" + fence + "\n"
 }
 
 // longestRun is the length of the longest run of c in s.
