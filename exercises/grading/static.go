@@ -549,6 +549,7 @@ type symbols struct {
 	add     func(token.Pos, string, ...any)
 	owners  map[*types.Var][]string // a field → "Type.Field" of each named type it belongs to
 	indexed map[*types.Package]bool
+	seen    []*types.TypeName // typesSeen's, once listed
 }
 
 func (c *symbols) check(files []*ast.File) {
@@ -666,14 +667,10 @@ func (c *symbols) fieldOwners(f *types.Var) []string {
 	p := f.Pkg()
 	if !c.indexed[p] {
 		c.indexed[p] = true
-		for _, n := range p.Scope().Names() {
-			tn, ok := p.Scope().Lookup(n).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
+		for _, tn := range typeNames(p) {
 			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
 				for i := 0; i < st.NumFields(); i++ {
-					c.owners[st.Field(i)] = append(c.owners[st.Field(i)], n+"."+st.Field(i).Name())
+					c.owners[st.Field(i)] = append(c.owners[st.Field(i)], tn.Name()+"."+st.Field(i).Name())
 				}
 			}
 		}
@@ -900,6 +897,30 @@ func (c *symbols) packagesSeen() []*types.Package {
 	return out
 }
 
+// typesSeen returns the named types, aliases aside, declared at package
+// level by the packagesSeen, listed once per check.
+func (c *symbols) typesSeen() []*types.TypeName {
+	if c.seen == nil {
+		c.seen = []*types.TypeName{}
+		for _, p := range c.packagesSeen() {
+			c.seen = append(c.seen, typeNames(p)...)
+		}
+	}
+	return c.seen
+}
+
+// typeNames returns the named types, aliases aside, declared at package
+// level by p.
+func typeNames(p *types.Package) []*types.TypeName {
+	var out []*types.TypeName
+	for _, n := range p.Scope().Names() {
+		if tn, ok := p.Scope().Lookup(n).(*types.TypeName); ok && !tn.IsAlias() {
+			out = append(out, tn)
+		}
+	}
+	return out
+}
+
 // iface refuses an interface type of the submission whose method another
 // package's type would supply while the allow-list does not hold it: a
 // conversion to the interface, or a type assertion, would call it.
@@ -908,39 +929,33 @@ func (c *symbols) iface(n *ast.InterfaceType) {
 	if !ok || it.NumMethods() == 0 {
 		return
 	}
-	for _, p := range c.packagesSeen() {
-		for _, name := range p.Scope().Names() {
-			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
+	for _, tn := range c.typesSeen() {
+		T := tn.Type()
+		if types.IsInterface(T) {
+			continue
+		}
+		// A generic type is a candidate whatever its methods'
+		// signatures (Implements does not take one uninstantiated).
+		named, _ := T.(*types.Named)
+		generic := named != nil && named.TypeParams().Len() > 0
+		ptr := types.NewPointer(T)
+		if !generic && !types.Implements(ptr, it) {
+			continue
+		}
+		for i := 0; i < it.NumMethods(); i++ {
+			m := it.Method(i)
+			obj, idx, _ := types.LookupFieldOrMethod(ptr, true, c.pkg, m.Name())
+			fn, ok := obj.(*types.Func)
+			if !ok || !c.foreign(fn) {
 				continue
 			}
-			T := tn.Type()
-			if types.IsInterface(T) {
-				continue
+			for _, f := range c.embedded(ptr, idx) {
+				if name, ok := c.allowed(f); !ok {
+					c.add(m.Pos(), "the interface's method %s would reach %s, which is not available in this exercise", m.Name(), name)
+				}
 			}
-			// A generic type is a candidate whatever its methods'
-			// signatures (Implements does not take one uninstantiated).
-			named, _ := T.(*types.Named)
-			generic := named != nil && named.TypeParams().Len() > 0
-			ptr := types.NewPointer(T)
-			if !generic && !types.Implements(ptr, it) {
-				continue
-			}
-			for i := 0; i < it.NumMethods(); i++ {
-				m := it.Method(i)
-				obj, idx, _ := types.LookupFieldOrMethod(ptr, true, c.pkg, m.Name())
-				fn, ok := obj.(*types.Func)
-				if !ok || !c.foreign(fn) {
-					continue
-				}
-				for _, f := range c.embedded(ptr, idx) {
-					if name, ok := c.allowed(f); !ok {
-						c.add(m.Pos(), "the interface's method %s would reach %s, which is not available in this exercise", m.Name(), name)
-					}
-				}
-				if name, ok := c.allowed(fn); !ok {
-					c.add(m.Pos(), "the interface's method %s would call %s, which is not available in this exercise", m.Name(), name)
-				}
+			if name, ok := c.allowed(fn); !ok {
+				c.add(m.Pos(), "the interface's method %s would call %s, which is not available in this exercise", m.Name(), name)
 			}
 		}
 	}
@@ -972,21 +987,15 @@ func (c *symbols) structType(n *ast.StructType) {
 	if !ok || st.NumFields() == 0 {
 		return
 	}
-	for _, p := range c.packagesSeen() {
-		for _, name := range p.Scope().Names() {
-			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			other, ok := tn.Type().Underlying().(*types.Struct)
-			if !ok || !types.IdenticalIgnoreTags(st, other) {
-				continue
-			}
-			for i := 0; i < other.NumFields(); i++ {
-				if fname, ok := c.allowed(other.Field(i)); !ok {
-					c.add(n.Pos(), "this struct type is %s.%s's, whose field %s is not available in this exercise", p.Name(), name, fname)
-					break
-				}
+	for _, tn := range c.typesSeen() {
+		other, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok || !types.IdenticalIgnoreTags(st, other) {
+			continue
+		}
+		for i := 0; i < other.NumFields(); i++ {
+			if fname, ok := c.allowed(other.Field(i)); !ok {
+				c.add(n.Pos(), "this struct type is %s.%s's, whose field %s is not available in this exercise", tn.Pkg().Name(), tn.Name(), fname)
+				break
 			}
 		}
 	}
