@@ -33,7 +33,7 @@ func ZMarch(it int) (*Diagram, error) {
 	d := NewDiagram(fmt.Sprintf("Iteration %d of %d: the block computes output plane %s", it+1, ZMarchFrames, offsetLabel("iStart", it)),
 		-2.7, -2.9, 19.6, 8.4)
 	for k, x0 := range []float64{0, 9.4} {
-		addMarch(d, k, it, x0, 9, k == 0)
+		addMarch(d, zKernels[k].hold, it, x0, 9, k == 0, " + ")
 		top := planeGeom{origin: Pt{x0, 0}, cell: 0.6, gap: 1.3}.at(zIn/2.0, zIn, zIn-1)
 		d.Add(Label(x0+2.6, top.Y+0.5, 10, zKernels[k].title).Bold())
 	}
@@ -67,10 +67,12 @@ var zKernels = []struct {
 		map[int]zHolder{-1: {"", "inPrev"}, 0: {"inCurr_s", "inCurr"}, 1: {"", "inNext"}}},
 }
 
-// addMarch draws kernel k's column of input planes at iteration it, its
-// front-left corner at x0, naming each plane's holder in size-point text;
-// iStart labels go left of the column when labels is set.
-func addMarch(d *Diagram, k, it int, x0 float64, size vg.Length, labels bool) {
+// addMarch draws a kernel's column of input planes at iteration it, hold
+// naming their holders as zKernels does, its front-left corner at x0,
+// naming each plane's holder in size-point text, a shared array and a
+// register joined by join; iStart labels go left of the column when labels
+// is set.
+func addMarch(d *Diagram, hold map[int]zHolder, it int, x0 float64, size vg.Length, labels bool, join string) {
 	g := planeGeom{origin: Pt{x0, 0}, cell: 0.6, gap: 1.3}
 	for p := range zIn {
 		out := p - 1 // the output plane's index in the block
@@ -79,11 +81,11 @@ func addMarch(d *Diagram, k, it int, x0 float64, size vg.Length, labels bool) {
 			st = planeStyle{inner: PaleGrey, halo: PaleGrey, line: CellLine}
 		}
 		text := ""
-		if h, ok := zKernels[k].hold[out-it]; ok {
+		if h, ok := hold[out-it]; ok {
 			switch {
 			case h.shared != "" && h.reg != "":
 				st = planeStyle{inner: PaleGreen, halo: PaleGreen, line: Ink, dots: Purple}
-				text = h.shared + " + " + h.reg
+				text = h.shared + join + h.reg
 			case h.shared != "":
 				st = planeStyle{inner: PaleGreen, halo: PaleGreen, line: Ink}
 				text = h.shared
@@ -118,7 +120,7 @@ func ZMarchStrip() (*Panels, error) {
 	for k := range zKernels {
 		for it := range ZMarchFrames {
 			d := NewDiagram(fmt.Sprintf("%s, iteration %d", zKernels[k].short, it+1), -0.2, -0.3, 8.9, 8.1)
-			addMarch(d, k, it, 0, 7.5, false)
+			addMarch(d, zKernels[k].hold, it, 0, 7.5, false, " + ")
 			p.Items = append(p.Items, d)
 		}
 	}

@@ -157,55 +157,20 @@ func RegisterTiling() (*Diagram, error) {
 		return nil, fmt.Errorf("fig: register tiling: %w", err)
 	}
 	d := NewDiagram("After the first iteration: where the three input planes live", -2.7, -3.2, 19.6, 9.0)
-	type holder struct{ shared, reg string }
 	kernels := []struct {
 		title, sub string
 		x0         float64
-		hold       map[int]holder // output plane offset from it → names
+		hold       map[int]zHolder // output plane offset from it → names
 		foot       string
 	}{
-		{"(A) coarsened, Fig. 8.10", "three planes in shared memory", 0,
-			map[int]holder{-1: {"inPrev_s", ""}, 0: {"inCurr_s", ""}, 1: {"inNext_s", ""}},
+		{"(A) coarsened, Fig. 8.10", "three planes in shared memory", 0, zKernels[0].hold,
 			fmt.Sprintf("shared: 3·T² floats, %d KiB at T = 32", coarse.SharedBytes/1024)},
-		{"(B) register tiled, Fig. 8.12", "one plane shared, the rest in registers", 9.4,
-			map[int]holder{-1: {"", "inPrev"}, 0: {"inCurr_s", "inCurr"}, 1: {"", "inNext"}},
+		{"(B) register tiled, Fig. 8.12", "one plane shared, the rest in registers", 9.4, zKernels[1].hold,
 			fmt.Sprintf("shared: T² floats, %d KiB at T = 32; 3 registers per thread", reg.SharedBytes/1024)},
 	}
 	for _, k := range kernels {
+		addMarch(d, k.hold, it, k.x0, 9, k.x0 == 0, " and ")
 		g := planeGeom{origin: Pt{k.x0, 0}, cell: 0.6, gap: 1.3}
-		for p := range zIn {
-			out := p - 1
-			st := planeStyle{inner: CellFill, halo: CellFill, line: CellLine}
-			if out < it-1 {
-				st = planeStyle{inner: PaleGrey, halo: PaleGrey, line: CellLine}
-			}
-			text := ""
-			if h, ok := k.hold[out-it]; ok {
-				switch {
-				case h.shared != "" && h.reg != "":
-					st = planeStyle{inner: PaleGreen, halo: PaleGreen, line: Ink, dots: Purple}
-					text = h.shared + " and " + h.reg
-				case h.shared != "":
-					st = planeStyle{inner: PaleGreen, halo: PaleGreen, line: Ink}
-					text = h.shared
-				default:
-					st = planeStyle{inner: PalePurple, halo: PalePurple, line: Purple, dots: Purple}
-					text = h.reg
-				}
-				if out == it {
-					st.inner = Vermillion
-				}
-			}
-			addPlane(d, g, p, st)
-			r := g.right(p)
-			if text != "" {
-				d.Add(Label(r.X, r.Y, 9, text).Align(0, -0.5).Bold())
-			}
-			if k.x0 == 0 {
-				l := g.at(0, 0, p)
-				d.Add(Label(l.X-0.25, l.Y+0.2, 9, offsetLabel("iStart", p-1)).Align(-1, -0.5))
-			}
-		}
 		top := g.at(zIn/2.0, zIn, zIn-1)
 		d.Add(Label(k.x0+2.6, top.Y+0.85, 10, k.title).Bold())
 		d.Add(Label(k.x0+2.6, top.Y+0.35, 9, k.sub).Colored(Muted))
