@@ -287,15 +287,10 @@ func (s *Static) Check(ctx context.Context, e Exercise, files map[string][]byte)
 
 // firstName returns the first of the file names, in order.
 func firstName(files map[string][]byte) string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
+	if names := sortedKeys(files); len(names) > 0 {
+		return names[0]
 	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "(no file)"
-	}
-	return names[0]
+	return "(no file)"
 }
 
 func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte) ([]Violation, error) {
@@ -309,11 +304,7 @@ func (s *Static) check(ctx context.Context, e Exercise, files map[string][]byte)
 		p := fset.PositionFor(pos, false)
 		vs = append(vs, Violation{File: p.Filename, Line: p.Line, Rule: fmt.Sprintf(format, args...)})
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := sortedKeys(files)
 	var student []*ast.File
 	for _, name := range names {
 		// Line directives are disarmed before parsing (same length, so
@@ -506,7 +497,7 @@ func checkDirectives(fset *token.FileSet, f *ast.File, src []byte, add func(toke
 	}
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
