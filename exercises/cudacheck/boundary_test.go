@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"math"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +245,28 @@ func FuzzReadAnswer(f *testing.F) {
 			t.Fatalf("%d floats accepted where %d are due", len(data), want)
 		}
 	})
+}
+
+// The sanitizer's two points count only beside a correct kernel: a kernel
+// that computes wrong values (or nothing) has no access for the tool to
+// find. The tool here is a script that runs the child unchanged.
+func TestSanitizerCountsOnlyForACorrectKernel(t *testing.T) {
+	tool := filepath.Join(t.TempDir(), "compute-sanitizer")
+	require.NoError(t, os.WriteFile(tool, []byte("#!/bin/sh\nshift 6\nexec \"$@\"\n"), 0o755))
+	spec, _ := Lookup("20_cuda_basic")
+	for src, correct := range map[string]bool{"// a kernel\n": true, "// stand-in: swap\n": false} {
+		cfg := fakeCfg(FakeHonest)
+		cfg.Sanitizer = tool
+		r := Grade(cfg, spec, []byte(src))
+		require.Equal(t, grading.Graded, r.Status, r.Message)
+		for _, id := range []string{"memcheck", "racecheck"} {
+			c := checkByID(r, id)
+			assert.Equal(t, correct, c.Passed, "%s %s: %s", src, id, c.Message)
+			if !correct {
+				assert.Zero(t, c.Points, id)
+				assert.Contains(t, c.Message, "counts only for a correct kernel", id)
+			}
+		}
+		assert.Equal(t, correct, r.Points == r.MaxPoints, src)
+	}
 }

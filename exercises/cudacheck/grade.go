@@ -85,11 +85,11 @@ func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
 	if err != nil {
 		return grading.Fail(ex, grading.NotAvailable, err.Error(), cfg.Seed)
 	}
-	res, _ := gradeWith(cfg, spec, string(source), r.call, r.log)
+	res, env := gradeWith(cfg, spec, string(source), r.call, r.log)
 	r.close()
 	if res.Status == grading.Graded && cfg.Sanitizer != "" {
 		for _, tool := range []string{"memcheck", "racecheck"} {
-			res.Checks = append(res.Checks, sanitize(cfg, spec, string(source), tool))
+			res.Checks = append(res.Checks, sanitize(cfg, env, string(source), tool))
 		}
 		res.MaxPoints, res.Points = 0, 0
 		for _, c := range res.Checks {
@@ -178,13 +178,19 @@ var sanitizeShapes = [][3]int{{3, 3, 3}, {9, 11, 13}, {21, 19, 37}}
 
 // sanitize runs compute-sanitizer's tool on the submission's kernel on
 // small grids and returns the check named for the tool: passed when the
-// tool's exit status says it found nothing.
-func sanitize(cfg Config, spec Spec, source, tool string) grading.CheckResult {
+// kernel is correct (a kernel that writes nothing has no error to find)
+// and the tool's exit status says it found nothing.
+func sanitize(cfg Config, env *Env, source, tool string) grading.CheckResult {
+	spec := env.Spec
 	title := map[string]string{
 		"memcheck":  "compute-sanitizer memcheck: no access outside the arrays",
 		"racecheck": "compute-sanitizer racecheck: no shared-memory race",
 	}[tool]
 	cr := grading.CheckResult{ID: tool, Title: title, MaxPoints: 1}
+	if !env.correct() {
+		cr.Message = fmt.Sprintf("compute-sanitizer %s counts only for a correct kernel: %v must pass first", tool, spec.correctness())
+		return cr
+	}
 	timeout := 4 * cfg.Timeout
 	r, err := startRemote(cfg.Launch, spec.ID, timeout, []string{cfg.Sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "8"})
 	if err != nil {
