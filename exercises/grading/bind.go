@@ -170,6 +170,12 @@ func copyInto(dst, src reflect.Value, depth int) {
 	}
 }
 
+// sliceField is the index in outs of S for the k-th slice argument.
+func (s *signature) sliceField(k int) int { return s.fn.NumOut() + k }
+
+// ptrField is the index in outs of P for the k-th pointer argument.
+func (s *signature) ptrField(k int) int { return s.fn.NumOut() + len(s.slices) + k }
+
 func newSignature(fn reflect.Type) (*signature, error) {
 	if fn.Kind() != reflect.Func {
 		return nil, fmt.Errorf("grading: bind: %s is not a function", fn)
@@ -310,11 +316,11 @@ func ServeFuncs(funcs any, known KnownErrors) Handler {
 			}
 			res.Field(i).Set(toWire(known, s.fn.Out(i), o))
 		}
-		for _, i := range s.slices {
-			res.FieldByName(fmt.Sprintf("S%d", i)).Set(in[i])
+		for k, i := range s.slices {
+			res.Field(s.sliceField(k)).Set(in[i])
 		}
-		for _, i := range s.ptrs {
-			f := res.FieldByName(fmt.Sprintf("P%d", i))
+		for k, i := range s.ptrs {
+			f := res.Field(s.ptrField(k))
 			f.Set(toPtrWire(f.Type(), in[i]))
 		}
 		return Encode(res.Interface())
@@ -355,14 +361,14 @@ func RemoteFuncs(dst any, c *Client, known KnownErrors) error {
 			}
 			res := reflect.New(s.outs)
 			c.Call(name, args.Interface(), res.Interface())
-			for _, i := range s.slices {
-				back := res.Elem().FieldByName(fmt.Sprintf("S%d", i))
+			for k, i := range s.slices {
+				back := res.Elem().Field(s.sliceField(k))
 				if !in[i].IsNil() && back.Len() == in[i].Len() {
 					reflect.Copy(in[i], back)
 				}
 			}
-			for _, i := range s.ptrs {
-				back := res.Elem().FieldByName(fmt.Sprintf("P%d", i))
+			for k, i := range s.ptrs {
+				back := res.Elem().Field(s.ptrField(k))
 				if !in[i].IsNil() && !back.Field(0).Bool() {
 					copyInto(in[i].Elem(), back.Field(2), 0)
 				}
