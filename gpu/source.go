@@ -178,16 +178,12 @@ func StepGeometry(step string, tile int, nz, ny, nx int) (Geometry, error) {
 	return g, nil
 }
 
-// Chain runs steps sweeps back to back, a into b, then b into a, and so on
-// (the last output is in b when steps is odd, in a when even), and returns
-// the time of the whole chain between two CUDA events. Every launch of the
+// ChainCoeffs runs steps sweeps back to back, a into b, then b into a, and
+// so on (the last output is in b when steps is odd, in a when even), with
+// the coefficients c passed as floats after nx in order, and returns the
+// time of the whole chain between two CUDA events. Every launch of the
 // chain feeds the next, so that the final grid shows whether each did its
 // work.
-func (k *SourceKernel) Chain(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, steps int) (float64, error) {
-	return k.ChainCoeffs(a, b, nz, ny, nx, c[:], steps)
-}
-
-// ChainCoeffs is Chain for a kernel of any number of coefficients.
 func (k *SourceKernel) ChainCoeffs(a, b *Buffer, nz, ny, nx int, c []float64, steps int) (float64, error) {
 	if steps < 1 {
 		return 0, fmt.Errorf("gpu: %s: a chain of %d steps: need at least 1", k.file, steps)
