@@ -89,14 +89,14 @@ func CheckDirectives(file, text string) error {
 // checkDirective reads the directive after its # on line and reports it
 // when it is not allowed; it consumes the line.
 func checkDirective(l *lexer, line int, add func(int, string, ...any)) {
-	name, _ := l.nextOnLine()
+	name, _ := l.next()
 	switch {
 	case name.kind == tokNewline || name.kind == tokEOF:
 		return // the null directive
 	case name.kind != tokIdent:
 		add(line, "the directive \"# %s\" is not allowed (allowed: %s)", name.text, DirectivesAllowed)
 	case name.text == "pragma":
-		arg, _ := l.nextOnLine()
+		arg, _ := l.next()
 		if arg.kind != tokIdent || !allowedPragmas[arg.text] {
 			add(line, "#pragma %s is not allowed: only #pragma unroll is (allowed: %s)", arg.text, DirectivesAllowed)
 		}
@@ -105,7 +105,7 @@ func checkDirective(l *lexer, line int, add func(int, string, ...any)) {
 	}
 	// The rest of the line: identifiers are still checked.
 	for {
-		tok, tl := l.nextOnLine()
+		tok, tl := l.next()
 		switch tok.kind {
 		case tokNewline, tokEOF:
 			return
@@ -367,7 +367,3 @@ func (l *lexer) raw(p, line int) (token, int) {
 	l.pos = q + open + 1 + end + len(delim)
 	return token{kind: tokOther}, line
 }
-
-// nextOnLine returns the next token of a directive's line (a comment with
-// a newline in it ends the line like a newline).
-func (l *lexer) nextOnLine() (token, int) { return l.next() }
