@@ -79,7 +79,7 @@ type ClassConfig struct {
 	// student's only when the roster lists it.
 	Roster string
 	// Shard grades one part of the class: the students whose id falls in
-	// part Shard.Index of Shard.Count (see gradebook.ShardOf); the zero
+	// part Shard.Index of Shard.Count (see gradebook.Shard.Has); the zero
 	// value grades everyone.
 	Shard    gradebook.Shard
 	Progress io.Writer
@@ -277,13 +277,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		return nil, err
 	}
 	if cfg.Shard.Count > 0 {
-		var mine []classEntry
-		for _, e := range entries {
-			if cfg.Shard.Has(e.id) {
-				mine = append(mine, e)
-			}
-		}
-		entries = mine
+		entries = shardEntries(entries, cfg.Shard)
 		if len(entries) == 0 {
 			fmt.Fprintf(cfg.Progress, "grade: part %s of the class holds no student\n", cfg.Shard)
 		}
@@ -404,15 +398,7 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Shard.Count > 0 {
-		var mine []classEntry
-		for _, e := range entries {
-			if cfg.Shard.Has(e.id) {
-				mine = append(mine, e)
-			}
-		}
-		entries = mine
-	}
+	entries = shardEntries(entries, cfg.Shard)
 	book, err := gradebook.ReadIfExists(cfg.Out)
 	if err != nil {
 		return nil, fmt.Errorf("the existing gradebook.json: %w", err)
@@ -768,5 +754,14 @@ func insideDir(dir, path string) bool {
 	return p == d || strings.HasPrefix(p, d+string(filepath.Separator))
 }
 
-// writeFileAtomic writes b to path through a temporary file.
-func writeFileAtomic(path string, b []byte) error { return gradebook.WriteFileAtomic(path, b) }
+// shardEntries is the entries of the students in the part s (all of them
+// when s is the zero Shard).
+func shardEntries(entries []classEntry, s gradebook.Shard) []classEntry {
+	var mine []classEntry
+	for _, e := range entries {
+		if s.Has(e.id) {
+			mine = append(mine, e)
+		}
+	}
+	return mine
+}
