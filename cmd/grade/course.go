@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,16 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, bool) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// writeOut writes b to path through a temporary file, or to stdout when
+// path is empty.
+func writeOut(path string, stdout io.Writer, b []byte) error {
+	if path == "" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	return gradebook.WriteFileAtomic(path, b)
 }
 
 // readPart reads the gradebook of a part: a folder holding gradebook.json,
@@ -132,7 +143,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	if len(pos) != 1 || !strings.Contains(" "+strings.Join(gradebook.Formats, " ")+" ", " "+*format+" ") || *format == "" {
+	if len(pos) != 1 || !slices.Contains(gradebook.Formats, *format) {
 		fs.Usage()
 		return 2
 	}
@@ -141,13 +152,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "grade export: %v\n", err)
 		return 1
 	}
-	var roster *gradebook.Roster
-	if *rosterPath != "" {
-		if roster, err = gradebook.ReadRosterFile(*rosterPath); err != nil {
-			fmt.Fprintf(stderr, "grade export: %v\n", err)
-			return 1
-		}
-	} else {
+	roster, err := readRoster(*rosterPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "grade export: %v\n", err)
+		return 1
+	}
+	if roster == nil {
 		roster = rosterOfBook(book)
 	}
 	var b bytes.Buffer
@@ -162,12 +172,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if len(rep.NoHandIn) > 0 {
 		fmt.Fprintf(stderr, "grade export: no hand-in, cells left empty: %s\n", strings.Join(rep.NoHandIn, ", "))
 	}
-	if *outPath == "" {
-		_, err = stdout.Write(b.Bytes())
-	} else {
-		err = gradebook.WriteFileAtomic(*outPath, b.Bytes())
-	}
-	if err != nil {
+	if err := writeOut(*outPath, stdout, b.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "grade export: %v\n", err)
 		return 1
 	}

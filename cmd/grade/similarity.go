@@ -72,12 +72,7 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 		_ = cw.Write([]string{p.Exercise, gradebook.SafeCell(p.A), gradebook.SafeCell(p.B), fmt.Sprintf("%.3f", p.Score), fmt.Sprint(p.Shared), fmt.Sprint(p.Of)})
 	}
 	cw.Flush()
-	if *outPath == "" {
-		_, err = stdout.Write(b.Bytes())
-	} else {
-		err = gradebook.WriteFileAtomic(*outPath, b.Bytes())
-	}
-	if err != nil {
+	if err := writeOut(*outPath, stdout, b.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "grade similarity: %v\n", err)
 		return 1
 	}
