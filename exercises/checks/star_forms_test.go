@@ -20,14 +20,6 @@ import (
 // kernels that only load, the hints against kernels that copy a CPU sweep
 // into the output, and the wire code.
 
-func TestStarConstantsMatchTheLabsStencil(t *testing.T) {
-	var c star.Coeffs
-	s := lab.ThirteenPoint(c)
-	assert.Equal(t, len(s.Offsets), star.Points, "one coefficient per point of the star")
-	assert.Equal(t, s.Radius(), star.Radius)
-	assert.Equal(t, 2*len(s.Offsets)-1, star.Flops, "a multiply per point and an add between each two")
-}
-
 // The tiled kernels' grid covers the interior exactly: the last block holds
 // the last interior point n−3, and a block fewer would not reach it.
 func TestTiledGridCoversTheInterior(t *testing.T) {

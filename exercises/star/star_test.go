@@ -23,6 +23,7 @@ func TestConstantsCountTheStar(t *testing.T) {
 		}
 	}
 	assert.Equal(t, reach, star.Radius)
+	assert.Equal(t, s.Radius(), star.Radius, "the lab's own reach")
 	multiplies, adds := len(s.Offsets), len(s.Offsets)-1
 	assert.Equal(t, multiplies+adds, star.Flops)
 	assert.Equal(t, 25, star.Flops, "13 multiplies and 12 adds")
