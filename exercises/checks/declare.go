@@ -62,7 +62,6 @@ func (d *Decl[F]) Exercise(fn F) grading.Exercise {
 // declaration is what the package knows of a declared exercise,
 // whatever its functions' type.
 type declaration interface {
-	id() string
 	// files are the files the student edits, in the folder.
 	files() []string
 	// stub is the exercise on functions not written yet.
@@ -74,8 +73,6 @@ type declaration interface {
 	// allow is what a submitted file may use beside base.
 	allow() []string
 }
-
-func (d *Decl[F]) id() string { return d.ID }
 
 func (d *Decl[F]) files() []string { return d.Files }
 
