@@ -10,8 +10,9 @@ import (
 )
 
 // The kernel of exercise 09 with each of its mistakes alone, and with all
-// four as the exercise hands it out (generated from the same text as
-// exercises/09_find_the_bug/fix.go). Instructor-only: each is nearly the
+// four as the exercise hands it out, made from the text of
+// exercises/09_find_the_bug/fix.go (TestBugKernelsAreTheExerciseWithOneMistake
+// derives each from it again). Instructor-only: each is nearly the
 // exercise's answer.
 
 // bugHalo has an output tile of IN_TILE_DIM − 2: a halo of one.
