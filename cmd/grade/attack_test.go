@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -311,7 +312,7 @@ func TestStaticAttacksAreRefusedByTheCheck(t *testing.T) {
 		require.Error(t, err, a.dir)
 		assert.Equal(t, staticStatus(a.dir), st, "%s: %v", a.dir, err)
 		assert.Contains(t, err.Error(), a.why, a.dir)
-		assert.Regexp(t, `(?m)^(exercises/`+a.id+`/)?`+regexpQuote(e.Files[0])+`:\d+: `, err.Error(), "%s names the file and the line", a.dir)
+		assert.Regexp(t, `(?m)^(exercises/`+a.id+`/)?`+regexp.QuoteMeta(e.Files[0])+`:\d+: `, err.Error(), "%s names the file and the line", a.dir)
 	}
 }
 
@@ -325,8 +326,6 @@ func staticStatus(dir string) grading.Status {
 	}
 	return grading.Rejected
 }
-
-func regexpQuote(s string) string { return strings.NewReplacer(".", `\.`).Replace(s) }
 
 // TestStaticAttacksScoreZeroBesideACorrectExercise grades every attack,
 // the static check on, each beside the instructor's solution of 10_warps
