@@ -1,16 +1,12 @@
 package lab
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
+	"stencillab.dev/lab/badcall"
 	"stencillab.dev/lab/sim"
 )
 
@@ -21,8 +17,6 @@ import (
 // test binary.
 
 const labBadCallEnv = "LAB_BAD_CALL"
-
-const labBadCallMark = "bad call returned:"
 
 // labBadCalls lists the calls, each named "Export/what is bad"; every one
 // must return an error.
@@ -139,37 +133,23 @@ func labBadCalls() map[string]func() error {
 	return calls
 }
 
-func TestLabBadArgumentChild(t *testing.T) {
-	name := os.Getenv(labBadCallEnv)
-	if name == "" {
-		t.Skip("run by TestExecuteAndSimulateBadArguments in a child process, with " + labBadCallEnv + " naming a call")
+// labCalls is labBadCalls as badcall's calls, in the order of their names.
+func labCalls() []badcall.Call {
+	var cs []badcall.Call
+	for name, call := range labBadCalls() {
+		cs = append(cs, badcall.Call{Name: name, Call: call, WantErr: true})
 	}
-	call, ok := labBadCalls()[name]
-	require.True(t, ok, "no bad call %q", name)
-	fmt.Printf("\n%s %v\n", labBadCallMark, call())
+	slices.SortFunc(cs, func(a, b badcall.Call) int { return strings.Compare(a.Name, b.Name) })
+	return cs
+}
+
+func TestLabBadArgumentChild(t *testing.T) {
+	badcall.Child(t, labBadCallEnv, labCalls())
 }
 
 func TestExecuteAndSimulateBadArguments(t *testing.T) {
 	if os.Getenv(labBadCallEnv) != "" {
 		t.Skip("in a child process")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	for name := range labBadCalls() {
-		cmd := exec.Command(exe, "-test.run=^TestLabBadArgumentChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), labBadCallEnv+"="+name)
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		err := cmd.Run()
-		out := b.String()
-		if !assert.NoError(t, err, "%s: the child failed:\n%s", name, out) {
-			continue
-		}
-		assert.NotContains(t, out, "panic:", name)
-		_, ret, found := strings.Cut(out, labBadCallMark)
-		if assert.True(t, found, "%s did not return:\n%s", name, out) {
-			ret = strings.TrimSpace(strings.SplitN(ret, "\n", 2)[0])
-			assert.NotEqual(t, "<nil>", ret, "%s: bad arguments must give an error", name)
-		}
-	}
+	badcall.Run(t, labBadCallEnv, "TestLabBadArgumentChild", labCalls())
 }

@@ -1,7 +1,6 @@
 package sediment
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/badcall"
 )
 
 // The basin's methods with bad receivers and arguments, each call in a
@@ -25,8 +24,6 @@ import (
 // that a panic fails the call's check rather than the test binary.
 
 const badCallEnv = "SEDIMENT_BAD_CALL"
-
-const badCallMark = "bad call returned:"
 
 // badBasins are basins NewBasin never returns.
 func badBasins() map[string]*Basin {
@@ -66,16 +63,10 @@ func badBasins() map[string]*Basin {
 	}
 }
 
-type badCall struct {
-	name    string
-	call    func() error
-	wantErr bool
-}
-
-func badCalls() []badCall {
-	var cs []badCall
+func badCalls() []badcall.Call {
+	var cs []badcall.Call
 	add := func(name string, wantErr bool, call func() error) {
-		cs = append(cs, badCall{name, call, wantErr})
+		cs = append(cs, badcall.Call{Name: name, Call: call, WantErr: wantErr})
 	}
 	ignore := func(f func()) func() error { return func() error { f(); return nil } }
 	for name, b := range badBasins() {
@@ -132,47 +123,14 @@ func badCalls() []badCall {
 }
 
 func TestBadArgumentChild(t *testing.T) {
-	name := os.Getenv(badCallEnv)
-	if name == "" {
-		t.Skip("run by TestBasinBadArgumentsDoNotPanic in a child process, with " + badCallEnv + " naming a call")
-	}
-	for _, c := range badCalls() {
-		if c.name == name {
-			fmt.Printf("\n%s %v\n", badCallMark, c.call())
-			return
-		}
-	}
-	t.Fatalf("no bad call %q", name)
+	badcall.Child(t, badCallEnv, badCalls())
 }
 
 func TestBasinBadArgumentsDoNotPanic(t *testing.T) {
 	if os.Getenv(badCallEnv) != "" {
 		t.Skip("in a child process")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	seen := map[string]bool{}
-	for _, c := range badCalls() {
-		require.False(t, seen[c.name], "two calls named %q", c.name)
-		seen[c.name] = true
-		cmd := exec.Command(exe, "-test.run=^TestBadArgumentChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), badCallEnv+"="+c.name)
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		err := cmd.Run()
-		out := b.String()
-		if !assert.NoError(t, err, "%s: the child failed:\n%s", c.name, out) {
-			continue
-		}
-		_, ret, found := strings.Cut(out, badCallMark)
-		if !assert.True(t, found, "%s did not return:\n%s", c.name, out) {
-			continue
-		}
-		ret = strings.TrimSpace(strings.SplitN(ret, "\n", 2)[0])
-		if c.wantErr {
-			assert.NotEqual(t, "<nil>", ret, "%s: bad arguments must give an error", c.name)
-		}
-	}
+	badcall.Run(t, badCallEnv, "TestBadArgumentChild", badCalls())
 }
 
 // TestBadBasinValues checks the values the methods without an error give
@@ -236,7 +194,7 @@ func TestEveryBasinMethodHasBadCalls(t *testing.T) {
 	require.Contains(t, methods, "Basin.Step", "the parser finds the methods")
 	called := map[string]bool{}
 	for _, c := range badCalls() {
-		name, _, _ := strings.Cut(c.name, "/")
+		name, _, _ := strings.Cut(c.Name, "/")
 		called[name] = true
 	}
 	for _, m := range methods {

@@ -1,7 +1,6 @@
 package nbrun
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -10,12 +9,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +21,7 @@ import (
 
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/badcall"
 	"stencillab.dev/lab/benchfile"
 	"stencillab.dev/lab/sim"
 )
@@ -38,9 +35,6 @@ import (
 
 // badCallEnv names the call a child process makes.
 const badCallEnv = "NBRUN_BAD_CALL"
-
-// badCallMark starts the line a child prints when the call returned.
-const badCallMark = "bad call returned:"
 
 // harnessPanic is the name of a call that panics, which the child runs to
 // show that the parent sees a panic.
@@ -321,14 +315,16 @@ func TestBadArgumentChild(t *testing.T) {
 		var r *Result
 		_ = r.N() // a nil pointer dereference, as a careless export would make
 	}
-	for _, c := range badCalls() {
-		if c.name == name {
-			err := c.call()
-			fmt.Printf("\n%s %v\n", badCallMark, err)
-			return
-		}
+	badcall.Child(t, badCallEnv, asCalls(badCalls()))
+}
+
+// asCalls returns the calls as badcall's.
+func asCalls(cs []badCall) []badcall.Call {
+	out := make([]badcall.Call, len(cs))
+	for i, c := range cs {
+		out[i] = badcall.Call{Name: c.name, Call: c.call, WantErr: c.wantErr}
 	}
-	t.Fatalf("no bad call %q", name)
+	return out
 }
 
 // TestBadArgumentsDoNotPanic makes each bad call in a child process and
@@ -338,69 +334,19 @@ func TestBadArgumentsDoNotPanic(t *testing.T) {
 	if os.Getenv(badCallEnv) != "" {
 		t.Skip("in a child process")
 	}
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	child := func(name string) (string, error) {
-		cmd := exec.Command(exe, "-test.run=^TestBadArgumentChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), badCallEnv+"="+name)
-		var b bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &b, &b
-		err := cmd.Run()
-		return b.String(), err
-	}
 	// The harness sees a panic: the child dies and says so.
-	out, err := child(harnessPanic)
+	out, err := badcall.Spawn(t, badCallEnv, "TestBadArgumentChild", harnessPanic)
 	require.Error(t, err, "a child that panics fails")
 	require.Contains(t, out, "panic:")
-	require.NotContains(t, out, badCallMark)
+	require.NotContains(t, out, badcall.Mark)
 
 	calls := badCalls()
-	names := map[string]bool{}
+	returned := badcall.Run(t, badCallEnv, "TestBadArgumentChild", asCalls(calls))
 	for _, c := range calls {
-		require.False(t, names[c.name], "two bad calls named %q", c.name)
-		names[c.name] = true
-	}
-	type outcome struct {
-		out string
-		err error
-	}
-	outcomes := make([]outcome, len(calls))
-	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out, err := child(c.name)
-			outcomes[i] = outcome{out, err}
-		}()
-	}
-	wg.Wait()
-	for i, c := range calls {
-		o := outcomes[i]
-		out := o.out
-		if !assert.NoError(t, o.err, "%s: the child process failed:\n%s", c.name, tail(out)) {
-			continue
-		}
-		assert.NotContains(t, out, "panic:", c.name)
-		_, ret, found := strings.Cut(out, badCallMark)
-		if !assert.True(t, found, "%s: the call did not return:\n%s", c.name, tail(out)) {
-			continue
-		}
-		ret = strings.TrimSpace(strings.SplitN(ret, "\n", 2)[0])
-		if c.wantErr {
-			assert.NotEqual(t, "<nil>", ret, "%s: bad arguments must give an error", c.name)
+		if ret, ok := returned[c.name]; ok && c.wantErr {
 			assert.NotContains(t, ret, "the good run failed", c.name)
 		}
 	}
-}
-
-// tail returns the last lines of a child's output, for a failure message.
-func tail(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-15):], "\n")
 }
 
 // exportNames lists the exported functions of the package and the exported
