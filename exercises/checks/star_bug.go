@@ -64,11 +64,11 @@ var findTheBugDecl = declare(&Decl[kernelFuncs]{
 	},
 })
 
-// bugCase draws a case for the checks of exercise 9: a tile of 7 to 10
-// and sides of 10 to maxN that it does not fit evenly, so that every
-// plane and every row of a grid holds points of several output tiles.
-func bugCase(t *grading.T, maxN int) *simCase {
-	s := findTheBugStep()
+// bugCase draws a case for the checks of exercise 9, whose step is s: a
+// tile of 7 to 10 and sides of 10 to maxN that it does not fit evenly, so
+// that every plane and every row of a grid holds points of several output
+// tiles.
+func bugCase(t *grading.T, s kernelStep, maxN int) *simCase {
 	tile := pick(t, 7, 8, 10)
 	return newSimCaseShape(t, s.side(t, 10, maxN, tile), s.side(t, 10, maxN, tile), s.side(t, 10, maxN, tile), tile)
 }
@@ -141,7 +141,7 @@ func alongAxis(t *grading.T, sc *simCase, axis string) {
 // output, or nil when the launch failed for another reason than a hazard
 // (t then has the simulator's report).
 func symptomCase(t *grading.T, s kernelStep, k submitted, maxN int) (*simCase, string, *lab.Grid3[float32]) {
-	sc := bugCase(t, maxN)
+	sc := bugCase(t, s, maxN)
 	alongAxis(t, sc, "x")
 	what := sc.describe(s.fn) + ", on inputs that vary along x only"
 	return sc, what, bugRun(t, sc, what, k)
@@ -320,7 +320,7 @@ func bugColumns(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 // is right.
 func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc := bugCase(t, maxN)
+		sc := bugCase(t, s, maxN)
 		var wrongAxes, rightAxes []string
 		var firstMsg string
 		for _, axis := range []string{"x", "y"} {
@@ -360,7 +360,7 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 // which some point is written and every point written is right.
 func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc := bugCase(t, maxN)
+		sc := bugCase(t, s, maxN)
 		alongAxis(t, sc, "x")
 		what := sc.describe(s.fn) + ", on inputs that vary along x only"
 		got, st, err := sc.run(k)
@@ -372,7 +372,7 @@ func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 
 func bugValues(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc := bugCase(t, maxN)
+		sc := bugCase(t, s, maxN)
 		what := sc.describe(s.fn)
 		got, st, err := sc.run(k)
 		if launchErrorHint(t, what, err, st, false) {
