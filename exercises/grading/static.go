@@ -705,26 +705,7 @@ func (c *symbols) selection(x *ast.SelectorExpr, sel *types.Selection) {
 // package-level variables set by calls, other packages' variables changed,
 // interfaces and struct types that would reach other packages' members.
 func (c *symbols) rules(f *ast.File) {
-	for _, decl := range f.Decls {
-		switch d := decl.(type) {
-		case *ast.FuncDecl:
-			if d.Recv == nil && d.Name.Name == "init" {
-				c.add(d.Pos(), "an init function is not allowed: code must not run before the checks call it")
-			}
-		case *ast.GenDecl:
-			if d.Tok != token.VAR {
-				continue
-			}
-			for _, spec := range d.Specs {
-				vspec := spec.(*ast.ValueSpec)
-				for _, v := range vspec.Values {
-					if n, what := c.runsCode(v); n != nil {
-						c.add(n.Pos(), "package-level variable %s is initialised by %s: code must not run before the checks call it", vspec.Names[0].Name, what)
-					}
-				}
-			}
-		}
-	}
+	initRules(f, c.add, c.runsCode)
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
@@ -997,6 +978,13 @@ func (c *symbols) structType(n *ast.StructType) {
 // the file cannot be type-checked: a call of a builtin type, len, cap,
 // min, max, errors.New or fmt.Errorf does not count.
 func syntaxRules(f *ast.File, add func(token.Pos, string, ...any)) {
+	initRules(f, add, syntaxRunsCode)
+}
+
+// initRules reports the init functions of f and its package-level
+// variables whose value runsCode finds code in: code that would run before
+// any check.
+func initRules(f *ast.File, add func(token.Pos, string, ...any), runsCode func(ast.Expr) (ast.Node, string)) {
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
@@ -1010,7 +998,7 @@ func syntaxRules(f *ast.File, add func(token.Pos, string, ...any)) {
 			for _, spec := range d.Specs {
 				vspec := spec.(*ast.ValueSpec)
 				for _, v := range vspec.Values {
-					if n, what := syntaxRunsCode(v); n != nil {
+					if n, what := runsCode(v); n != nil {
 						add(n.Pos(), "package-level variable %s is initialised by %s: code must not run before the checks call it", vspec.Names[0].Name, what)
 					}
 				}
