@@ -64,17 +64,22 @@ func (r *Recorder) Trace(a Access) {
 	if r == nil || a.Block != r.Block {
 		return
 	}
-	limit := r.Max
-	if limit <= 0 {
-		limit = DefaultRecorderMax
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.accesses) >= limit {
+	if len(r.accesses) >= r.limit() {
 		r.dropped++
 		return
 	}
 	r.accesses = append(r.accesses, a)
+}
+
+// limit is the number of accesses r keeps: Max, or DefaultRecorderMax
+// when Max is 0.
+func (r *Recorder) limit() int {
+	if r.Max <= 0 {
+		return DefaultRecorderMax
+	}
+	return r.Max
 }
 
 // Accesses returns a copy of the recorded accesses, sorted by interval,
@@ -116,11 +121,7 @@ func (r *Recorder) Dropped() int64 {
 // limit, or nil when it kept them all.
 func (r *Recorder) Err() error {
 	if d := r.Dropped(); d > 0 {
-		limit := r.Max
-		if limit <= 0 {
-			limit = DefaultRecorderMax
-		}
-		return fmt.Errorf("sim: trace of block %v: %d accesses past the recorder's limit of %d were dropped: %w", r.Block, d, limit, ErrLimit)
+		return fmt.Errorf("sim: trace of block %v: %d accesses past the recorder's limit of %d were dropped: %w", r.Block, d, r.limit(), ErrLimit)
 	}
 	return nil
 }
