@@ -316,13 +316,7 @@ func TooShort(s Secret) bool { return prepare(s).tokens < MinSecretTokens }
 // allPrints returns the hash of every k-gram of toks, not only the
 // winnowed ones: a secret's fingerprint is public when any k-gram of its
 // stub has it.
-func allPrints(toks []tok) map[uint64]bool {
-	set := map[uint64]bool{}
-	for i := 0; i+KGram <= len(toks); i++ {
-		set[kgramHash(toks[i:i+KGram])] = true
-	}
-	return set
-}
+func allPrints(toks []tok) map[uint64]bool { return winnowing.AllHashes(toks, KGram) }
 
 // minus returns a without the keys of b.
 func minus(a, b map[uint64]bool) map[uint64]bool {

@@ -46,32 +46,19 @@ type Source struct {
 	Go   bool
 }
 
-// prints returns the fingerprints of a text, less public.
-func prints(s Source, public map[uint64]bool) map[uint64]bool {
-	var toks []winnowing.Token
+// tokens returns the tokens of a text: Go's or C-like.
+func (s Source) tokens() []winnowing.Token {
 	if s.Go {
-		toks = winnowing.GoTokens(s.Text)
-	} else {
-		toks = winnowing.CTokens(s.Text)
+		return winnowing.GoTokens(s.Text)
 	}
-	set := winnowing.PrintSet(winnowing.Winnow(toks, K, W))
-	for h := range public {
-		delete(set, h)
-	}
-	return set
+	return winnowing.CTokens(s.Text)
 }
 
-// allHashes returns the hash of every k-gram of a text.
-func allHashes(s Source) map[uint64]bool {
-	var toks []winnowing.Token
-	if s.Go {
-		toks = winnowing.GoTokens(s.Text)
-	} else {
-		toks = winnowing.CTokens(s.Text)
-	}
-	set := map[uint64]bool{}
-	for i := 0; i+K <= len(toks); i++ {
-		set[winnowing.KGramHash(toks[i:i+K])] = true
+// prints returns the fingerprints of a text, less public.
+func prints(s Source, public map[uint64]bool) map[uint64]bool {
+	set := winnowing.PrintSet(winnowing.Winnow(s.tokens(), K, W))
+	for h := range public {
+		delete(set, h)
 	}
 	return set
 }
@@ -82,7 +69,7 @@ func allHashes(s Source) map[uint64]bool {
 // threshold, highest first, and the students whose code was too short to
 // compare.
 func Compare(exercise string, code map[string]Source, stub Source, threshold float64) (pairs []Pair, skipped []string) {
-	public := allHashes(stub)
+	public := winnowing.AllHashes(stub.tokens(), K)
 	ids := make([]string, 0, len(code))
 	for id := range code {
 		ids = append(ids, id)

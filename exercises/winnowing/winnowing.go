@@ -207,6 +207,17 @@ func Winnow(toks []Token, k, w int) []Print {
 	return out
 }
 
+// AllHashes returns the set of the hashes of every k-gram of k tokens of
+// toks, not only the winnowed ones: what is public when any k-gram of it
+// is.
+func AllHashes(toks []Token, k int) map[uint64]bool {
+	set := map[uint64]bool{}
+	for i := 0; i+k <= len(toks); i++ {
+		set[KGramHash(toks[i:i+k])] = true
+	}
+	return set
+}
+
 // PrintSet returns the set of the fingerprints' hashes.
 func PrintSet(ps []Print) map[uint64]bool {
 	set := map[uint64]bool{}
