@@ -7,9 +7,14 @@ package badcall
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,4 +118,44 @@ func Run(t *testing.T, env, childTest string, calls []Call) map[string]string {
 func Tail(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-15):], "\n")
+}
+
+// Exports lists, from the source files of the package in the current
+// folder (a test's), its exported functions ("Sweep") and the exported
+// methods of every type ("Result.Classify", "notebookWriter.Write"),
+// sorted. It fails t on a method whose receiver it cannot read.
+func Exports(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var names []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		require.NoError(t, err, f)
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !fn.Name.IsExported() {
+				continue
+			}
+			if fn.Recv == nil {
+				names = append(names, fn.Name.Name)
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			id, ok := recv.(*ast.Ident)
+			if !ok {
+				t.Fatalf("%s: method %s has a receiver this test does not read", f, fn.Name.Name)
+			}
+			names = append(names, id.Name+"."+fn.Name.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
 }

@@ -2,13 +2,9 @@ package sediment
 
 import (
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -167,28 +163,10 @@ func TestBadBasinValues(t *testing.T) {
 // badCalls calls every exported method of Basin, so that a new method must
 // be added to it.
 func TestEveryBasinMethodHasBadCalls(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	require.NoError(t, err)
-	fset := token.NewFileSet()
 	var methods []string
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		require.NoError(t, err, f)
-		for _, d := range file.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv == nil || !fn.Name.IsExported() {
-				continue
-			}
-			recv := fn.Recv.List[0].Type
-			if star, ok := recv.(*ast.StarExpr); ok {
-				recv = star.X
-			}
-			if id, ok := recv.(*ast.Ident); ok && id.Name == "Basin" {
-				methods = append(methods, "Basin."+fn.Name.Name)
-			}
+	for _, n := range badcall.Exports(t) {
+		if strings.HasPrefix(n, "Basin.") {
+			methods = append(methods, n)
 		}
 	}
 	require.Contains(t, methods, "Basin.Step", "the parser finds the methods")

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -354,38 +351,14 @@ func TestBadArgumentsDoNotPanic(t *testing.T) {
 // the Write of the exported variable Notebook counts as "Notebook.Write".
 func exportNames(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("*.go")
-	require.NoError(t, err)
-	fset := token.NewFileSet()
 	var names []string
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
-		require.NoError(t, err, f)
-		for _, d := range file.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || !fn.Name.IsExported() {
-				continue
-			}
-			if fn.Recv == nil {
-				names = append(names, fn.Name.Name)
-				continue
-			}
-			recv := fn.Recv.List[0].Type
-			if star, ok := recv.(*ast.StarExpr); ok {
-				recv = star.X
-			}
-			id, ok := recv.(*ast.Ident)
-			switch {
-			case !ok:
-				t.Fatalf("%s: method %s has a receiver this test does not read", f, fn.Name.Name)
-			case id.Name == "notebookWriter":
-				names = append(names, "Notebook."+fn.Name.Name)
-			case id.IsExported():
-				names = append(names, id.Name+"."+fn.Name.Name)
-			}
+	for _, n := range badcall.Exports(t) {
+		recv, method, isMethod := strings.Cut(n, ".")
+		switch {
+		case !isMethod || ast.IsExported(recv):
+			names = append(names, n)
+		case recv == "notebookWriter":
+			names = append(names, "Notebook."+method)
 		}
 	}
 	slices.Sort(names)
