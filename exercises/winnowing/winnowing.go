@@ -13,6 +13,7 @@ import (
 	"go/token"
 	"hash/fnv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -59,18 +60,19 @@ func GoTokens(src string) []Token {
 	}
 }
 
-// cKeywords are the C, C++ and CUDA words kept as they are.
-var cKeywords = map[string]bool{}
-
-func init() {
+// cKeywords are the C, C++ and CUDA words kept as they are, made on the
+// first use rather than when a program importing the package starts.
+var cKeywords = sync.OnceValue(func() map[string]bool {
+	set := map[string]bool{}
 	for _, w := range strings.Fields(`auto break case char const continue default do double else enum extern float for goto if
 		int long register return short signed sizeof static struct switch typedef union unsigned void volatile while
 		bool true false nullptr inline define ifndef ifdef endif include pragma __global__ __device__ __host__
 		__shared__ __restrict__ __syncthreads __ldg threadIdx blockIdx blockDim gridDim min max
 		func var range go defer chan map package import type interface nil`) {
-		cKeywords[w] = true
+		set[w] = true
 	}
-}
+	return set
+})
 
 // cOps are the operators of more than one character, longest first.
 var cOps = []string{"<<=", ">>=", "...", "&^=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
@@ -81,6 +83,7 @@ var cOps = []string{"<<=", ">>=", "...", "&^=", "->", "++", "--", "<<", ">>", "<
 // literals folded, comments dropped. A backquote is a token of its own, so
 // that CUDA held in a Go raw string is read as CUDA.
 func CTokens(src string) []Token {
+	keywords := cKeywords()
 	var out []Token
 	line := 1
 	for i := 0; i < len(src); {
@@ -118,7 +121,7 @@ func CTokens(src string) []Token {
 				j++
 			}
 			w := src[i:j]
-			out = append(out, Token{Text: w, Line: line, Ident: !cKeywords[w]})
+			out = append(out, Token{Text: w, Line: line, Ident: !keywords[w]})
 			i = j
 		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
 			j := i
