@@ -783,8 +783,9 @@ var barrierShape = [3]int{75, 110, 130}
 const barrierLaunches = 3
 
 // checkBarriers: on inputs that vary along z only, launched several times
-// on one input, the points written whose z neighbours (i±1) are written
-// too are right, and every launch writes the same values.
+// on one input, some interior point is written, the points written whose
+// z neighbours (i±1) are written too are right, and every launch writes
+// the same values.
 func checkBarriers(t *grading.T, e *Env) {
 	in := randomGrid(t, barrierShape[0], barrierShape[1], barrierShape[2], "z")
 	c := randomCoeffs(t)
@@ -793,13 +794,16 @@ func checkBarriers(t *grading.T, e *Env) {
 	nz, ny, nx := in.NZ, in.NY, in.NX
 	for l := range barrierLaunches {
 		o := outcome{nz: nz, ny: ny, nx: nx, got: grading.Float64s(e.sweep(t, 0, in, c)), want: want}
-		judged, wrong := 0, 0
+		written, judged, wrong := 0, 0, 0
 		planes := map[int]bool{}
 		where := ""
 		for i := Radius + 1; i < nz-Radius-1; i++ {
 			for j := Radius; j < ny-Radius; j++ {
 				for k := Radius; k < nx-Radius; k++ {
 					w, r := o.at(i, j, k)
+					if w {
+						written++
+					}
 					wb, _ := o.at(i-1, j, k)
 					wa, _ := o.at(i+1, j, k)
 					if !w || !wb || !wa {
@@ -815,6 +819,9 @@ func checkBarriers(t *grading.T, e *Env) {
 					}
 				}
 			}
+		}
+		if written == 0 {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only, launch %d of %d: no interior point is written", e.Spec.File, nz, ny, nx, l+1, barrierLaunches)
 		}
 		if wrong > 0 {
 			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only, launch %d of %d: %d of the %d points judged (written, with their neighbours i−1 and i+1) are wrong, in %d planes (first %s)",

@@ -70,6 +70,8 @@ const (
 	// FakeIndex32: indices computed in 32 bits: a point whose index passes
 	// 2³² is written elsewhere.
 	FakeIndex32 = "index32"
+	// FakeNothing: the kernel writes no point.
+	FakeNothing = "nothing"
 )
 
 // CPUChildMain is a stand-in for ChildMain on a machine without a GPU, for
@@ -180,6 +182,8 @@ func (h *cpuHost) point(at func(i, j, k int) float32, c Coeffs13, dims [3]int, t
 	// cur is the plane the y neighbours of the current plane are read from.
 	cur := func(dj int) float32 { return at(i, j+dj, k) }
 	switch h.mode {
+	case FakeNothing:
+		return 0, false
 	case FakeZLoop:
 		if i%out != 0 {
 			return 0, false

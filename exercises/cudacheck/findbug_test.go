@@ -125,3 +125,17 @@ func TestHaloOfOneLeavesTwoRowsOfEachTile(t *testing.T) {
 	}
 	assert.Equal(t, []int{28, 29, 58, 59}, holes)
 }
+
+// A kernel that writes nothing scores no check of exercise 24: each check
+// that judges the points written asks that some be written.
+func TestFindBugKernelThatWritesNothingScoresZero(t *testing.T) {
+	spec, _ := Lookup("24_cuda_find_the_bug")
+	r := Grade(fakeCfg(FakeHonest), spec, findBugSource(FakeNothing))
+	require.Equal(t, grading.Graded, r.Status, r.Message)
+	require.NotEmpty(t, r.Checks)
+	for _, c := range r.Checks {
+		assert.False(t, c.Passed, "%s: %s", c.ID, c.Message)
+		assert.Zero(t, c.Points, c.ID)
+	}
+	assert.Zero(t, r.Points)
+}
