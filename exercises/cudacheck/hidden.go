@@ -93,7 +93,11 @@ func checkIndex64(t *grading.T, e *Env) {
 			}
 		}
 	}
-	if judged > 0 && 2*bad > judged {
+	if judged == 0 {
+		t.Fatalf("%s on %d³: no column (j, k) is right in every plane i = %s, so plane i = %d, whose indices are past 2³², has nothing to be compared with; the check scores 0",
+			e.Spec.File, n, list(lowPlanes), highPlane)
+	}
+	if 2*bad > judged {
 		j, k := first[0], first[1]
 		t.Fatalf("%s on %d³: of the %d columns (j, k) whose points are right in planes i = %s, %d are unwritten or wrong in plane i = %d (first (i=%d, j=%d, k=%d): got %g, want %g); every index of that plane, i·ny·nx + j·nx + k, is above 2³² = %d, and every index of the lower planes below it",
 			e.Spec.File, n, judged, list(lowPlanes), bad, highPlane, highPlane, j, k, out[len(lowPlanes)*plane+j*n+k], ref.At(Radius, Radius, k), uint64(1)<<32)

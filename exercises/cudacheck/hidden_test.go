@@ -79,3 +79,19 @@ func TestIndexMistakeLosesItsHiddenCheck(t *testing.T) {
 		assert.True(t, c.Passed, "%s keeps index-64bit: %s", mode, c.Message)
 	}
 }
+
+// A kernel that writes nothing has no column right in the low planes to
+// compare the high plane with: the index check scores 0, not a pass by
+// default.
+func TestIndexCheckOfAKernelThatWritesNothingScoresZero(t *testing.T) {
+	spec, _ := Lookup("24_cuda_find_the_bug")
+	cfg := fakeCfg(FakeHonest)
+	cfg.Timeout = 2 * time.Minute
+	r := Grade(cfg, spec, findBugSource(FakeNothing))
+	require.Equal(t, grading.Graded, r.Status, r.Message)
+	c := checkByID(r, "index-64bit")
+	require.Equal(t, "index-64bit", c.ID)
+	assert.False(t, c.Passed)
+	assert.Zero(t, c.Points)
+	assert.Contains(t, c.Message, "has nothing to be compared with")
+}
