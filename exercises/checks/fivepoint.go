@@ -52,8 +52,9 @@ var fivePointDecl = declare(&Decl[FivePointFuncs]{
 })
 
 // starOffsets are the nine (dy, dx) of the star in the order of its
-// coefficients: centre, x−1, x+1, y−1, y+1, x−2, x+2, y−2, y+2.
-var starOffsets = [9][2]int{{0, 0}, {0, -1}, {0, 1}, {-1, 0}, {1, 0}, {0, -2}, {0, 2}, {-2, 0}, {2, 0}}
+// coefficients, lab.NinePoint's: centre, x−1, x+1, y−1, y+1, x−2, x+2,
+// y−2, y+2.
+var starOffsets = lab.NinePoint([9]float64{}).Offsets
 
 func coeffs9(t *grading.T) [9]float64 {
 	var c [9]float64
