@@ -386,14 +386,12 @@ func checkTiles(t *grading.T, e *Env) {
 }
 
 // The timed run: warm-up launches on a grid of their own, the float4
-// copy's launches, then a chain of perfSteps launches, each feeding the
+// copy's launches, then a chain of PerfSteps launches, each feeding the
 // next, on a grid drawn fresh, of sides drawn around PerfN, with
 // coefficients drawn fresh; the chain's final grid is compared with as
 // many sweeps of the CPU reference.
 const (
-	perfSteps  = 10
 	perfWarmup = 3
-	copyReps   = 20
 	// maxShare is the most of the copy's speed a sweep can reach: it reads
 	// and writes each point once at best, as the copy does.
 	maxShare = 1.5
@@ -405,11 +403,11 @@ const (
 // next, and PerfCopyReps the number of timed launches of the copy, whose
 // median the chain's time per launch is set against.
 const (
-	PerfSteps    = perfSteps
-	PerfCopyReps = copyReps
+	PerfSteps    = 10
+	PerfCopyReps = 20
 )
 
-// timedTol is the tolerance of the chain's final grid: perfSteps sweeps in
+// timedTol is the tolerance of the chain's final grid: PerfSteps sweeps in
 // float32, whose coefficients add up to one.
 var timedTol = grading.Tol{Abs: 1e-4, Rel: 1e-4}
 
@@ -472,7 +470,7 @@ func (e *Env) measure() (float64, float64, error) {
 	seed, warm := e.fresh(), e.fresh()
 	n := dims[0] * dims[1] * dims[2]
 	h, out, err := e.do(request{Op: opTime, Dims: dims, Seed: seed, WarmSeed: warm, Coeffs: c[:],
-		Steps: perfSteps, Warmup: perfWarmup, CopyReps: copyReps}, n)
+		Steps: PerfSteps, Warmup: perfWarmup, CopyReps: PerfCopyReps}, n)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -481,8 +479,8 @@ func (e *Env) measure() (float64, float64, error) {
 	if !finitePositive(h.ChainMs) || h.ChainMs > 1e6 {
 		return 0, 0, fmt.Errorf("%w: the chain's time %v ms is not a finite positive number below 1000 s", errProtocol, h.ChainMs)
 	}
-	if len(h.CopyMs) != copyReps {
-		return 0, 0, fmt.Errorf("%w: %d copy times where %d were asked", errProtocol, len(h.CopyMs), copyReps)
+	if len(h.CopyMs) != PerfCopyReps {
+		return 0, 0, fmt.Errorf("%w: %d copy times where %d were asked", errProtocol, len(h.CopyMs), PerfCopyReps)
 	}
 	for _, v := range h.CopyMs {
 		if !finitePositive(v) || v > 1e6 {
@@ -492,12 +490,12 @@ func (e *Env) measure() (float64, float64, error) {
 	cp := slices.Clone(h.CopyMs)
 	slices.Sort(cp)
 	cms := (cp[(len(cp)-1)/2] + cp[len(cp)/2]) / 2
-	kms := h.ChainMs / perfSteps
+	kms := h.ChainMs / PerfSteps
 	if bw := 2 * 4 * float64(n) / (cms / 1e3); bw > maxBandwidth {
 		return 0, 0, fmt.Errorf("%w: the copy's time, %.4f ms for %d floats, is %.0f GB/s, beyond any GPU (%.0f GB/s)", errProtocol, cms, n, bw/1e9, maxBandwidth/1e9)
 	}
-	// The output of the timed launches, against perfSteps CPU sweeps.
-	want, err := chainReference(dims, seed, c, perfSteps)
+	// The output of the timed launches, against PerfSteps CPU sweeps.
+	want, err := chainReference(dims, seed, c, PerfSteps)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -514,7 +512,7 @@ func (e *Env) measure() (float64, float64, error) {
 	if wrong > 0 {
 		e.Metrics["timed_wrong"] = float64(wrong)
 		return 0, 0, fmt.Errorf("the output of the timed launches is wrong: after %d launches on %d×%d×%d, each feeding the next, %d of %d points differ from %d sweeps of the reference (first %s: got %g, want %g). A kernel whose output is right on the checks' grids but not on the timed ones (one that skips work, remembers an earlier launch or knows the timed grid) loses the speed points and is not ranked",
-			perfSteps, dims[0], dims[1], dims[2], wrong, n, perfSteps, grading.Label3(dims[1], dims[2])(first), out[first], want.Data[first])
+			PerfSteps, dims[0], dims[1], dims[2], wrong, n, PerfSteps, grading.Label3(dims[1], dims[2])(first), out[first], want.Data[first])
 	}
 	if share := cms / kms; share > maxShare {
 		return 0, 0, fmt.Errorf("%w: %.4f ms per launch is %.0f %% of the copy's speed, more than a sweep can reach (%.0f %%)", errProtocol, kms, 100*share, 100*maxShare)
