@@ -265,10 +265,7 @@ func bandwidthBars(rs []BenchResult, copyBW float64, model bool) (*plot.Plot, er
 			names[len(rs)-1-i] += fmt.Sprintf("\nT = %d", r.Tile)
 		}
 		o.Add(Rect(0, y-0.32, r.GBps, y+0.32).Filled(st.Color))
-		pct := r.PctCopy
-		if pct == 0 && r.CopyGBps > 0 {
-			pct = 100 * r.GBps / r.CopyGBps
-		}
+		pct := r.Pct()
 		xmax = math.Max(xmax, r.GBps)
 		text := fmt.Sprintf("%.0f (%.0f%%)", r.GBps, pct)
 		if r.GBps > 0.45*math.Max(copyBW, r.GBps) {

@@ -85,6 +85,15 @@ type Run struct {
 	TimesMs       []float64 `json:"times_ms,omitempty"`           // every timed sweep
 }
 
+// Pct returns PctCopy, or, where the file leaves it 0, GBps as a
+// percentage of CopyGBps (0 without a copy).
+func (r Run) Pct() float64 {
+	if r.PctCopy == 0 && r.CopyGBps > 0 {
+		return 100 * r.GBps / r.CopyGBps
+	}
+	return r.PctCopy
+}
+
 // ErrInvalid is wrapped by every error about a bench file that cannot be used.
 var ErrInvalid = errors.New("invalid bench results")
 

@@ -43,3 +43,11 @@ func TestReadAcceptsThreeShapesAndRejectsBadRecords(t *testing.T) {
 		assert.ErrorIs(t, err, ErrInvalid, bad)
 	}
 }
+
+// Pct keeps the file's share of the copy and works it out only where the
+// file leaves it out.
+func TestPct(t *testing.T) {
+	assert.Equal(t, 87.5, Run{GBps: 700, CopyGBps: 800}.Pct(), "700 of 800 GB/s")
+	assert.Equal(t, 90.0, Run{GBps: 700, CopyGBps: 800, PctCopy: 90}.Pct(), "the file's value")
+	assert.Equal(t, 0.0, Run{GBps: 700}.Pct(), "no copy")
+}

@@ -260,11 +260,7 @@ func FromBench(b *fig.Bench, n int) []HopperRun {
 			case !lab.InModel(s):
 				cfg = fmt.Sprintf("%d %s", tile, s.TileName)
 			}
-			pct := r.PctCopy
-			if pct == 0 && r.CopyGBps > 0 {
-				pct = 100 * r.GBps / r.CopyGBps
-			}
-			runs = append(runs, HopperRun{Kernel: step, Config: cfg, Ms: r.MedianMs, PctCopy: math.Round(pct*10) / 10})
+			runs = append(runs, HopperRun{Kernel: step, Config: cfg, Ms: r.MedianMs, PctCopy: math.Round(r.Pct()*10) / 10})
 			break
 		}
 	}

@@ -46,11 +46,7 @@ func KernelSummary(b *fig.Bench) (string, error) {
 			case r.Tile > 0:
 				tile = r.Tile
 			}
-			p := r.PctCopy
-			if p == 0 && r.CopyGBps > 0 {
-				p = 100 * r.GBps / r.CopyGBps
-			}
-			pct = fmt.Sprintf("%.1f", p)
+			pct = fmt.Sprintf("%.1f", r.Pct())
 		}
 		c, err := lab.Cost(step, tile)
 		if err != nil {
