@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // The reference kernels' measured shares of the float4 copy, the one place
@@ -29,14 +30,18 @@ type Measurement struct {
 	} `json:"results"`
 }
 
-// Record returns the measurement the thresholds come from.
-func Record() Measurement {
+// Record returns the measurement the thresholds come from, read from the
+// embedded file on first use (Specs, and so Lookup and IsCUDA, ask for it
+// at every call). Its Results are shared: read them, do not change them.
+func Record() Measurement { return record() }
+
+var record = sync.OnceValue(func() Measurement {
 	var m Measurement
 	if err := json.Unmarshal(recordJSON, &m); err != nil {
 		panic(fmt.Sprintf("cudacheck: cuda13_record.json: %v", err))
 	}
 	return m
-}
+})
 
 // Share returns the recorded share of the copy (a fraction) of the
 // reference kernel named kernel; 0 when it is not recorded.
