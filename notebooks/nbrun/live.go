@@ -109,12 +109,12 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 		gonbui.UpdateHtml(controls, "")
 		return nil // no browser drew the widgets: the static figure stays
 	}
-	dom.Append(root, fmt.Sprintf(`<span style="color:#7a7a7a">&nbsp;move the slider to redraw; Done, or %v without a move, lets the notebook go on</span>`, sliderIdle()))
+	idle := sliderIdle()
+	dom.Append(root, fmt.Sprintf(`<span style="color:#7a7a7a">&nbsp;move the slider to redraw; Done, or %v without a move, lets the notebook go on</span>`, idle))
 	moves := ws.s.Listen().LatestOnly()
 	done := ws.b.Listen()
 	defer moves.Close()
 	defer done.Close()
-	idle := sliderIdle()
 	for {
 		select {
 		case v := <-moves.C:
