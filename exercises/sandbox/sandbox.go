@@ -35,15 +35,15 @@ import (
 	"sync"
 )
 
-// EnvBwrap names a bubblewrap program to use instead of bwrap from the
+// envBwrap names a bubblewrap program to use instead of bwrap from the
 // PATH (a binary carried to a machine where bubblewrap is not installed).
-const EnvBwrap = "STENCILLAB_BWRAP"
+const envBwrap = "STENCILLAB_BWRAP"
 
-// UID is the user the child runs as: nobody.
-const UID = "65534"
+// nobodyID is the user the child runs as: nobody.
+const nobodyID = "65534"
 
-// Exe is where the child's binary appears inside the sandbox.
-const Exe = "/exercise"
+// exePath is where the child's binary appears inside the sandbox.
+const exePath = "/exercise"
 
 // Limits bound a child. A zero field takes its default.
 type Limits struct {
@@ -79,7 +79,7 @@ func (l Limits) withDefaults() Limits {
 
 // Spec is one child: its binary, arguments, environment and limits.
 type Spec struct {
-	// Bin is the child's program on this machine; inside it is Exe.
+	// Bin is the child's program on this machine; inside it is exePath.
 	Bin string
 	// Args are its arguments.
 	Args []string
@@ -91,7 +91,7 @@ type Spec struct {
 	GPU bool
 	// Wrapper, when not empty, is a program and its arguments that run
 	// the child (compute-sanitizer): inside the sandbox the command is
-	// Wrapper, then Exe and Args. Its program must be in the child's view
+	// Wrapper, then exePath and Args. Its program must be in the child's view
 	// (under /usr for a GPU child).
 	Wrapper []string
 }
@@ -115,16 +115,16 @@ func limitArgs(l Limits, argv []string) []string {
 	return append(a, argv...)
 }
 
-// Args returns bubblewrap's arguments for s (everything after the bwrap
-// program's name): the namespaces, the views, the environment, then Exe
-// and s.Args. devices are the NVIDIA device nodes bound for a GPU child,
-// and roots the system folders shown read only (see GPUView).
-func Args(s Spec, view View) []string {
+// bwrapArgs returns bubblewrap's arguments for s (everything after the
+// bwrap program's name): the namespaces, the views, the environment, then
+// exePath and s.Args. For a GPU child, view's system folders are shown
+// read only and its NVIDIA device nodes bound (see hostGPUView).
+func bwrapArgs(s Spec, view gpuView) []string {
 	a := []string{
 		"--unshare-all",
 		"--die-with-parent",
 		"--new-session",
-		"--uid", UID, "--gid", UID,
+		"--uid", nobodyID, "--gid", nobodyID,
 		"--clearenv",
 	}
 	if s.GPU {
@@ -140,7 +140,7 @@ func Args(s Spec, view View) []string {
 		"--dev", "/dev",
 		"--proc", "/proc",
 		"--tmpfs", "/tmp",
-		"--ro-bind", s.Bin, Exe,
+		"--ro-bind", s.Bin, exePath,
 	)
 	if s.GPU {
 		for _, d := range view.Devices {
@@ -153,21 +153,21 @@ func Args(s Spec, view View) []string {
 		a = append(a, "--setenv", k, v)
 	}
 	a = append(a, s.Wrapper...)
-	return append(append(a, Exe), s.Args...)
+	return append(append(a, exePath), s.Args...)
 }
 
-// Root is a system folder shown to a GPU child: bound read only, or, when
+// viewRoot is a system folder shown to a GPU child: bound read only, or, when
 // it is a symbolic link on this machine (/lib → usr/lib), made the same
 // link.
-type Root struct {
+type viewRoot struct {
 	Path string
 	Link string // the link's target, or "" for a bound folder
 }
 
-// View is what a GPU child sees of the machine besides its own files.
-type View struct {
-	Roots   []Root   // read-only system folders
-	Devices []string // /dev/nvidia* device nodes
+// gpuView is what a GPU child sees of the machine besides its own files.
+type gpuView struct {
+	Roots   []viewRoot // read-only system folders
+	Devices []string   // /dev/nvidia* device nodes
 }
 
 // gpuRoots are the system folders a GPU child may see, when present: the
@@ -176,11 +176,11 @@ type View struct {
 // through which /usr/local/cuda is often a link.
 var gpuRoots = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/usr/local/nvidia", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"}
 
-// GPUView returns the view of a GPU child on this machine: the folders of
+// hostGPUView returns the view of a GPU child on this machine: the folders of
 // gpuRoots that exist, and the NVIDIA device nodes (character devices named
 // /dev/nvidia*, and the folder /dev/nvidia-caps when present).
-func GPUView() View {
-	var v View
+func hostGPUView() gpuView {
+	var v gpuView
 	for _, p := range gpuRoots {
 		fi, err := os.Lstat(p)
 		if err != nil {
@@ -191,20 +191,20 @@ func GPUView() View {
 			if err != nil {
 				continue
 			}
-			v.Roots = append(v.Roots, Root{Path: p, Link: t})
+			v.Roots = append(v.Roots, viewRoot{Path: p, Link: t})
 			continue
 		}
 		if strings.HasPrefix(p, "/usr/") && insideBound(p, v.Roots) {
 			continue // already in view through /usr
 		}
-		v.Roots = append(v.Roots, Root{Path: p})
+		v.Roots = append(v.Roots, viewRoot{Path: p})
 	}
 	v.Devices = nvidiaDevices("/dev")
 	return v
 }
 
 // insideBound reports whether p is under a folder of roots already bound.
-func insideBound(p string, roots []Root) bool {
+func insideBound(p string, roots []viewRoot) bool {
 	for _, r := range roots {
 		if r.Link == "" && strings.HasPrefix(p, r.Path+"/") {
 			return true
@@ -238,11 +238,11 @@ func nvidiaDevices(dev string) []string {
 // bubblewrap program bwrap, under s's limits. Its environment is only
 // PATH, for the shell that sets the limits; the child's is s.Env.
 func Command(ctx context.Context, bwrap string, s Spec) *exec.Cmd {
-	var view View
+	var view gpuView
 	if s.GPU {
-		view = GPUView()
+		view = hostGPUView()
 	}
-	argv := append([]string{bwrap}, Args(s, view)...)
+	argv := append([]string{bwrap}, bwrapArgs(s, view)...)
 	cmd := exec.CommandContext(ctx, "/bin/sh", limitArgs(s.Limits, argv)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	return cmd
@@ -272,7 +272,7 @@ var (
 func Find() (string, error) {
 	probeOnce.Do(func() {
 		name := "bwrap"
-		if p := os.Getenv(EnvBwrap); p != "" {
+		if p := os.Getenv(envBwrap); p != "" {
 			name = p
 		}
 		found, foundErr = Probe(name)
@@ -280,20 +280,20 @@ func Find() (string, error) {
 	return found, foundErr
 }
 
-// ErrNotInstalled is the error of Probe when there is no bubblewrap.
-var ErrNotInstalled = errors.New("bubblewrap (bwrap) is not installed (scripts/install-sandbox.sh installs it)")
+// errNotInstalled is the error of Probe when there is no bubblewrap.
+var errNotInstalled = errors.New("bubblewrap (bwrap) is not installed (scripts/install-sandbox.sh installs it)")
 
 // Probe returns the path of the bubblewrap program name (a path, or a name
 // looked up on the PATH) if it can make the sandbox here, or why not.
 func Probe(name string) (string, error) {
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", ErrNotInstalled
+		return "", errNotInstalled
 	}
 	// The probe makes the same namespaces as a child's sandbox, with the
 	// system's folders in view to find echo.
 	cmd := exec.CommandContext(context.Background(), p, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session", "--uid", UID, "--gid", UID,
+		"--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "--new-session", "--uid", nobodyID, "--gid", nobodyID,
 		"--clearenv", "/bin/echo", "sandbox ok")
 	cmd.Env = []string{}
 	out, err := cmd.CombinedOutput()

@@ -54,7 +54,7 @@ func helper(paths []string) int {
 
 func TestArgsHoldTheSandboxesFlags(t *testing.T) {
 	s := Spec{Bin: "/some/child", Args: []string{"-x", "1"}, Env: []string{"A=1", "B=x=y"}}
-	a := Args(s, View{Roots: []Root{{Path: "/usr"}}, Devices: []string{"/dev/nvidia0"}})
+	a := bwrapArgs(s, gpuView{Roots: []viewRoot{{Path: "/usr"}}, Devices: []string{"/dev/nvidia0"}})
 	line := strings.Join(a, " ")
 	for _, want := range []string{"--unshare-all", "--die-with-parent", "--new-session", "--uid 65534 --gid 65534",
 		"--clearenv", "--tmpfs /tmp", "--chdir /tmp", "--ro-bind /some/child /exercise", "--setenv A 1", "--setenv B x=y"} {
@@ -65,7 +65,7 @@ func TestArgsHoldTheSandboxesFlags(t *testing.T) {
 	assert.NotContains(t, line, "nvidia", "a Go child gets no GPU")
 
 	s.GPU = true
-	line = strings.Join(Args(s, View{Roots: []Root{{Path: "/usr"}, {Path: "/lib", Link: "usr/lib"}}, Devices: []string{"/dev/nvidia0", "/dev/nvidiactl"}}), " ")
+	line = strings.Join(bwrapArgs(s, gpuView{Roots: []viewRoot{{Path: "/usr"}, {Path: "/lib", Link: "usr/lib"}}, Devices: []string{"/dev/nvidia0", "/dev/nvidiactl"}}), " ")
 	for _, want := range []string{"--ro-bind /usr /usr", "--symlink usr/lib /lib", "--dev-bind /dev/nvidia0 /dev/nvidia0", "--dev-bind /dev/nvidiactl /dev/nvidiactl"} {
 		assert.Contains(t, line, want)
 	}
@@ -74,7 +74,7 @@ func TestArgsHoldTheSandboxesFlags(t *testing.T) {
 	assert.NotContains(t, line, "--ro-bind / /", "the root is never in view")
 
 	s.Wrapper = []string{"/usr/bin/compute-sanitizer", "--tool", "memcheck"}
-	a = Args(s, View{})
+	a = bwrapArgs(s, gpuView{})
 	assert.Equal(t, []string{"/usr/bin/compute-sanitizer", "--tool", "memcheck", "/exercise", "-x", "1"}, a[len(a)-6:], "the wrapper runs the child")
 }
 
@@ -96,7 +96,7 @@ func TestNvidiaDevicesAreCharacterDevicesOnly(t *testing.T) {
 
 func TestProbeSaysWhyThereIsNoSandbox(t *testing.T) {
 	_, err := Probe(filepath.Join(t.TempDir(), "no-bwrap"))
-	assert.ErrorIs(t, err, ErrNotInstalled)
+	assert.ErrorIs(t, err, errNotInstalled)
 }
 
 // TestTheChildSeesOnlyItsBinary runs the test binary as a child in the
