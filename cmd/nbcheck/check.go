@@ -66,6 +66,10 @@ type cell struct {
 	Source         multiline `json:"source"`
 	ExecutionCount *int      `json:"execution_count"`
 	Outputs        []output  `json:"outputs"`
+	Metadata       struct {
+		Tags       []string  `json:"tags"`
+		RevealedBy *[]string `json:"revealed_by"` // the cells that show a question's answer (order.go)
+	} `json:"metadata"`
 }
 
 type output struct {

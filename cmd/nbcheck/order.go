@@ -20,22 +20,10 @@ import (
 // prediction: the check may follow the cells that reveal the answer, since
 // it needs what they compute, but the prediction is written before.
 
-// orderCell is what the order check reads of a cell.
-type orderCell struct {
-	ID       string `json:"id"`
-	CellType string `json:"cell_type"`
-	Metadata struct {
-		Tags       []string  `json:"tags"`
-		RevealedBy *[]string `json:"revealed_by"`
-	} `json:"metadata"`
-}
-
 // CheckPredictionOrder parses a notebook and returns what is wrong with
 // the order of its questions, one line each, naming the notebook.
 func CheckPredictionOrder(name string, b []byte) ([]string, error) {
-	var nb struct {
-		Cells []orderCell `json:"cells"`
-	}
+	var nb notebook
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

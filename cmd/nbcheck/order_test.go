@@ -27,7 +27,7 @@ func TestPredictionOrder(t *testing.T) {
 		for _, p := range problems {
 			t.Error(p)
 		}
-		var nb struct{ Cells []orderCell }
+		var nb notebook
 		require.NoError(t, json.Unmarshal(b, &nb))
 		for _, c := range nb.Cells {
 			if c.Metadata.RevealedBy != nil {
