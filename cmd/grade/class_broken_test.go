@@ -406,11 +406,7 @@ func TestClassRunNeverAbortsForOneHandIn(t *testing.T) {
 // TestClassWithBrokenHandInsGradesEveryoneElse is the same class graded
 // for real: built, run in the sandbox, with one exercise.
 func TestClassWithBrokenHandInsGradesEveryoneElse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs an exercise for a class; not in -short mode")
-	}
-	root := repoRoot(t)
-	needSolutions(t, root)
+	root := longRunRoot(t, "builds and runs an exercise for a class")
 	needSandbox(t)
 	only := []string{"01_sine", "03_five_point"}
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 22))

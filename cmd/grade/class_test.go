@@ -47,11 +47,7 @@ func copyAttack(t *testing.T, dir, id string) {
 }
 
 func TestClassGradingOfTenStudents(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs exercises for ten students; not in -short mode")
-	}
-	root := repoRoot(t)
-	needSolutions(t, root)
+	root := longRunRoot(t, "builds and runs exercises for ten students")
 	needSandbox(t)
 	only := []string{"01_sine", "03_five_point", "05_basic"}
 	max := map[string]int{}

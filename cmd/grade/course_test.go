@@ -403,11 +403,7 @@ func TestSubmissionOfANotebookIsExtracted(t *testing.T) {
 }
 
 func TestListShowsTheHiddenChecksInTheInstructorTree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the grader with the hidden checks; not in -short mode")
-	}
-	root := repoRoot(t)
-	needSolutions(t, root)
+	root := longRunRoot(t, "builds the grader with the hidden checks")
 	e := findExercise(t, "01_sine")
 	var stdout, stderr bytes.Buffer
 	require.Equal(t, 0, run([]string{"-list", "-C", root, "-cache", t.TempDir(), "01"}, &stdout, &stderr), stderr.String())

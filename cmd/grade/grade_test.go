@@ -47,6 +47,17 @@ func needSolutions(t *testing.T, root string) {
 	}
 }
 
+// longRunRoot skips a long test (what it does, why) in -short mode or in a
+// student release, and returns the repository otherwise.
+func longRunRoot(t *testing.T, why string) string {
+	if testing.Short() {
+		t.Skip(why + "; not in -short mode")
+	}
+	root := repoRoot(t)
+	needSolutions(t, root)
+	return root
+}
+
 func byID(rep grading.Report) map[string]grading.ExerciseResult {
 	m := map[string]grading.ExerciseResult{}
 	for _, e := range rep.Exercises {
