@@ -222,6 +222,17 @@ func TestAttacksAreContainedWithoutTheStaticCheck(t *testing.T) {
 	assert.True(t, os.IsNotExist(err), "the process started with setsid did not survive")
 }
 
+// TestAForgedFrameOnStandardOutputIsOnlyALog grades a stub that prints
+// well-formed replies with the right answers on its standard output, the
+// static check off: the replies come on the channel's own descriptor, so
+// the stub's real answers, "not implemented", are what is graded.
+func TestAForgedFrameOnStandardOutputIsOnlyALog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an exercise; not in -short mode")
+	}
+	gradeAttacks(t, []attack{{"10_warps", "not implemented yet"}}, "01_sine", false)
+}
+
 func TestWithoutTheSandboxSelfGradingSaysSoAndClassGradingRefuses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an exercise; not in -short mode")
