@@ -243,13 +243,13 @@ func TestFiveMistakesAreNamed(t *testing.T) {
 
 	xy := fiveFuncs()
 	xy.Sweep = func(dst, src *lab.Grid2[float64], c [9]float64) error {
-		return fivepoint.Sweep(dst, src, swap9(c, 1, 3, 2, 4, 5, 7, 6, 8))
+		return fivepoint.Sweep(dst, src, swapped(c, 1, 3, 2, 4, 5, 7, 6, 8))
 	}
 	failsWith(t, FivePoint(xy), "interior", "x and y are swapped")
 
 	radii := fiveFuncs()
 	radii.Sweep = func(dst, src *lab.Grid2[float64], c [9]float64) error {
-		return fivepoint.Sweep(dst, src, swap9(c, 1, 5, 2, 6, 3, 7, 4, 8))
+		return fivepoint.Sweep(dst, src, swapped(c, 1, 5, 2, 6, 3, 7, 4, 8))
 	}
 	failsWith(t, FivePoint(radii), "plane-wave", "radius-1 and radius-2 coefficients are swapped")
 

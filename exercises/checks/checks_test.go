@@ -106,17 +106,17 @@ func TestKnownMistakesLoseTheirCheckWithAHint(t *testing.T) {
 		k                       star.Kernel
 	}{
 		{"c9 and c10 swapped", "tiled", "values", "are c9 and c10 swapped?",
-			withCoeffs(tiled.Tiled, func(c star.Coeffs) star.Coeffs { return swap13(c, 9, 10) })},
+			withCoeffs(tiled.Tiled, func(c star.Coeffs) star.Coeffs { return swapped(c, 9, 10) })},
 		{"c1 and c2 swapped", "basic", "values", "are c1 and c2 swapped?",
-			withCoeffs(basic.Basic, func(c star.Coeffs) star.Coeffs { return swap13(c, 1, 2) })},
+			withCoeffs(basic.Basic, func(c star.Coeffs) star.Coeffs { return swapped(c, 1, 2) })},
 		{"c11 and c12 swapped", "register_tiled", "values", "are c11 and c12 swapped?",
-			withCoeffs(registertiled.RegisterTiled, func(c star.Coeffs) star.Coeffs { return swap13(c, 11, 12) })},
+			withCoeffs(registertiled.RegisterTiled, func(c star.Coeffs) star.Coeffs { return swapped(c, 11, 12) })},
 		{"distance 2 left out", "coarsened", "values", "did you count all 13 points",
 			withCoeffs(coarsened.Coarsened, zeroFar)},
 		{"distances exchanged", "basic", "values", "distance 1 and distance 2 exchanged",
-			withCoeffs(basic.Basic, func(c star.Coeffs) star.Coeffs { return swap13(c, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12) })},
+			withCoeffs(basic.Basic, func(c star.Coeffs) star.Coeffs { return swapped(c, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12) })},
 		{"x and z mixed up", "tiled", "values", "x and z are mixed up",
-			withCoeffs(tiled.Tiled, func(c star.Coeffs) star.Coeffs { return swap13(c, 1, 5, 2, 6, 7, 11, 8, 12) })},
+			withCoeffs(tiled.Tiled, func(c star.Coeffs) star.Coeffs { return swapped(c, 1, 5, 2, 6, 7, 11, 8, 12) })},
 		{"n/B blocks", "basic", "values", "launch ⌈n/B⌉",
 			withLaunch(basic.Basic, func(k *sim.Kernel, a star.Args) {
 				B := k.Block.X

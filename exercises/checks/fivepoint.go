@@ -158,21 +158,13 @@ func starVariants(dst, src *lab.Grid2[float64], c [9]float64) []grading.Variant 
 		{Hint: "the rows wrap but the columns do not: index j±1 and j±2 modulo NY too", Values: sweepStar(dst, src, c, wrapXOnly).Data},
 		{Hint: "the columns wrap but the rows do not: index k±1 and k±2 modulo NX too", Values: sweepStar(dst, src, c, wrapYOnly).Data},
 		{Hint: "a neighbour past an edge reads the edge point; periodic means it reads the point at the other end", Values: sweepStar(dst, src, c, clamped).Data},
-		{Hint: "x and y are swapped: c1, c2, c5, c6 go with k (x), c3, c4, c7, c8 with j (y)", Values: sweepStar(dst, src, swap9(c, 1, 3, 2, 4, 5, 7, 6, 8), wrapBoth).Data},
-		{Hint: "the radius-1 and radius-2 coefficients are swapped: c1…c4 go with the neighbours at distance 1, c5…c8 with those at 2", Values: sweepStar(dst, src, swap9(c, 1, 5, 2, 6, 3, 7, 4, 8), wrapBoth).Data},
-		{Hint: "are c1 and c2 swapped? c1 multiplies (j, k−1), c2 (j, k+1)", Values: sweepStar(dst, src, swap9(c, 1, 2), wrapBoth).Data},
-		{Hint: "are c3 and c4 swapped? c3 multiplies (j−1, k), c4 (j+1, k)", Values: sweepStar(dst, src, swap9(c, 3, 4), wrapBoth).Data},
-		{Hint: "are c5/c6 or c7/c8 swapped? c5 multiplies (j, k−2), c6 (j, k+2), c7 (j−2, k), c8 (j+2, k)", Values: sweepStar(dst, src, swap9(c, 5, 6, 7, 8), wrapBoth).Data},
+		{Hint: "x and y are swapped: c1, c2, c5, c6 go with k (x), c3, c4, c7, c8 with j (y)", Values: sweepStar(dst, src, swapped(c, 1, 3, 2, 4, 5, 7, 6, 8), wrapBoth).Data},
+		{Hint: "the radius-1 and radius-2 coefficients are swapped: c1…c4 go with the neighbours at distance 1, c5…c8 with those at 2", Values: sweepStar(dst, src, swapped(c, 1, 5, 2, 6, 3, 7, 4, 8), wrapBoth).Data},
+		{Hint: "are c1 and c2 swapped? c1 multiplies (j, k−1), c2 (j, k+1)", Values: sweepStar(dst, src, swapped(c, 1, 2), wrapBoth).Data},
+		{Hint: "are c3 and c4 swapped? c3 multiplies (j−1, k), c4 (j+1, k)", Values: sweepStar(dst, src, swapped(c, 3, 4), wrapBoth).Data},
+		{Hint: "are c5/c6 or c7/c8 swapped? c5 multiplies (j, k−2), c6 (j, k+2), c7 (j−2, k), c8 (j+2, k)", Values: sweepStar(dst, src, swapped(c, 5, 6, 7, 8), wrapBoth).Data},
 		{Hint: "the sweep reads points it has already updated: read every input from src, write only dst", Values: inPlace.Data},
 	}
-}
-
-// swap9 returns c with the pairs of positions p swapped.
-func swap9(c [9]float64, p ...int) [9]float64 {
-	for i := 0; i+1 < len(p); i += 2 {
-		c[p[i]], c[p[i+1]] = c[p[i+1]], c[p[i]]
-	}
-	return c
 }
 
 // nearEdge returns whether a point of a ny×nx grid, by flat index, is

@@ -211,14 +211,6 @@ func hazardHint(k sim.HazardKind) string {
 	return ""
 }
 
-// swap13 returns c with the pairs of positions p swapped.
-func swap13(c star.Coeffs, p ...int) star.Coeffs {
-	for i := 0; i+1 < len(p); i += 2 {
-		c[p[i]], c[p[i+1]] = c[p[i+1]], c[p[i]]
-	}
-	return c
-}
-
 // coefficientVariants are the wrong sweeps of a kernel that mixes up the
 // coefficients, leaves out the neighbours at distance 2 or writes the
 // boundary, each computed by the CPU reference.
@@ -234,7 +226,7 @@ func (sc *simCase) coefficientVariants(t *grading.T) []grading.Variant {
 		{Hint: "the neighbours at distance 2 are missing: did you count all 13 points, c7…c12 multiplying (i, j, k∓2), (i, j∓2, k), (i∓2, j, k)?",
 			Values: ref(near)},
 		{Hint: "are the coefficients of distance 1 and distance 2 exchanged? c1…c6 multiply the neighbours at distance 1, c7…c12 those at distance 2",
-			Values: ref(swap13(sc.C, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12))},
+			Values: ref(swapped(sc.C, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12))},
 	}
 	for _, p := range []struct {
 		a, b       int
@@ -246,13 +238,13 @@ func (sc *simCase) coefficientVariants(t *grading.T) []grading.Variant {
 	} {
 		vs = append(vs, grading.Variant{
 			Hint:   fmt.Sprintf("are c%d and c%d swapped? c%d multiplies %s, the neighbour at distance %s on the minus side along %s", p.a, p.b, p.a, p.minus, p.dist, p.axis),
-			Values: ref(swap13(sc.C, p.a, p.b))})
+			Values: ref(swapped(sc.C, p.a, p.b))})
 	}
 	return append(vs,
 		grading.Variant{Hint: "x and z are mixed up: k is the x index (threadIdx.x, fastest in memory), i the z index",
-			Values: ref(swap13(sc.C, 1, 5, 2, 6, 7, 11, 8, 12))},
+			Values: ref(swapped(sc.C, 1, 5, 2, 6, 7, 11, 8, 12))},
 		grading.Variant{Hint: "x and y are mixed up: k is the x index (threadIdx.x), j the y index (threadIdx.y)",
-			Values: ref(swap13(sc.C, 1, 3, 2, 4, 7, 9, 8, 10))},
+			Values: ref(swapped(sc.C, 1, 3, 2, 4, 7, 9, 8, 10))},
 		grading.Variant{Hint: "points within 2 of a face were written: they hold boundary conditions, and only 2 ≤ i, j, k ≤ N−3 are outputs",
 			Match: func(got []float64) bool {
 				for idx, v := range got {

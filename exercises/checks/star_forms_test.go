@@ -105,9 +105,9 @@ func TestValuesChecksNameTheCoefficientMistake(t *testing.T) {
 		f    func(star.Coeffs) star.Coeffs
 		hint string
 	}{
-		{func(c star.Coeffs) star.Coeffs { return swap13(c, 9, 10) }, "are c9 and c10 swapped?"},
-		{func(c star.Coeffs) star.Coeffs { return swap13(c, 5, 6) }, "are c5 and c6 swapped?"},
-		{func(c star.Coeffs) star.Coeffs { return swap13(c, 1, 3, 2, 4, 7, 9, 8, 10) }, "x and y are mixed up"},
+		{func(c star.Coeffs) star.Coeffs { return swapped(c, 9, 10) }, "are c9 and c10 swapped?"},
+		{func(c star.Coeffs) star.Coeffs { return swapped(c, 5, 6) }, "are c5 and c6 swapped?"},
+		{func(c star.Coeffs) star.Coeffs { return swapped(c, 1, 3, 2, 4, 7, 9, 8, 10) }, "x and y are mixed up"},
 		{func(c star.Coeffs) star.Coeffs {
 			for q := 7; q < star.Points; q++ {
 				c[q] = 0
@@ -174,7 +174,7 @@ func TestKernelsAcrossTheChannel(t *testing.T) {
 	require.NoError(t, err)
 	r := outcomeOf(t, s.exercise(submitted{remote: servedKernel(t, cpuKernel(same))}), "values", 4)
 	assert.True(t, r.Passed, r.Message)
-	r = outcomeOf(t, s.exercise(submitted{remote: servedKernel(t, cpuKernel(func(c star.Coeffs) star.Coeffs { return swap13(c, 11, 12) }))}), "values", 4)
+	r = outcomeOf(t, s.exercise(submitted{remote: servedKernel(t, cpuKernel(func(c star.Coeffs) star.Coeffs { return swapped(c, 11, 12) }))}), "values", 4)
 	assert.Contains(t, r.Message, "are c11 and c12 swapped?")
 	r = outcomeOf(t, findTheBug(submitted{remote: servedKernel(t, stubKernel)}), "values", 4)
 	assert.True(t, r.NotImplemented, "the stub's error crosses the channel: %s", r.Message)
