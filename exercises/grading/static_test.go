@@ -335,6 +335,7 @@ func FuzzStaticCheck(f *testing.F) {
 		require.NoError(t, err)
 		lines := strings.Count(src, "\n") + 1
 		for _, v := range vs {
+			assert.NotContains(t, v.Rule, "the type checker failed", "a panic of the check, recovered by Check")
 			assert.Equal(t, "warps.go", v.File, v.String())
 			assert.True(t, v.Line >= 0 && v.Line <= lines, "%s: line within the file's %d", v, lines)
 		}
