@@ -228,3 +228,27 @@ func TestAGradebookMergesWhatALaterRunGrades(t *testing.T) {
 	assert.True(t, book.Students["ann"].Complete)
 	assert.Equal(t, uint64(2), book.Seed)
 }
+
+// TestHandedInReadsNothingThroughALinkedFolder: a hand-in whose exercise
+// folder is a link to files elsewhere (the instructor's, say) has none of
+// them stamped, while its own files are.
+func TestHandedInReadsNothingThroughALinkedFolder(t *testing.T) {
+	e := findExercise(t, "03_five_point")
+	elsewhere := t.TempDir()
+	src := fmt.Sprintf("package fivepoint\n\n// %d\n", time.Now().UnixNano())
+	for _, f := range e.Files {
+		require.NoError(t, os.WriteFile(filepath.Join(elsewhere, f), []byte(src), 0o644))
+	}
+	own := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(own, "exercises"), 0o755))
+	require.NoError(t, os.CopyFS(filepath.Join(own, "exercises", e.ID), os.DirFS(elsewhere)))
+	_, stamps := handedIn(own, []grading.Exercise{e})
+	require.Len(t, stamps, len(e.Files), "the folder's own files are stamped")
+
+	linked := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(linked, "exercises"), 0o755))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(linked, "exercises", e.ID)))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(linked, e.ID)))
+	_, stamps = handedIn(linked, []grading.Exercise{e})
+	assert.Empty(t, stamps, "nothing is read through a linked folder")
+}

@@ -17,12 +17,12 @@ import (
 )
 
 // handedIn returns the digest (gradebook.Student.SetFiles) of the files a
-// student's folder hands in
-// for the exercises exs (each exercise's files, at DIR/exercises/ID/F or
-// DIR/ID/F, and the exercises' notebook), and each file's size and
-// modification time. Only regular files that are not links are read, each
-// at most its limit; a file that cannot be read is left out (the grader
-// says why in its cell).
+// student's folder hands in for the exercises exs (each exercise's files,
+// at DIR/exercises/ID/F or DIR/ID/F, and the exercises' notebook), and
+// each file's size and modification time. Only regular files that are
+// not links, in folders that are not links, are read, each at most its
+// limit; a file that cannot be read is left out (the grader says why in
+// its cell).
 func handedIn(dir string, exs []grading.Exercise) (string, []gradebook.FileStamp) {
 	type file struct {
 		rel, path string
@@ -48,7 +48,7 @@ func handedIn(dir string, exs []grading.Exercise) (string, []gradebook.FileStamp
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		b, err := handin.ReadRegular(f.path, f.limit)
+		b, err := handin.ReadBelow(dir, f.rel, f.limit)
 		if err != nil {
 			continue
 		}

@@ -174,6 +174,25 @@ func SubmissionFile(dir, id, file string) ([]byte, error) {
 	return nil, refuse(ErrMissing, "the submission has no exercises/%s/%s", id, file)
 }
 
+// ReadBelow reads the file at rel, a slash-separated path below dir, as
+// ReadRegular does, and refuses it (ErrLink) when a folder of rel is a
+// symbolic link: what it reads lies in dir.
+func ReadBelow(dir, rel string, limit int64) ([]byte, error) {
+	parts := strings.Split(rel, "/")
+	p := dir
+	for _, part := range parts[:len(parts)-1] {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if err != nil {
+			return nil, fmt.Errorf("read the submitted file: %w", err)
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return nil, ErrLink
+		}
+	}
+	return ReadRegular(filepath.Join(dir, filepath.FromSlash(rel)), limit)
+}
+
 // plainName reports whether n is a file name without a folder.
 func plainName(n string) bool {
 	return n != "" && n != "." && n != ".." && !strings.ContainsAny(n, `/\`+"\x00")

@@ -90,6 +90,9 @@ func TestSubmissionFileRefusesALinkAnywhereOnItsPath(t *testing.T) {
 		got, err := SubmissionFile(dir, "03_five_point", "fivepoint.go")
 		require.NoError(t, err)
 		assert.Equal(t, src, string(got))
+		got, err = ReadBelow(dir, strings.Join(layout, "/"), MaxSourceBytes)
+		require.NoError(t, err)
+		assert.Equal(t, src, string(got))
 
 		// Each folder of the path, and the file, replaced by a link to
 		// a copy of itself.
@@ -107,6 +110,8 @@ func TestSubmissionFileRefusesALinkAnywhereOnItsPath(t *testing.T) {
 			require.NoError(t, os.Symlink(real, filepath.Join(q, layout[k])))
 			_, err := SubmissionFile(sub, "03_five_point", "fivepoint.go")
 			assert.ErrorIs(t, err, ErrLink, "%v, link at %d", layout, k)
+			_, err = ReadBelow(sub, strings.Join(layout, "/"), MaxSourceBytes)
+			assert.ErrorIs(t, err, ErrLink, "ReadBelow: %v, link at %d", layout, k)
 		}
 	}
 	_, err := SubmissionFile(t.TempDir(), "03_five_point", "fivepoint.go")
