@@ -26,24 +26,6 @@ func distinct(t *grading.T, n int) []float64 {
 	return c
 }
 
-// sizeNot returns a random size n in [lo, hi] that no tile of ms fits
-// evenly: n is not a multiple of m, and the interior n−2 is not a multiple
-// of the output tile m−2.
-func sizeNot(t *grading.T, lo, hi int, ms ...int) int {
-	for try := 0; ; try++ {
-		n := lo + t.Rand().IntN(hi-lo+1)
-		ok := try > 1000 // give up on a range too narrow to avoid them all
-		for _, m := range ms {
-			if (m > 1 && n%m == 0) || (m > 3 && (n-2)%(m-2) == 0) {
-				ok = false
-			}
-		}
-		if ok {
-			return n
-		}
-	}
-}
-
 // pick returns one of vs at random.
 func pick[V any](t *grading.T, vs ...V) V { return vs[t.Rand().IntN(len(vs))] }
 
