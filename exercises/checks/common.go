@@ -30,7 +30,7 @@ func distinct(t *grading.T, n int) []float64 {
 func pick[V any](t *grading.T, vs ...V) V { return vs[t.Rand().IntN(len(vs))] }
 
 // swapped returns c with the pairs of positions p swapped.
-func swapped[C ~[5]float64 | ~[7]float64 | ~[9]float64 | ~[13]float64](c C, p ...int) C {
+func swapped[C ~[9]float64 | ~[13]float64](c C, p ...int) C {
 	for i := 0; i+1 < len(p); i += 2 {
 		c[p[i]], c[p[i+1]] = c[p[i+1]], c[p[i]]
 	}
