@@ -31,7 +31,7 @@ func KernelSummary(b *fig.Bench) (string, error) {
 		card = b.Device
 	}
 	fmt.Fprintf(&sb, "%-15s %-15s %8s %14s %9s %9s  %-26s %-30s %s\n", "kernel", "tile", "threads", "shared bytes",
-		"loads/pt", "stores/pt", "OP/B = 13·out/(4·loads)", "largest tile (what bounds it)", "% of copy, N = 512")
+		"loads/pt", "stores/pt", "OP/B = 13·out/(4·loads)", "largest tile (what bounds it)", fmt.Sprintf("%% of copy, N = %d", SummaryN))
 	rows := 0
 	for _, step := range gpu.Steps3() {
 		s, err := lab.LookupStep3(step)
