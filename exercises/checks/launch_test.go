@@ -18,7 +18,8 @@ import (
 // itself (sim.Simulator.Validate, which names the limit broken); a file
 // that hands Validate to it is refused, as is one that reaches the lab.
 func TestTheSimulatorsValidationIsNotAnAnswer(t *testing.T) {
-	e := Launch(stubFuncs[LaunchFuncs]())
+	e, err := launchDecl.stub()
+	require.NoError(t, err)
 	for name, body := range map[string]string{
 		"simulator": `var s sim.Simulator
 	return s.Validate(sim.Kernel{Grid: grid, Block: block, Body: func(*sim.Thread) {}})`,

@@ -41,16 +41,6 @@ func clipID(id string) string {
 	return id
 }
 
-// stubFuncs returns the functions of F, none written yet.
-func stubFuncs[F any]() F {
-	var zero F
-	s, err := grading.StubFuncs(zero)
-	if err != nil {
-		panic(fmt.Sprintf("checks: stubs of %T: %v", zero, err)) // this package's own mistake
-	}
-	return s.(F)
-}
-
 // remoteFuncs returns the functions of F that call the child through c.
 // F's functions can cross the channel (declare and the tests check it),
 // so an error here is this package's own mistake, and every call of the
