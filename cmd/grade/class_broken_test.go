@@ -54,7 +54,7 @@ func writeHonest(t *testing.T, root, dir string, ids ...string) {
 // given size on every code cell, as an honest student's notebook with
 // figures is.
 func figuresNotebook(t *testing.T, root string, imageBytes int, rng *rand.Rand) []byte {
-	b, err := os.ReadFile(filepath.Join(root, "notebooks", notebookName))
+	b, err := os.ReadFile(filepath.Join(root, "notebooks", handin.NotebookName))
 	require.NoError(t, err)
 	var nb map[string]any
 	require.NoError(t, json.Unmarshal(b, &nb))
@@ -163,7 +163,7 @@ func makeBrokenClass(t *testing.T, root string, only []string, rng *rand.Rand) b
 
 	// Notebooks: broken ones are refused, an honest one with figures over
 	// 1 MiB is graded.
-	nb := func(name string) string { return filepath.Join(mk(name), notebookName) }
+	nb := func(name string) string { return filepath.Join(mk(name), handin.NotebookName) }
 	require.NoError(t, os.WriteFile(nb("nb-figures"), figuresNotebook(t, root, 200_000, rng), 0o644))
 	c.want["nb-figures"] = wantRow{points: full()}
 	garbage := make([]byte, 5000)
@@ -172,7 +172,7 @@ func makeBrokenClass(t *testing.T, root string, only []string, rng *rand.Rand) b
 	}
 	require.NoError(t, os.WriteFile(nb("nb-garbage"), garbage, 0o644))
 	c.want["nb-garbage"] = wantRow{points: zeros(), refused: "not a notebook"}
-	require.NoError(t, os.Symlink(filepath.Join(root, "notebooks", notebookName), nb("nb-link")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "notebooks", handin.NotebookName), nb("nb-link")))
 	c.want["nb-link"] = wantRow{points: zeros(), refused: "symbolic link"}
 	f, err = os.Create(nb("nb-huge"))
 	require.NoError(t, err)

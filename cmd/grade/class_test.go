@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/handin"
 	"stencillab.dev/exercises/release"
 )
 
@@ -100,9 +101,9 @@ func TestClassGradingOfTenStudents(t *testing.T) {
 	copyExercise(t, root, student("leaker"), "05_basic", false)
 	want["leaker"] = [3]int{max["01_sine"], 0, max["05_basic"]}
 
-	nb, err := os.ReadFile(filepath.Join(root, "notebooks", notebookName))
+	nb, err := os.ReadFile(filepath.Join(root, "notebooks", handin.NotebookName))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(student("notebook"), notebookName), nb, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(student("notebook"), handin.NotebookName), nb, 0o644))
 	want["notebook"] = want["correct-a"]
 	require.Len(t, want, 10)
 

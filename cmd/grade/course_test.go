@@ -371,10 +371,10 @@ func TestSubmissionOfANotebookIsExtracted(t *testing.T) {
 	needSolutions(t, root)
 	exs, err := selectExercises(catalogue(), []string{"01_sine", "03_five_point"})
 	require.NoError(t, err)
-	nb, err := os.ReadFile(filepath.Join(root, "notebooks", notebookName))
+	nb, err := os.ReadFile(filepath.Join(root, "notebooks", handin.NotebookName))
 	require.NoError(t, err)
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, notebookName), nb, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, handin.NotebookName), nb, 0o644))
 	cfg := Config{Root: root, Submission: dir}
 	var lines handin.NotebookLines
 	cleanup, err := notebookSubmission(&cfg, exs, &lines)
@@ -396,7 +396,7 @@ func TestSubmissionOfANotebookIsExtracted(t *testing.T) {
 	_, err = notebookSubmission(&cfg, exs, &lines)
 	require.NoError(t, err)
 	assert.Equal(t, before, cfg.Submission)
-	require.NoError(t, os.WriteFile(filepath.Join(before, notebookName), []byte("<html>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(before, handin.NotebookName), []byte("<html>"), 0o644))
 	_, err = notebookSubmission(&cfg, exs, &lines)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is refused")

@@ -83,7 +83,7 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 		}
 	}
 
-	b, err := os.ReadFile(filepath.Join(root, "notebooks", notebookName))
+	b, err := os.ReadFile(filepath.Join(root, "notebooks", handin.NotebookName))
 	require.NoError(t, err)
 	var nb map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(b, &nb))
@@ -108,7 +108,7 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 	require.NoError(t, err)
 	b, err = json.Marshal(nb)
 	require.NoError(t, err)
-	b, err = release.StripNotebook(notebookName, b)
+	b, err = release.StripNotebook(handin.NotebookName, b)
 	require.NoError(t, err)
 	handed, err := handin.NotebookCells(b)
 	require.NoError(t, err)
@@ -116,7 +116,7 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 	require.True(t, found)
 	badLine := strings.Count(before, "\n") + 1 // the line of the cell that does not compile
 	require.NoError(t, os.MkdirAll(filepath.Join(class, "notebook"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(class, "notebook", notebookName), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(class, "notebook", handin.NotebookName), b, 0o644))
 
 	out := t.TempDir()
 	book, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 7171, Timeout: 30 * time.Second, Only: only},
