@@ -84,7 +84,7 @@ run-notebooks: install
 # check the figures (notebooks/browser, built with the tag browser).
 browser: install
 	go vet -tags browser ./notebooks/browser
-	go test -tags browser -count=1 -timeout 12m ./notebooks/browser
+	STENCILLAB_REQUIRE_BROWSER=1 go test -tags browser -count=1 -timeout 12m ./notebooks/browser
 
 notebooks: install
 	@scripts/run-notebooks.sh --update
