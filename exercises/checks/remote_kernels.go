@@ -58,9 +58,6 @@ func runner(k star.Kernel) kernelFuncs {
 	}}
 }
 
-// serveKernel returns the handler that runs k in the child.
-func serveKernel(k star.Kernel) grading.Handler { return grading.ServeFuncs(runner(k), knownErrors) }
-
 // maxWireSide bounds each side of a case received by the child: the
 // checks' grids are far smaller.
 const maxWireSide = 1 << 10

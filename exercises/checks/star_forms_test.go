@@ -158,6 +158,9 @@ func TestStubsAreNotImplemented(t *testing.T) {
 	assert.Contains(t, res.Checks[0].Message, `no kernel exercise "five_point"`)
 }
 
+// serveKernel returns the handler that runs k in the child.
+func serveKernel(k star.Kernel) grading.Handler { return grading.ServeFuncs(runner(k), knownErrors) }
+
 // servedKernel connects the checks to a kernel served as the grader's child
 // serves it, through pipes.
 func servedKernel(t *testing.T, k star.Kernel) *grading.Client {
