@@ -71,7 +71,7 @@ want attacks && for d in "$B"/attacks/*/; do
 	step "attack-$name" $G -json -timeout 60s -submission "$d" $ex
 done
 want attacks && python3 - "$OUT" "$B/attacks" <<'PY' > "$OUT/attacks.txt" 2>&1
-import json, sys, os
+import json, sys, os, re
 out, adir = sys.argv[1], sys.argv[2]
 ok_all = True
 for name in sorted(os.listdir(adir)):
@@ -95,7 +95,8 @@ for name in sorted(os.listdir(adir)):
         chk = [ch for ch in r["checks"] if ch["id"] == a["check"]]
         good = r["status"] != "graded" or (chk and not chk[0]["passed"])
     why = a["why"] == "" or a["why"] in text
-    clean = all(s not in text for s in ["root:x", "PATH=", "BEGIN SOLUTION", "/work/", "/home/"])
+    # PATH= as a variable of its own, not the tail of LD_LIBRARY_PATH=
+    clean = all(s not in text for s in ["root:x", "BEGIN SOLUTION", "/work/", "/home/"]) and not re.search(r"(?<![A-Za-z_])PATH=", text)
     full = c["points"] == c["max_points"] and c["status"] == "graded"
     okk = good and why and clean and full
     ok_all &= okk
