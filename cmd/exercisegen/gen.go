@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"stencillab.dev/exercises/checks"
 	"stencillab.dev/exercises/handin"
+	"stencillab.dev/internal/nbformat"
 )
 
 // exercise is what the generator derives of one Go exercise.
@@ -217,7 +217,7 @@ func notebook(src []byte, exs []exercise) ([]byte, error) {
 	}
 	set := func(c map[string]json.RawMessage, text string) error {
 		var err error
-		c["source"], err = marshal(splitSource(text))
+		c["source"], err = nbformat.Marshal(nbformat.SplitSource(text))
 		return err
 	}
 	var added []map[string]json.RawMessage
@@ -257,26 +257,23 @@ func notebook(src []byte, exs []exercise) ([]byte, error) {
 		cells = append(cells[:at:at], append(added, cells[at:]...)...)
 	}
 	if i, ok := byID["intro"]; ok {
-		var lines []string
-		if err := json.Unmarshal(cells[i]["source"], &lines); err != nil {
+		intro, err := nbformat.CellSource(cells[i]["source"])
+		if err != nil {
 			return nil, fmt.Errorf("exercisegen: %s: the intro: %w", notebookPath, err)
 		}
-		if err := set(cells[i], introTable(strings.Join(lines, ""), exs)); err != nil {
+		if err := set(cells[i], introTable(intro, exs)); err != nil {
 			return nil, err
 		}
 	}
 	var err error
-	if nb["cells"], err = marshal(cells); err != nil {
+	if nb["cells"], err = nbformat.Marshal(cells); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(nb); err != nil {
+	b, err := nbformat.Encode(nb)
+	if err != nil {
 		return nil, fmt.Errorf("exercisegen: %s: %w", notebookPath, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // introRow matches a row of the intro's table: its number and its text.
@@ -375,34 +372,9 @@ func readme(text string, exs []exercise) string {
 	return strings.Join(out, "\n")
 }
 
-// marshal encodes v as JSON without escaping <, > and &, which notebooks
-// keep as they are.
-func marshal(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("exercisegen: %w", err)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 func mustMarshal(s string) json.RawMessage {
-	b, _ := marshal(s) // a string always encodes
+	b, _ := nbformat.Marshal(s) // a string always encodes
 	return b
-}
-
-// splitSource splits text into the notebook's list of lines, each but the
-// last ending in a newline.
-func splitSource(text string) []string {
-	lines := strings.SplitAfter(text, "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	if lines == nil {
-		lines = []string{}
-	}
-	return lines
 }
 
 // Generate returns the generated files of the repository at root, by

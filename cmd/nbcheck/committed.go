@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"stencillab.dev/internal/nbformat"
 )
 
 // The committed notebooks carry the outputs of a run on a machine without
@@ -74,14 +76,11 @@ func Stamp(path string) error {
 		meta["language_info"] = info
 	}
 	info["pygments_lexer"] = "go"
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
-	e.SetIndent("", " ")
-	if err := e.Encode(raw); err != nil {
+	b, err := nbformat.Encode(raw)
+	if err != nil {
 		return fmt.Errorf("stamp %s: %w", path, err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return fmt.Errorf("stamp: %w", err)
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"stencillab.dev/internal/nbformat"
 )
 
 // AnswerTag is the cell tag of an answer in the course's notebooks: the
@@ -67,8 +69,12 @@ func StripAnswers(name string, src []byte) ([]byte, error) {
 		}
 	}
 	var err error
-	if nb["cells"], err = marshal(kept); err != nil {
+	if nb["cells"], err = nbformat.Marshal(kept); err != nil {
 		return nil, fmt.Errorf("release: %s: %w", name, err)
 	}
-	return encodeNotebook(name, nb)
+	b, err := nbformat.Encode(nb)
+	if err != nil {
+		return nil, fmt.Errorf("release: %s: %w", name, err)
+	}
+	return b, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"stencillab.dev/exercises/checks"
 	"stencillab.dev/exercises/cudacheck"
+	"stencillab.dev/internal/nbformat"
 )
 
 const instructorGo = `package demo
@@ -164,7 +165,7 @@ func TestStripNotebook(t *testing.T) {
 		"nbformat":       4,
 		"nbformat_minor": 5,
 	}
-	src, err := marshal(nb)
+	src, err := nbformat.Marshal(nb)
 	require.NoError(t, err)
 	out, err := StripNotebook("nb.ipynb", src)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"stencillab.dev/exercises/winnowing"
+	"stencillab.dev/internal/nbformat"
 )
 
 // The solution scan: a proof that the students' copy holds no answer. The
@@ -213,7 +214,7 @@ func notebookSecrets(name string, src []byte) ([]Secret, error) {
 	}
 	var out []Secret
 	for i, c := range cells {
-		text, err := cellSource(c.Source)
+		text, err := nbformat.CellSource(c.Source)
 		if err != nil {
 			return nil, fmt.Errorf("release: %s cell %d: %w", name, i, err)
 		}
@@ -391,7 +392,7 @@ func readTexts(rel string, b []byte) []text {
 		if cells, err := readCells(rel, b); err == nil {
 			var out []text
 			for i, c := range cells {
-				if src, err := cellSource(c.Source); err == nil {
+				if src, err := nbformat.CellSource(c.Source); err == nil {
 					out = append(out, text{cell: cellName(c, i), src: src, goOK: c.CellType == "code"})
 				}
 			}

@@ -1,7 +1,6 @@
 package release
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"stencillab.dev/internal/nbformat"
 )
 
 // StripNotebook returns the student version of a Jupyter notebook: the
@@ -32,7 +33,7 @@ func StripNotebook(name string, src []byte) ([]byte, error) {
 		if kind != "code" {
 			continue
 		}
-		text, err := cellSource(cell["source"])
+		text, err := nbformat.CellSource(cell["source"])
 		if err != nil {
 			return nil, fmt.Errorf("release: %s: cell %d: %w", name, i, err)
 		}
@@ -40,30 +41,21 @@ func StripNotebook(name string, src []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cell["source"], err = marshal(splitSource(string(stripped))); err != nil {
+		if cell["source"], err = nbformat.Marshal(nbformat.SplitSource(string(stripped))); err != nil {
 			return nil, fmt.Errorf("release: %s: cell %d: %w", name, i, err)
 		}
 		cell["outputs"] = json.RawMessage("[]")
 		cell["execution_count"] = json.RawMessage("null")
 	}
 	var err error
-	if nb["cells"], err = marshal(cells); err != nil {
+	if nb["cells"], err = nbformat.Marshal(cells); err != nil {
 		return nil, fmt.Errorf("release: %s: %w", name, err)
 	}
-	return encodeNotebook(name, nb)
-}
-
-// encodeNotebook writes a notebook as nbformat does: one-space indent,
-// HTML left unescaped.
-func encodeNotebook(name string, nb map[string]json.RawMessage) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(nb); err != nil {
+	b, err := nbformat.Encode(nb)
+	if err != nil {
 		return nil, fmt.Errorf("release: %s: %w", name, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // NotebookHasSolution reports whether a code cell of the notebook src has
@@ -82,50 +74,11 @@ func NotebookHasSolution(src []byte) bool {
 		if c.CellType != "code" {
 			continue
 		}
-		if text, err := cellSource(c.Source); err == nil && HasSolution([]byte(text)) {
+		if text, err := nbformat.CellSource(c.Source); err == nil && HasSolution([]byte(text)) {
 			return true
 		}
 	}
 	return false
-}
-
-// marshal encodes v as JSON without escaping <, > and &, which notebooks
-// keep as they are.
-func marshal(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
-// cellSource returns a cell's source, stored as one string or a list of
-// lines.
-func cellSource(raw json.RawMessage) (string, error) {
-	var one string
-	if err := json.Unmarshal(raw, &one); err == nil {
-		return one, nil
-	}
-	var lines []string
-	if err := json.Unmarshal(raw, &lines); err != nil {
-		return "", fmt.Errorf("source is neither a string nor a list of strings: %w", err)
-	}
-	return strings.Join(lines, ""), nil
-}
-
-// splitSource splits text into the notebook's list of lines, each but the
-// last ending in a newline.
-func splitSource(text string) []string {
-	lines := strings.SplitAfter(text, "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	if lines == nil {
-		lines = []string{}
-	}
-	return lines
 }
 
 // IsInstructorTree reports whether the repository at root is the
