@@ -208,7 +208,15 @@ func TestExercisesNotebookScores(t *testing.T) {
 	require.True(t, NotebookHasSolution(b), "the instructor's notebook holds the solutions")
 	all := checks.All()
 	for i, s := range runNotebook(t, root, assemble(t, readNotebook(t, b))) {
-		assert.Equal(t, all[i].MaxPoints(), s[1], "grade cell %d checks %s", i+1, all[i].ID)
+		// The notebook runs without the tag hidden, whatever this test
+		// binary was built with: its cells score the public checks.
+		public := 0
+		for _, c := range all[i].Checks {
+			if !c.Hidden {
+				public += c.Points
+			}
+		}
+		assert.Equal(t, public, s[1], "grade cell %d checks %s", i+1, all[i].ID)
 		assert.Equal(t, s[1], s[0], "the instructor's notebook scores full marks in grade cell %d (%s)", i+1, all[i].ID)
 	}
 
