@@ -240,7 +240,8 @@ func LookupStep3(name string) (Step3, error) {
 			return s, nil
 		}
 	}
-	return Step3{}, fmt.Errorf("lab: 3D step %q: %w (known: %s)", name, ErrUnknown, strings.Join(Names3(nil), ", "))
+	known := Names3(nil)
+	return Step3{}, fmt.Errorf("lab: 3D step %q: %w%s (known: %s)", name, ErrUnknown, DidYouMean(name, known), strings.Join(known, ", "))
 }
 
 // Names3 returns the names of the registered 3D steps for which keep
@@ -347,8 +348,10 @@ func LookupKernel(name string) (StencilKernel, Step3, error) {
 			}
 		}
 	}
-	return nil, Step3{}, fmt.Errorf("lab: no simulated kernel %q: %w (simulated: %s; broken: %s)", name, ErrUnknown,
-		strings.Join(Names3(Simulated), ", "), strings.Join(brokenList(), ", "))
+	simulated, broken := Names3(Simulated), brokenList()
+	return nil, Step3{}, fmt.Errorf("lab: no simulated kernel %q: %w%s (simulated: %s; broken: %s)", name, ErrUnknown,
+		DidYouMean(name, append(append([]string(nil), simulated...), broken...)),
+		strings.Join(simulated, ", "), strings.Join(broken, ", "))
 }
 
 func brokenList() []string {

@@ -68,5 +68,5 @@ func LookupStep(name string) (Step, error) {
 	for i, s := range all {
 		names[i] = s.Name
 	}
-	return Step{}, fmt.Errorf("lab: step %q: %w (known: %s)", name, ErrUnknown, strings.Join(names, ", "))
+	return Step{}, fmt.Errorf("lab: step %q: %w%s (known: %s)", name, ErrUnknown, DidYouMean(name, names), strings.Join(names, ", "))
 }

@@ -53,3 +53,19 @@ func TestSuggestNearMisses(t *testing.T) {
 	assert.Empty(t, DidYouMean("quantum_chromodynamics", names))
 	assert.Empty(t, DidYouMean("", names))
 }
+
+// Every lookup of a step or a kernel by name suggests the nearest ones,
+// so that no caller has to add it.
+func TestLookupsSuggestTheNearestName(t *testing.T) {
+	_, err := LookupStep("tiledd")
+	assert.ErrorIs(t, err, ErrUnknown)
+	assert.ErrorContains(t, err, `did you mean "tiled"?`)
+	_, err = LookupStep3("coarsend")
+	assert.ErrorIs(t, err, ErrUnknown)
+	assert.ErrorContains(t, err, `did you mean "coarsened"?`)
+	_, _, err = LookupKernel("tiled_no_barier")
+	assert.ErrorIs(t, err, ErrUnknown)
+	assert.ErrorContains(t, err, `did you mean "tiled_no_barrier"?`)
+	_, err = LookupStep("zzzzzzzzzz")
+	assert.NotContains(t, err.Error(), "did you mean", "no suggestion far from every name")
+}

@@ -36,13 +36,13 @@ func checkStepsFlag(steps, min int) error {
 	return nil
 }
 
-// lookupStep is lab.LookupStep for the value of a flag, with the names
-// nearest a mistyped one: `-kernel "tiledd" is not a step (did you mean
-// "tiled"?)`.
+// lookupStep is lab.LookupStep for the value of a flag, whose error names
+// the steps nearest a mistyped one: `-kernel "tiledd" is not a step: lab:
+// step "tiledd": unknown (did you mean "tiled"?) …`.
 func lookupStep(flagName, name string) (lab.Step, error) {
 	s, err := lab.LookupStep(name)
 	if err != nil {
-		return s, fmt.Errorf("%s %q is not a step%s: %w", flagName, name, lab.DidYouMean(name, lab.StepNames()), err)
+		return s, fmt.Errorf("%s %q is not a step: %w", flagName, name, err)
 	}
 	return s, nil
 }

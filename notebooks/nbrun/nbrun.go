@@ -166,7 +166,7 @@ func Simulate(step string, n, tile int) (Result, error) {
 	if _, _, err := lab.LookupKernel(step); err != nil {
 		s, err2 := lab.LookupStep3(step)
 		if err2 != nil || !lab.Simulated(s) {
-			return Result{}, fmt.Errorf("nbrun: %w%s", err, lab.DidYouMean(step, lab.StepNames()))
+			return Result{}, fmt.Errorf("nbrun: %w", err)
 		}
 		step = s.Name
 	}
