@@ -158,7 +158,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if roster == nil {
-		roster = rosterOfBook(book)
+		if roster, err = rosterOfBook(book); err != nil {
+			fmt.Fprintf(stderr, "grade export: %v\n", err)
+			return 1
+		}
 	}
 	var b bytes.Buffer
 	rep, err := book.Export(&b, *format, roster)
@@ -181,30 +184,21 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 
 // rosterOfBook is the roster the class run recorded in the gradebook (the
 // people of its rows), or nil when it recorded none.
-func rosterOfBook(book *gradebook.Book) *gradebook.Roster {
-	var csv strings.Builder
-	csv.WriteString("id,name,email,sis_id,login,section\n")
-	n := 0
+func rosterOfBook(book *gradebook.Book) (*gradebook.Roster, error) {
+	var people []*gradebook.Person
 	for _, id := range book.StudentIDs() {
-		p := book.Students[id].Person
-		if p == nil {
-			continue
+		if p := book.Students[id].Person; p != nil {
+			people = append(people, p)
 		}
-		n++
-		row := []string{p.ID, p.Name, p.Email, p.SISID, p.Login, p.Section}
-		for i, f := range row {
-			row[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
-		}
-		csv.WriteString(strings.Join(row, ",") + "\n")
 	}
-	if n == 0 {
-		return nil
+	if len(people) == 0 {
+		return nil, nil
 	}
-	r, err := gradebook.ReadRoster(strings.NewReader(csv.String()))
+	r, err := gradebook.NewRoster(people)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("the roster recorded in the gradebook: %w", err)
 	}
-	return r
+	return r, nil
 }
 
 // parseGPUs reads -gpus: "" (the default device), "all", or a list of

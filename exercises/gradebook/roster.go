@@ -159,20 +159,47 @@ func ReadRoster(in io.Reader) (*Roster, error) {
 				p.Section = v
 			}
 		}
-		if !ValidID(p.ID) {
-			return nil, fmt.Errorf("line %d: id %s is neither an id (letters, digits, '.', '_', '-') nor an email address", line, QuoteName(p.ID))
+		if err := r.add(p); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		if p.Email != "" && !EmailID(p.Email) {
-			return nil, fmt.Errorf("line %d: email %s is not an email address", line, QuoteName(p.Email))
-		}
-		key := strings.ToLower(p.ID)
-		if r.byID[key] != nil {
-			return nil, fmt.Errorf("line %d: id %s appears twice (ids are compared without case)", line, QuoteName(p.ID))
-		}
-		r.byID[key] = p
-		r.People = append(r.People, p)
 	}
 	return r, nil
+}
+
+// NewRoster returns the roster of people, in their order, checked as a
+// roster file's rows are.
+func NewRoster(people []*Person) (*Roster, error) {
+	if len(people) > MaxRosterRows {
+		return nil, fmt.Errorf("more than the %d students a roster may have", MaxRosterRows)
+	}
+	r := &Roster{byID: map[string]*Person{}}
+	for i, p := range people {
+		if p == nil {
+			return nil, fmt.Errorf("person %d: none", i+1)
+		}
+		if err := r.add(p); err != nil {
+			return nil, fmt.Errorf("person %d: %w", i+1, err)
+		}
+	}
+	return r, nil
+}
+
+// add appends p to r after checking its id and email, and that no one in
+// r has its id.
+func (r *Roster) add(p *Person) error {
+	if !ValidID(p.ID) {
+		return fmt.Errorf("id %s is neither an id (letters, digits, '.', '_', '-') nor an email address", QuoteName(p.ID))
+	}
+	if p.Email != "" && !EmailID(p.Email) {
+		return fmt.Errorf("email %s is not an email address", QuoteName(p.Email))
+	}
+	key := strings.ToLower(p.ID)
+	if r.byID[key] != nil {
+		return fmt.Errorf("id %s appears twice (ids are compared without case)", QuoteName(p.ID))
+	}
+	r.byID[key] = p
+	r.People = append(r.People, p)
+	return nil
 }
 
 // Lookup returns the person whose folder is id, or nil.
