@@ -5,6 +5,7 @@ package checks
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 
 	"stencillab.dev/exercises/grading"
@@ -55,7 +56,7 @@ func (d *Decl[F]) Exercise(fn F) grading.Exercise {
 	}
 	return grading.Exercise{
 		ID: d.ID, Title: d.Title, Files: append([]string(nil), d.Files...), Checks: checks,
-		Allow: join(base, d.Allow), Serve: grading.ServeFuncs(fn, knownErrors),
+		Allow: slices.Concat(base, d.Allow), Serve: grading.ServeFuncs(fn, knownErrors),
 	}
 }
 

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/stretchr/testify/assert"
 
@@ -44,7 +45,7 @@ var intensityDecl = declare(&Decl[IntensityFuncs]{
 	ID:    "04_intensity",
 	Title: "Arithmetic intensity of the 13-point basic, tiled, coarsened and register-tiled kernels",
 	Files: []string{"intensity.go"},
-	Allow: join(sym(labPkg, "BlockCost", "BlockCost.Outputs", "BlockCost.Ops", "BlockCost.Loads", "BlockCost.Threads", "BlockCost.SharedBytes"),
+	Allow: slices.Concat(sym(labPkg, "BlockCost", "BlockCost.Outputs", "BlockCost.Ops", "BlockCost.Loads", "BlockCost.Threads", "BlockCost.SharedBytes"),
 		sym(simPkg, "Limits", "Limits.MaxThreads", "Limits.MaxSharedBytes", "DefaultLimits", "ElemBytes")),
 	Checks: func(fn IntensityFuncs) []grading.Check {
 		return []grading.Check{

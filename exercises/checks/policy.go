@@ -1,5 +1,7 @@
 package checks
 
+import "slices"
+
 // What a submitted file may use (grading.Static): base, and beside it an
 // allow-list per exercise, in its declaration (Decl.Allow), of whole
 // packages (the standard library's arithmetic and formatting, gonum's
@@ -44,21 +46,13 @@ var simKernel = sym(simPkg,
 // package star whole (arguments, kernel type, radius, flops, default
 // tiles) and simKernel; not the lab, whose kernels are seven-point answers
 // one edit away.
-var kernel = join([]string{starPkg}, simKernel)
+var kernel = slices.Concat([]string{starPkg}, simKernel)
 
 // sym returns the entries "pkg.name" for names.
 func sym(pkg string, names ...string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = pkg + "." + n
-	}
-	return out
-}
-
-func join(lists ...[]string) []string {
-	var out []string
-	for _, l := range lists {
-		out = append(out, l...)
 	}
 	return out
 }
@@ -72,5 +66,5 @@ func Allowed(id string) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	return join(base, d.allow()), true
+	return slices.Concat(base, d.allow()), true
 }
