@@ -45,14 +45,6 @@ func basicGeometry(nz, ny, nx int, cfg Config) Geometry {
 	return Geometry{Block: b, Grid: sim.Dim3{X: ceilDiv(nx, b.X), Y: ceilDiv(ny, b.Y), Z: ceilDiv(nz, b.Z)}, Planes: b.Z}
 }
 
-// interior returns the interior points of an nz×ny×nx grid.
-func interior(nz, ny, nx int) int64 {
-	return int64(max(nz-2, 0)) * int64(max(ny-2, 0)) * int64(max(nx-2, 0))
-}
-
-// ceilDiv returns ⌈a/b⌉ for a ≥ 0, b > 0.
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
-
 // BasicKernel is the basic kernel of Fig. 8.6: one thread per grid point,
 // in blocks of B×B×B threads (B = a.Tile, default BasicBlockDim) or of
 // a.Block. A thread whose point is interior loads its seven inputs from

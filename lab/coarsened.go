@@ -48,17 +48,6 @@ var _ = mustRegister3(Step3{
 // coarsenedGeometry is the coarsened kernel's launch: three shared planes.
 var coarsenedGeometry = planeGeometry(3)
 
-// planeGeometry returns the launch of a kernel coarsened in z with the
-// given number of T×T planes in shared memory: T×T blocks marching through
-// T−2 output planes each, tiledBlocks along every axis.
-func planeGeometry(sharedPlanes int) func(nz, ny, nx int, cfg Config) Geometry {
-	return func(nz, ny, nx int, cfg Config) Geometry {
-		T := cfg.Tile
-		return Geometry{Grid: tiledGrid(nz, ny, nx, T-2), Block: sim.Dim3{X: T, Y: T, Z: 1},
-			SharedBytes: Float32Bytes * sharedPlanes * T * T, Planes: T - 2}
-	}
-}
-
 // CoarsenedKernel is the kernel of Fig. 8.10, coarsened in z. A block of
 // IN_TILE_DIM×IN_TILE_DIM threads (IN_TILE_DIM = a.Tile, default 32)
 // marches through OUT_TILE_DIM = IN_TILE_DIM−2 output planes, keeping the

@@ -160,7 +160,7 @@ func TestDiscretizeRefusesNilFunction(t *testing.T) {
 }
 
 func TestMaxTileEndsUnderHugeLimits(t *testing.T) {
-	for _, step := range []string{"basic", "tiled", "coarsened", "register_tiled"} {
+	for _, step := range Names3(InModel) {
 		T, bound, err := MaxTile(step, sim.Limits{MaxThreads: math.MaxInt, MaxSharedBytes: math.MaxInt})
 		require.NoError(t, err, step)
 		assert.LessOrEqual(t, T, sim.MaxThreadsPerBlock, step)
