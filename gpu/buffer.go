@@ -208,7 +208,7 @@ func (b *Buffer) Fill(v float32) error {
 		if err := cuCheck("cuMemsetD32", cuMemsetD32(b.ptr, math.Float32bits(v), uint64(b.n))); err != nil {
 			return err
 		}
-		return cuCheck("cuStreamSynchronize", cuStreamSynchronize())
+		return cuCheck("cuStreamSynchronize", cuStreamSynchronize(nil))
 	})
 	runtime.KeepAlive(b)
 	if err != nil {

@@ -164,8 +164,8 @@ func (d *Device) init(ordinal int) error {
 	}
 	d.ctx = ctx
 	var err error
-	if d.evStart, r = cuEventCreate(); r == 0 {
-		d.evStop, r = cuEventCreate()
+	if d.evStart, r = cuEventCreate(0); r == 0 {
+		d.evStop, r = cuEventCreate(0)
 	}
 	if err = cuCheck("cuEventCreate", r); err != nil {
 		cuDevicePrimaryCtxRelease(dev)

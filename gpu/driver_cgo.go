@@ -5,12 +5,13 @@ package gpu
 /*
 #cgo LDFLAGS: -ldl
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 
-// The few CUDA driver and NVRTC types and prototypes the lab uses, declared
-// here so that no CUDA header is needed at build time.
+// The few CUDA driver, NVRTC and NCCL types the lab uses, declared here so
+// that no CUDA or NCCL header is needed at build time.
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -21,62 +22,159 @@ typedef void* CUevent;
 typedef void* CUstream;
 typedef int nvrtcResult;
 typedef void* nvrtcProgram;
+typedef int ncclResult_t;
+typedef void* ncclComm_t;
+typedef struct { char internal[128]; } ncclUniqueId;
 
-typedef struct {
-	CUresult (*cuInit)(unsigned int);
-	CUresult (*cuDriverGetVersion)(int*);
-	CUresult (*cuDeviceGetCount)(int*);
-	CUresult (*cuDeviceGet)(CUdevice*, int);
-	CUresult (*cuDeviceGetName)(char*, int, CUdevice);
-	CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);
-	CUresult (*cuDeviceTotalMem)(size_t*, CUdevice);
-	CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
-	CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
-	CUresult (*cuCtxSetCurrent)(CUcontext);
-	CUresult (*cuMemGetInfo)(size_t*, size_t*);
-	CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
-	CUresult (*cuMemFree)(CUdeviceptr);
-	CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
-	CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
-	CUresult (*cuMemsetD32)(CUdeviceptr, unsigned int, size_t);
-	CUresult (*cuModuleLoadData)(CUmodule*, const void*);
-	CUresult (*cuModuleUnload)(CUmodule);
-	CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
-	CUresult (*cuFuncGetAttribute)(int*, int, CUfunction);
-	CUresult (*cuLaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
-		unsigned int, unsigned int, unsigned int, unsigned int, CUstream, void**, void**);
-	CUresult (*cuEventCreate)(CUevent*, unsigned int);
-	CUresult (*cuEventRecord)(CUevent, CUstream);
-	CUresult (*cuEventSynchronize)(CUevent);
-	CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent);
-	CUresult (*cuEventDestroy)(CUevent);
-	CUresult (*cuStreamSynchronize)(CUstream);
-	CUresult (*cuGetErrorName)(CUresult, const char**);
-	// Optional.
-	CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int, size_t);
-	CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-	CUresult (*cuDevicePrimaryCtxReset)(CUdevice);
-} cuAPI;
+// The symbol tables. Each library's symbols are listed once, as
+//
+//	X(required, name, (parameters), (arguments), "symbol", "fallback symbol"...)
+//
+// and the lists below generate, for each library, the struct of function
+// pointers, the binding that fills it from dlsym (the symbols tried in
+// order), and a C wrapper w_NAME with the same parameters that calls
+// through the pointer, or returns the library's "not found" code when an
+// optional symbol is missing. The Go wrappers below are the thin
+// conversions of Go values to these; the no-cgo stubs are generated from
+// them (symbols_gen.go). Every function returns its library's result code.
 
+#define CU_SYMBOLS(X) \
+	X(1, cuInit, (unsigned int flags), (flags), "cuInit") \
+	X(1, cuDriverGetVersion, (int* v), (v), "cuDriverGetVersion") \
+	X(1, cuDeviceGetCount, (int* n), (n), "cuDeviceGetCount") \
+	X(1, cuDeviceGet, (CUdevice* d, int ordinal), (d, ordinal), "cuDeviceGet") \
+	X(1, cuDeviceGetName, (char* s, int n, CUdevice d), (s, n, d), "cuDeviceGetName") \
+	X(1, cuDeviceGetAttribute, (int* v, int attr, CUdevice d), (v, attr, d), "cuDeviceGetAttribute") \
+	X(1, cuDeviceTotalMem, (size_t* b, CUdevice d), (b, d), "cuDeviceTotalMem_v2", "cuDeviceTotalMem") \
+	X(1, cuDevicePrimaryCtxRetain, (CUcontext* c, CUdevice d), (c, d), "cuDevicePrimaryCtxRetain") \
+	X(1, cuDevicePrimaryCtxRelease, (CUdevice d), (d), "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease") \
+	X(1, cuCtxSetCurrent, (CUcontext c), (c), "cuCtxSetCurrent") \
+	X(1, cuMemGetInfo, (size_t* free, size_t* total), (free, total), "cuMemGetInfo_v2", "cuMemGetInfo") \
+	X(1, cuMemAlloc, (CUdeviceptr* p, size_t n), (p, n), "cuMemAlloc_v2", "cuMemAlloc") \
+	X(1, cuMemFree, (CUdeviceptr p), (p), "cuMemFree_v2", "cuMemFree") \
+	X(1, cuMemcpyHtoD, (CUdeviceptr dst, const void* src, size_t n), (dst, src, n), "cuMemcpyHtoD_v2", "cuMemcpyHtoD") \
+	X(1, cuMemcpyDtoH, (void* dst, CUdeviceptr src, size_t n), (dst, src, n), "cuMemcpyDtoH_v2", "cuMemcpyDtoH") \
+	X(1, cuMemsetD32, (CUdeviceptr dst, unsigned int v, size_t n), (dst, v, n), "cuMemsetD32_v2", "cuMemsetD32") \
+	X(1, cuModuleLoadData, (CUmodule* m, const void* image), (m, image), "cuModuleLoadData") \
+	X(1, cuModuleUnload, (CUmodule m), (m), "cuModuleUnload") \
+	X(1, cuModuleGetFunction, (CUfunction* f, CUmodule m, const char* name), (f, m, name), "cuModuleGetFunction") \
+	X(1, cuFuncGetAttribute, (int* v, int attr, CUfunction f), (v, attr, f), "cuFuncGetAttribute") \
+	X(1, cuLaunchKernel, (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, \
+		unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params, void** extra), \
+		(f, gx, gy, gz, bx, by, bz, shared, s, params, extra), "cuLaunchKernel") \
+	X(1, cuEventCreate, (CUevent* e, unsigned int flags), (e, flags), "cuEventCreate") \
+	X(1, cuEventRecord, (CUevent e, CUstream s), (e, s), "cuEventRecord") \
+	X(1, cuEventSynchronize, (CUevent e), (e), "cuEventSynchronize") \
+	X(1, cuEventElapsedTime, (float* ms, CUevent a, CUevent b), (ms, a, b), "cuEventElapsedTime_v2", "cuEventElapsedTime") \
+	X(1, cuEventDestroy, (CUevent e), (e), "cuEventDestroy_v2", "cuEventDestroy") \
+	X(1, cuStreamSynchronize, (CUstream s), (s), "cuStreamSynchronize") \
+	X(1, cuGetErrorName, (CUresult e, const char** s), (e, s), "cuGetErrorName") \
+	X(0, cuOccupancyMaxActiveBlocksPerMultiprocessor, (int* n, CUfunction f, int threads, size_t shared), (n, f, threads, shared), \
+		"cuOccupancyMaxActiveBlocksPerMultiprocessor") \
+	X(0, cuFuncSetAttribute, (CUfunction f, int attr, int v), (f, attr, v), "cuFuncSetAttribute") \
+	X(0, cuDevicePrimaryCtxReset, (CUdevice d), (d), "cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset") \
+	X(0, cuStreamCreateWithPriority, (CUstream* s, unsigned int flags, int priority), (s, flags, priority), "cuStreamCreateWithPriority") \
+	X(0, cuCtxGetStreamPriorityRange, (int* least, int* greatest), (least, greatest), "cuCtxGetStreamPriorityRange") \
+	X(0, cuStreamDestroy, (CUstream s), (s), "cuStreamDestroy_v2", "cuStreamDestroy") \
+	X(0, cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags), "cuStreamWaitEvent") \
+	X(0, cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s), "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync") \
+	X(0, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n, CUstream s), \
+		(dst, dctx, src, sctx, n, s), "cuMemcpyPeerAsync") \
+	X(0, cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags), (peer, flags), "cuCtxEnablePeerAccess") \
+	X(0, cuDeviceCanAccessPeer, (int* can, CUdevice d, CUdevice peer), (can, d, peer), "cuDeviceCanAccessPeer")
+
+#define NVRTC_SYMBOLS(X) \
+	X(1, nvrtcVersion, (int* major, int* minor), (major, minor), "nvrtcVersion") \
+	X(1, nvrtcCreateProgram, (nvrtcProgram* p, const char* src, const char* name, int n, \
+		const char* const* headers, const char* const* includes), (p, src, name, n, headers, includes), "nvrtcCreateProgram") \
+	X(1, nvrtcCompileProgram, (nvrtcProgram p, int n, const char* const* opts), (p, n, opts), "nvrtcCompileProgram") \
+	X(1, nvrtcGetProgramLogSize, (nvrtcProgram p, size_t* n), (p, n), "nvrtcGetProgramLogSize") \
+	X(1, nvrtcGetProgramLog, (nvrtcProgram p, char* s), (p, s), "nvrtcGetProgramLog") \
+	X(1, nvrtcGetPTXSize, (nvrtcProgram p, size_t* n), (p, n), "nvrtcGetPTXSize") \
+	X(1, nvrtcGetPTX, (nvrtcProgram p, char* s), (p, s), "nvrtcGetPTX") \
+	X(1, nvrtcDestroyProgram, (nvrtcProgram* p), (p), "nvrtcDestroyProgram") \
+	X(0, nvrtcGetCUBINSize, (nvrtcProgram p, size_t* n), (p, n), "nvrtcGetCUBINSize") \
+	X(0, nvrtcGetCUBIN, (nvrtcProgram p, char* s), (p, s), "nvrtcGetCUBIN") \
+	X(0, nvrtcGetNumSupportedArchs, (int* n), (n), "nvrtcGetNumSupportedArchs") \
+	X(0, nvrtcGetSupportedArchs, (int* a), (a), "nvrtcGetSupportedArchs")
+
+#define NCCL_SYMBOLS(X) \
+	X(1, ncclGetVersion, (int* v), (v), "ncclGetVersion") \
+	X(1, ncclGetUniqueId, (ncclUniqueId* id), (id), "ncclGetUniqueId") \
+	X(1, ncclCommInitRank, (ncclComm_t* c, int n, ncclUniqueId id, int rank), (c, n, id, rank), "ncclCommInitRank") \
+	X(1, ncclCommDestroy, (ncclComm_t c), (c), "ncclCommDestroy") \
+	X(0, ncclCommFinalize, (ncclComm_t c), (c), "ncclCommFinalize") \
+	X(1, ncclGroupStart, (void), (), "ncclGroupStart") \
+	X(1, ncclGroupEnd, (void), (), "ncclGroupEnd") \
+	X(1, ncclSend, (const void* buf, size_t n, int type, int peer, ncclComm_t c, CUstream s), (buf, n, type, peer, c, s), "ncclSend") \
+	X(1, ncclRecv, (void* buf, size_t n, int type, int peer, ncclComm_t c, CUstream s), (buf, n, type, peer, c, s), "ncclRecv") \
+	X(1, ncclCommGetAsyncError, (ncclComm_t c, ncclResult_t* e), (c, e), "ncclCommGetAsyncError")
+
+// The codes a wrapper returns when an optional symbol is missing:
+// CUDA_ERROR_NOT_FOUND, NVRTC_ERROR_INVALID_OPTION and ncclInvalidUsage.
+enum { CU_MISSING = 500, NVRTC_MISSING = 5, NCCL_MISSING = 5 };
+
+#define LAB_FIELD(req, name, params, call, ...) int (*name) params;
+typedef struct { CU_SYMBOLS(LAB_FIELD) } cuAPI;
+typedef struct { NVRTC_SYMBOLS(LAB_FIELD) } rtcAPI;
 typedef struct {
-	nvrtcResult (*nvrtcVersion)(int*, int*);
-	nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram*, const char*, const char*, int,
-		const char* const*, const char* const*);
-	nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char* const*);
-	nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t*);
-	nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char*);
-	nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram, size_t*);
-	nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char*);
-	nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram*);
-	// Optional: NVRTC before 11.1 has no CUBIN output and no arch list.
-	nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t*);
-	nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char*);
-	nvrtcResult (*nvrtcGetNumSupportedArchs)(int*);
-	nvrtcResult (*nvrtcGetSupportedArchs)(int*);
-} rtcAPI;
+	NCCL_SYMBOLS(LAB_FIELD)
+	const char* (*ncclGetErrorString)(ncclResult_t);
+} ncclAPI;
 
 static cuAPI cu;
 static rtcAPI rtc;
+static ncclAPI nccl;
+
+// lab_sym tries names in order and returns the first symbol found.
+static void* lab_sym(void* h, const char* const* names) {
+	for (int i = 0; names[i]; i++) {
+		void* p = dlsym(h, names[i]);
+		if (p) return p;
+	}
+	return NULL;
+}
+
+// LAB_BIND stores a symbol; a required one that is missing ends the
+// binding with its first name.
+#define LAB_BIND(req, name, params, call, ...) do { \
+	static const char* const names_[] = {__VA_ARGS__, NULL}; \
+	*(void**)&a.name = lab_sym(h, names_); \
+	if (req && !a.name) return names_[0]; \
+} while (0);
+
+static const char* bind_cuda(void* h) {
+	cuAPI a;
+	memset(&a, 0, sizeof a);
+	CU_SYMBOLS(LAB_BIND)
+	cu = a;
+	return NULL;
+}
+
+static const char* bind_nvrtc(void* h) {
+	rtcAPI a;
+	memset(&a, 0, sizeof a);
+	NVRTC_SYMBOLS(LAB_BIND)
+	rtc = a;
+	return NULL;
+}
+
+static const char* bind_nccl(void* h) {
+	ncclAPI a;
+	memset(&a, 0, sizeof a);
+	NCCL_SYMBOLS(LAB_BIND)
+	*(void**)&a.ncclGetErrorString = dlsym(h, "ncclGetErrorString");
+	if (!a.ncclGetErrorString) return "ncclGetErrorString";
+	nccl = a;
+	return NULL;
+}
+
+#define CU_WRAP(req, name, params, call, ...) static int w_##name params { return cu.name ? cu.name call : CU_MISSING; }
+#define NVRTC_WRAP(req, name, params, call, ...) static int w_##name params { return rtc.name ? rtc.name call : NVRTC_MISSING; }
+#define NCCL_WRAP(req, name, params, call, ...) static int w_##name params { return nccl.name ? nccl.name call : NCCL_MISSING; }
+CU_SYMBOLS(CU_WRAP)
+NVRTC_SYMBOLS(NVRTC_WRAP)
+NCCL_SYMBOLS(NCCL_WRAP)
 
 static void* lab_dlopen(const char* name, char* err, size_t errlen) {
 	void* h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -90,155 +188,44 @@ static void* lab_dlopen(const char* name, char* err, size_t errlen) {
 
 static void lab_dlclose(void* h) { dlclose(h); }
 
-// Each BIND tries the names in order and stores the first symbol found;
-// a required symbol that is missing ends the binding with its name.
-#define BIND(api, field, ...) do { \
-	const char* names_[] = {__VA_ARGS__, NULL}; \
-	void* p_ = NULL; \
-	for (int i_ = 0; names_[i_] && !p_; i_++) p_ = dlsym(h, names_[i_]); \
-	if (!p_) return names_[0]; \
-	*(void**)&(api).field = p_; \
-} while (0)
-
-#define BIND_OPTIONAL(api, field, name) do { *(void**)&(api).field = dlsym(h, name); } while (0)
-
-static const char* bind_cuda(void* h) {
-	cuAPI a;
-	memset(&a, 0, sizeof a);
-	BIND(a, cuInit, "cuInit");
-	BIND(a, cuDriverGetVersion, "cuDriverGetVersion");
-	BIND(a, cuDeviceGetCount, "cuDeviceGetCount");
-	BIND(a, cuDeviceGet, "cuDeviceGet");
-	BIND(a, cuDeviceGetName, "cuDeviceGetName");
-	BIND(a, cuDeviceGetAttribute, "cuDeviceGetAttribute");
-	BIND(a, cuDeviceTotalMem, "cuDeviceTotalMem_v2", "cuDeviceTotalMem");
-	BIND(a, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-	BIND(a, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
-	BIND(a, cuCtxSetCurrent, "cuCtxSetCurrent");
-	BIND(a, cuMemGetInfo, "cuMemGetInfo_v2", "cuMemGetInfo");
-	BIND(a, cuMemAlloc, "cuMemAlloc_v2", "cuMemAlloc");
-	BIND(a, cuMemFree, "cuMemFree_v2", "cuMemFree");
-	BIND(a, cuMemcpyHtoD, "cuMemcpyHtoD_v2", "cuMemcpyHtoD");
-	BIND(a, cuMemcpyDtoH, "cuMemcpyDtoH_v2", "cuMemcpyDtoH");
-	BIND(a, cuMemsetD32, "cuMemsetD32_v2", "cuMemsetD32");
-	BIND(a, cuModuleLoadData, "cuModuleLoadData");
-	BIND(a, cuModuleUnload, "cuModuleUnload");
-	BIND(a, cuModuleGetFunction, "cuModuleGetFunction");
-	BIND(a, cuFuncGetAttribute, "cuFuncGetAttribute");
-	BIND(a, cuLaunchKernel, "cuLaunchKernel");
-	BIND(a, cuEventCreate, "cuEventCreate");
-	BIND(a, cuEventRecord, "cuEventRecord");
-	BIND(a, cuEventSynchronize, "cuEventSynchronize");
-	BIND(a, cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
-	BIND(a, cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
-	BIND(a, cuStreamSynchronize, "cuStreamSynchronize");
-	BIND(a, cuGetErrorName, "cuGetErrorName");
-	BIND_OPTIONAL(a, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-	BIND_OPTIONAL(a, cuFuncSetAttribute, "cuFuncSetAttribute");
-	BIND_OPTIONAL(a, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2");
-	if (!a.cuDevicePrimaryCtxReset) BIND_OPTIONAL(a, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset");
-	cu = a;
-	return NULL;
-}
-
-static const char* bind_nvrtc(void* h) {
-	rtcAPI a;
-	memset(&a, 0, sizeof a);
-	BIND(a, nvrtcVersion, "nvrtcVersion");
-	BIND(a, nvrtcCreateProgram, "nvrtcCreateProgram");
-	BIND(a, nvrtcCompileProgram, "nvrtcCompileProgram");
-	BIND(a, nvrtcGetProgramLogSize, "nvrtcGetProgramLogSize");
-	BIND(a, nvrtcGetProgramLog, "nvrtcGetProgramLog");
-	BIND(a, nvrtcGetPTXSize, "nvrtcGetPTXSize");
-	BIND(a, nvrtcGetPTX, "nvrtcGetPTX");
-	BIND(a, nvrtcDestroyProgram, "nvrtcDestroyProgram");
-	BIND_OPTIONAL(a, nvrtcGetCUBINSize, "nvrtcGetCUBINSize");
-	BIND_OPTIONAL(a, nvrtcGetCUBIN, "nvrtcGetCUBIN");
-	BIND_OPTIONAL(a, nvrtcGetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
-	BIND_OPTIONAL(a, nvrtcGetSupportedArchs, "nvrtcGetSupportedArchs");
-	rtc = a;
-	return NULL;
-}
-
 static int has_cubin(void) { return rtc.nvrtcGetCUBIN != NULL && rtc.nvrtcGetCUBINSize != NULL; }
 
-static const char* w_cuGetErrorName(CUresult e) {
+static const char* lab_cu_error_name(CUresult e) {
 	const char* s = NULL;
-	if (!cu.cuGetErrorName || cu.cuGetErrorName(e, &s) != 0) return NULL;
+	if (w_cuGetErrorName(e, &s) != 0) return NULL;
 	return s;
 }
-static CUresult w_cuInit(void) { return cu.cuInit(0); }
-static CUresult w_cuDriverGetVersion(int* v) { return cu.cuDriverGetVersion(v); }
-static CUresult w_cuDeviceGetCount(int* n) { return cu.cuDeviceGetCount(n); }
-static CUresult w_cuDeviceGet(CUdevice* d, int ord) { return cu.cuDeviceGet(d, ord); }
-static CUresult w_cuDeviceGetName(char* s, int n, CUdevice d) { return cu.cuDeviceGetName(s, n, d); }
-static CUresult w_cuDeviceGetAttribute(int* v, int a, CUdevice d) { return cu.cuDeviceGetAttribute(v, a, d); }
-static CUresult w_cuDeviceTotalMem(size_t* b, CUdevice d) { return cu.cuDeviceTotalMem(b, d); }
-static CUresult w_cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) { return cu.cuDevicePrimaryCtxRetain(c, d); }
-static CUresult w_cuDevicePrimaryCtxRelease(CUdevice d) { return cu.cuDevicePrimaryCtxRelease(d); }
-static CUresult w_cuCtxSetCurrent(CUcontext c) { return cu.cuCtxSetCurrent(c); }
-static CUresult w_cuMemGetInfo(size_t* f, size_t* t) { return cu.cuMemGetInfo(f, t); }
-static CUresult w_cuMemAlloc(CUdeviceptr* p, size_t n) { return cu.cuMemAlloc(p, n); }
-static CUresult w_cuMemFree(CUdeviceptr p) { return cu.cuMemFree(p); }
-static CUresult w_cuMemcpyHtoD(CUdeviceptr d, const void* s, size_t n) { return cu.cuMemcpyHtoD(d, s, n); }
-static CUresult w_cuMemcpyDtoH(void* d, CUdeviceptr s, size_t n) { return cu.cuMemcpyDtoH(d, s, n); }
-static CUresult w_cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) { return cu.cuMemsetD32(d, v, n); }
-static CUresult w_cuModuleLoadData(CUmodule* m, const void* img) { return cu.cuModuleLoadData(m, img); }
-static CUresult w_cuModuleUnload(CUmodule m) { return cu.cuModuleUnload(m); }
-static CUresult w_cuModuleGetFunction(CUfunction* f, CUmodule m, const char* n) { return cu.cuModuleGetFunction(f, m, n); }
-static CUresult w_cuFuncGetAttribute(int* v, int a, CUfunction f) { return cu.cuFuncGetAttribute(v, a, f); }
-static CUresult w_cuEventCreate(CUevent* e) { return cu.cuEventCreate(e, 0); }
-static CUresult w_cuEventRecord(CUevent e) { return cu.cuEventRecord(e, NULL); }
-static CUresult w_cuEventSynchronize(CUevent e) { return cu.cuEventSynchronize(e); }
-static CUresult w_cuEventElapsedTime(float* ms, CUevent a, CUevent b) { return cu.cuEventElapsedTime(ms, a, b); }
-static CUresult w_cuEventDestroy(CUevent e) { return cu.cuEventDestroy(e); }
-static CUresult w_cuStreamSynchronize(void) { return cu.cuStreamSynchronize(NULL); }
-static CUresult w_cuDevicePrimaryCtxReset(CUdevice d) {
-	if (!cu.cuDevicePrimaryCtxReset) return 500; // CUDA_ERROR_NOT_FOUND
-	return cu.cuDevicePrimaryCtxReset(d);
-}
-static CUresult w_cuFuncSetAttribute(CUfunction f, int attr, int v) {
-	if (!cu.cuFuncSetAttribute) return 500; // CUDA_ERROR_NOT_FOUND
-	return cu.cuFuncSetAttribute(f, attr, v);
-}
-static CUresult w_cuOccupancy(int* n, CUfunction f, int threads, size_t shared) {
-	if (!cu.cuOccupancyMaxActiveBlocksPerMultiprocessor) return 500; // CUDA_ERROR_NOT_FOUND
-	return cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, threads, shared);
+
+static const char* lab_nccl_error_string(ncclResult_t r) {
+	return nccl.ncclGetErrorString ? nccl.ncclGetErrorString(r) : NULL;
 }
 
-// w_launch builds the kernel parameter array from a packed argument
-// buffer and its offsets, on the C stack, and launches on the default
-// stream. Up to 32 arguments.
-static CUresult w_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-		unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+// lab_launch builds the kernel parameter array from a packed argument
+// buffer and its offsets, on the C stack, and launches on stream s (NULL:
+// the default stream). Up to 32 arguments.
+static CUresult lab_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+		unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared, CUstream s,
 		void* args, const size_t* offsets, int nargs) {
 	void* params[32];
 	if (nargs > 32) return 1;
 	for (int i = 0; i < nargs; i++) params[i] = (char*)args + offsets[i];
-	return cu.cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, NULL, params, NULL);
+	return w_cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shared, s, params, NULL);
 }
 
-static nvrtcResult w_nvrtcCreateProgram(nvrtcProgram* p, const char* src, const char* name) {
-	return rtc.nvrtcCreateProgram(p, src, name, 0, NULL, NULL);
+// lab_nccl_init_rank passes the 128 bytes of a unique id by value, as
+// ncclCommInitRank takes it.
+static ncclResult_t lab_nccl_init_rank(ncclComm_t* c, int n, const void* id, int rank) {
+	ncclUniqueId u;
+	memcpy(u.internal, id, sizeof u.internal);
+	return w_ncclCommInitRank(c, n, u, rank);
 }
-static nvrtcResult w_nvrtcCompileProgram(nvrtcProgram p, int n, char** opts) {
-	return rtc.nvrtcCompileProgram(p, n, (const char* const*)opts);
-}
-static nvrtcResult w_nvrtcGetProgramLogSize(nvrtcProgram p, size_t* n) { return rtc.nvrtcGetProgramLogSize(p, n); }
-static nvrtcResult w_nvrtcGetProgramLog(nvrtcProgram p, char* s) { return rtc.nvrtcGetProgramLog(p, s); }
-static nvrtcResult w_nvrtcGetPTXSize(nvrtcProgram p, size_t* n) { return rtc.nvrtcGetPTXSize(p, n); }
-static nvrtcResult w_nvrtcGetPTX(nvrtcProgram p, char* s) { return rtc.nvrtcGetPTX(p, s); }
-static nvrtcResult w_nvrtcGetCUBINSize(nvrtcProgram p, size_t* n) { return rtc.nvrtcGetCUBINSize(p, n); }
-static nvrtcResult w_nvrtcGetCUBIN(nvrtcProgram p, char* s) { return rtc.nvrtcGetCUBIN(p, s); }
-static nvrtcResult w_nvrtcDestroyProgram(nvrtcProgram* p) { return rtc.nvrtcDestroyProgram(p); }
-static nvrtcResult w_nvrtcGetNumSupportedArchs(int* n) {
-	if (!rtc.nvrtcGetNumSupportedArchs) return 5;
-	return rtc.nvrtcGetNumSupportedArchs(n);
-}
-static nvrtcResult w_nvrtcGetSupportedArchs(int* a) {
-	if (!rtc.nvrtcGetSupportedArchs) return 5;
-	return rtc.nvrtcGetSupportedArchs(a);
-}
+
+// lab_dptr turns a device address into the pointer NCCL takes.
+static void* lab_dptr(CUdeviceptr p) { return (void*)(uintptr_t)p; }
+
+// lab_setenv sets a variable in the C environment, which NCCL reads with
+// getenv.
+static int lab_setenv(const char* k, const char* v) { return setenv(k, v, 1); }
 */
 import "C"
 
@@ -266,40 +253,46 @@ func dlopen(name string) (unsafe.Pointer, error) {
 // bindDriver resolves the driver's symbols in an opened library and, when
 // all are there, installs them. It returns the name of the first missing
 // symbol, or "".
-func bindDriver(h unsafe.Pointer) string {
-	if s := C.bind_cuda(h); s != nil {
-		return C.GoString(s)
-	}
-	return ""
-}
+func bindDriver(h unsafe.Pointer) string { return goName(C.bind_cuda(h)) }
 
 // bindNVRTC resolves NVRTC's symbols, as bindDriver.
-func bindNVRTC(h unsafe.Pointer) string {
-	if s := C.bind_nvrtc(h); s != nil {
-		return C.GoString(s)
-	}
-	return ""
-}
+func bindNVRTC(h unsafe.Pointer) string { return goName(C.bind_nvrtc(h)) }
 
-func dlclose(h unsafe.Pointer) { C.lab_dlclose(h) }
+// bindNCCL resolves NCCL's symbols, as bindDriver.
+func bindNCCL(h unsafe.Pointer) string { return goName(C.bind_nccl(h)) }
 
-// driverErrorName asks the loaded driver for the name of a CUresult.
-func driverErrorName(code int) string {
-	if !driverLoaded.Load() {
-		return ""
-	}
-	s := C.w_cuGetErrorName(C.CUresult(code))
+func goName(s *C.char) string {
 	if s == nil {
 		return ""
 	}
 	return C.GoString(s)
 }
 
-// The functions below are thin calls through the bound pointers. They
-// return the CUresult or nvrtcResult as an int and must run on a device's
-// worker thread (the NVRTC ones may run anywhere).
+func dlclose(h unsafe.Pointer) { C.lab_dlclose(h) }
 
-func cuInit() int { return int(C.w_cuInit()) }
+// setenvC sets a variable in the C library's environment, which the
+// libraries read with getenv; 0 on success.
+func setenvC(key, value string) int {
+	k, v := C.CString(key), C.CString(value)
+	defer C.free(unsafe.Pointer(k))
+	defer C.free(unsafe.Pointer(v))
+	return int(C.lab_setenv(k, v))
+}
+
+// driverErrorName asks the loaded driver for the name of a CUresult.
+func driverErrorName(code int) string {
+	if !driverLoaded.Load() {
+		return ""
+	}
+	return goName(C.lab_cu_error_name(C.CUresult(code)))
+}
+
+// The functions below are thin calls through the bound pointers. They
+// return the CUresult, nvrtcResult or ncclResult_t as an int and must run
+// on a device's worker thread (the NVRTC ones may run anywhere). A stream
+// of nil is the default stream.
+
+func cuInit() int { return int(C.w_cuInit(0)) }
 
 func cuDriverGetVersion() (int, int) {
 	var v C.int
@@ -384,6 +377,25 @@ func cuMemsetD32(dst uint64, v uint32, n uint64) int {
 	return int(C.w_cuMemsetD32(C.CUdeviceptr(dst), C.uint(v), C.size_t(n)))
 }
 
+func cuMemcpyDtoDAsync(dst, src, bytes uint64, s handle) int {
+	return int(C.w_cuMemcpyDtoDAsync(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes), C.CUstream(s)))
+}
+
+func cuMemcpyPeerAsync(dst uint64, dctx handle, src uint64, sctx handle, bytes uint64, s handle) int {
+	return int(C.w_cuMemcpyPeerAsync(C.CUdeviceptr(dst), C.CUcontext(dctx), C.CUdeviceptr(src), C.CUcontext(sctx),
+		C.size_t(bytes), C.CUstream(s)))
+}
+
+func cuCtxEnablePeerAccess(peer handle) int {
+	return int(C.w_cuCtxEnablePeerAccess(C.CUcontext(peer), 0))
+}
+
+func cuDeviceCanAccessPeer(dev, peer int) (bool, int) {
+	var can C.int
+	r := C.w_cuDeviceCanAccessPeer(&can, C.CUdevice(dev), C.CUdevice(peer))
+	return can != 0, int(r)
+}
+
 func cuModuleLoadData(image []byte) (handle, int) {
 	var m C.CUmodule
 	// The image is copied to C memory: the driver may read it after the Go
@@ -412,27 +424,27 @@ func cuFuncGetAttribute(attr int, f handle) (int, int) {
 	return int(v), int(r)
 }
 
-func cuLaunchKernel(f handle, grid, block [3]int, shared int, a *args) int {
+func cuLaunchKernel(f handle, grid, block [3]int, shared int, s handle, a *args) int {
 	if len(a.offsets) == 0 {
-		return int(C.w_launch(C.CUfunction(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
-			C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared), nil, nil, 0))
+		return int(C.lab_launch(C.CUfunction(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
+			C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared), C.CUstream(s), nil, nil, 0))
 	}
 	offs := make([]C.size_t, len(a.offsets))
 	for i, o := range a.offsets {
 		offs[i] = C.size_t(o)
 	}
-	return int(C.w_launch(C.CUfunction(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
-		C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared),
+	return int(C.lab_launch(C.CUfunction(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
+		C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared), C.CUstream(s),
 		unsafe.Pointer(&a.buf[0]), &offs[0], C.int(len(offs))))
 }
 
-func cuEventCreate() (handle, int) {
+func cuEventCreate(flags uint) (handle, int) {
 	var e C.CUevent
-	r := C.w_cuEventCreate(&e)
+	r := C.w_cuEventCreate(&e, C.uint(flags))
 	return handle(e), int(r)
 }
 
-func cuEventRecord(e handle) int { return int(C.w_cuEventRecord(C.CUevent(e))) }
+func cuEventRecord(e, s handle) int { return int(C.w_cuEventRecord(C.CUevent(e), C.CUstream(s))) }
 
 func cuEventSynchronize(e handle) int {
 	return int(C.w_cuEventSynchronize(C.CUevent(e)))
@@ -446,7 +458,25 @@ func cuEventElapsedTime(a, b handle) (float32, int) {
 
 func cuEventDestroy(e handle) int { return int(C.w_cuEventDestroy(C.CUevent(e))) }
 
-func cuStreamSynchronize() int { return int(C.w_cuStreamSynchronize()) }
+func cuStreamSynchronize(s handle) int { return int(C.w_cuStreamSynchronize(C.CUstream(s))) }
+
+func cuStreamCreateWithPriority(flags uint, priority int) (handle, int) {
+	var s C.CUstream
+	r := C.w_cuStreamCreateWithPriority(&s, C.uint(flags), C.int(priority))
+	return handle(s), int(r)
+}
+
+func cuCtxGetStreamPriorityRange() (least, greatest, code int) {
+	var l, g C.int
+	r := C.w_cuCtxGetStreamPriorityRange(&l, &g)
+	return int(l), int(g), int(r)
+}
+
+func cuStreamDestroy(s handle) int { return int(C.w_cuStreamDestroy(C.CUstream(s))) }
+
+func cuStreamWaitEvent(s, e handle) int {
+	return int(C.w_cuStreamWaitEvent(C.CUstream(s), C.CUevent(e), 0))
+}
 
 func cuFuncSetAttribute(f handle, attr, v int) int {
 	return int(C.w_cuFuncSetAttribute(C.CUfunction(f), C.int(attr), C.int(v)))
@@ -454,8 +484,56 @@ func cuFuncSetAttribute(f handle, attr, v int) int {
 
 func cuOccupancyMaxActiveBlocksPerMultiprocessor(f handle, threads, dynShared int) (int, int) {
 	var n C.int
-	r := C.w_cuOccupancy(&n, C.CUfunction(f), C.int(threads), C.size_t(dynShared))
+	r := C.w_cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, C.CUfunction(f), C.int(threads), C.size_t(dynShared))
 	return int(n), int(r)
+}
+
+func ncclGetVersion() (int, int) {
+	var v C.int
+	r := C.w_ncclGetVersion(&v)
+	return int(v), int(r)
+}
+
+func ncclGetUniqueId() (ncclID, int) {
+	var u C.ncclUniqueId
+	r := C.w_ncclGetUniqueId(&u)
+	var id ncclID
+	copy(id[:], C.GoBytes(unsafe.Pointer(&u.internal[0]), C.int(len(id))))
+	return id, int(r)
+}
+
+func ncclCommInitRank(n int, id ncclID, rank int) (handle, int) {
+	var c C.ncclComm_t
+	cid := C.CBytes(id[:])
+	defer C.free(cid)
+	r := C.lab_nccl_init_rank(&c, C.int(n), cid, C.int(rank))
+	return handle(c), int(r)
+}
+
+func ncclCommFinalize(c handle) int { return int(C.w_ncclCommFinalize(C.ncclComm_t(c))) }
+
+func ncclCommDestroy(c handle) int { return int(C.w_ncclCommDestroy(C.ncclComm_t(c))) }
+
+func ncclGroupStart() int { return int(C.w_ncclGroupStart()) }
+
+func ncclGroupEnd() int { return int(C.w_ncclGroupEnd()) }
+
+func ncclSend(buf, count uint64, peer int, c, s handle) int {
+	return int(C.w_ncclSend(C.lab_dptr(C.CUdeviceptr(buf)), C.size_t(count), C.int(ncclFloat32), C.int(peer), C.ncclComm_t(c), C.CUstream(s)))
+}
+
+func ncclRecv(buf, count uint64, peer int, c, s handle) int {
+	return int(C.w_ncclRecv(C.lab_dptr(C.CUdeviceptr(buf)), C.size_t(count), C.int(ncclFloat32), C.int(peer), C.ncclComm_t(c), C.CUstream(s)))
+}
+
+func ncclCommGetAsyncError(c handle) (int, int) {
+	var e C.ncclResult_t
+	r := C.w_ncclCommGetAsyncError(C.ncclComm_t(c), &e)
+	return int(e), int(r)
+}
+
+func ncclGetErrorString(code int) string {
+	return goName(C.lab_nccl_error_string(C.ncclResult_t(code)))
 }
 
 func nvrtcHasCUBIN() bool { return C.has_cubin() != 0 }
@@ -487,7 +565,7 @@ func nvrtcCompile(src, name string, opts []string, cubin bool) (image []byte, lo
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
 	var prog C.nvrtcProgram
-	if r := C.w_nvrtcCreateProgram(&prog, csrc, cname); r != 0 {
+	if r := C.w_nvrtcCreateProgram(&prog, csrc, cname, 0, nil, nil); r != 0 {
 		return nil, "", "nvrtcCreateProgram", int(r)
 	}
 	defer C.w_nvrtcDestroyProgram(&prog)

@@ -89,7 +89,7 @@ func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (fl
 	var ms float64
 	err := d.do(func() error {
 		if timed {
-			if err := cuCheck("cuEventRecord", cuEventRecord(d.evStart)); err != nil {
+			if err := cuCheck("cuEventRecord", cuEventRecord(d.evStart, nil)); err != nil {
 				return err
 			}
 		}
@@ -97,14 +97,14 @@ func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (fl
 			return err
 		}
 		for _, a := range seq {
-			if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, a)); err != nil {
+			if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, nil, a)); err != nil {
 				return err
 			}
 		}
 		if !timed {
-			return cuCheck("cuStreamSynchronize", cuStreamSynchronize())
+			return cuCheck("cuStreamSynchronize", cuStreamSynchronize(nil))
 		}
-		if err := cuCheck("cuEventRecord", cuEventRecord(d.evStop)); err != nil {
+		if err := cuCheck("cuEventRecord", cuEventRecord(d.evStop, nil)); err != nil {
 			return err
 		}
 		if err := cuCheck("cuEventSynchronize", cuEventSynchronize(d.evStop)); err != nil {
