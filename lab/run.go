@@ -180,6 +180,10 @@ type Run struct {
 	// longer than sim.ProgressAfter is getting on, about once a second
 	// (sim.Simulator.Progress); other backends do not call it.
 	Progress func(sim.Progress)
+	// Split, when it asks for one (Split.Splits), spreads the run over
+	// several ranks: Execute hands it to the splitter registered for the
+	// backend (RegisterSplitter).
+	Split Split
 }
 
 // MaxReps bounds Run.Reps (and `stencil run -reps`): each repetition keeps
@@ -235,6 +239,12 @@ type Result struct {
 	// Err is the kernel's own failure (a refused launch, a hazard, a
 	// fault), also returned by Execute; the rest still describes the run.
 	Err error
+	// Comm is what the ranks of a split run sent each other per exchange;
+	// nil without a split.
+	Comm *CommStats
+	// RankTimes holds, for each repetition of a split run, each rank's
+	// time (indexed [repetition][rank]); nil without a split.
+	RankTimes [][]RankTime
 }
 
 // Interior returns the interior points of the grid, the outputs of one sweep.
@@ -266,6 +276,10 @@ func median(ts []float64) float64 {
 // Result; an error of the kernel itself is also kept in Result.Err, with
 // the rest of the result describing what the launch did.
 //
+// A run whose Split asks for one goes to the splitter registered for its
+// backend; with none registered, Execute says which package to import
+// rather than run on one domain.
+//
 // Execute does not panic: bad counts, grids or configurations are errors
 // (MaxReps and MaxSteps bound the counts), and a panic in a kernel of one's
 // own, while it prepares its launch or in a thread, is an error wrapping
@@ -273,6 +287,9 @@ func median(ts []float64) float64 {
 func Execute(r Run) (Result, error) {
 	if err := r.checkCounts(); err != nil {
 		return Result{}, err
+	}
+	if r.Split.Splits(r.Backend) {
+		return executeSplit(r)
 	}
 	run, s, cfg, err := prepareRun(r)
 	if err != nil {
