@@ -73,10 +73,8 @@ func writeBundle(out, root, goos, goarch string, log io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("the go command is needed to build the grader: %w", err)
 	}
-	cgo := "0"
-	if _, err := exec.LookPath("gcc"); err == nil && goos == runtime.GOOS && goarch == runtime.GOARCH {
-		cgo = "1"
-	} else {
+	cgo := cgoSetting(goos, goarch)
+	if cgo == "0" {
 		fmt.Fprintln(log, "grade bundle: no gcc for this target: the grader is built with cgo off, and can only withhold the CUDA exercises")
 	}
 	bin, err := filepath.Abs(filepath.Join(out, "grade"))
@@ -119,6 +117,21 @@ func writeBundle(out, root, goos, goarch string, log io.Writer) error {
 		}
 	}
 	return os.WriteFile(filepath.Join(out, "README.md"), []byte(bundleReadme(ids, cgo == "1")), 0o644)
+}
+
+// cgoSetting is CGO_ENABLED for a build of the grader for goos/goarch:
+// "1" when gcc is on the PATH and the target is this machine's (a grader
+// with cgo can load the CUDA driver and grade the CUDA exercises), "0"
+// otherwise. The bundle and the grader with the hidden checks that a
+// grader without them builds (trusted.go) both follow it.
+func cgoSetting(goos, goarch string) string {
+	if goos != runtime.GOOS || goarch != runtime.GOARCH {
+		return "0"
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return "0"
+	}
+	return "1"
 }
 
 // bundleReadme is the bundle's README.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -300,6 +299,17 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 			fmt.Fprintf(cfg.Progress, "grade: every test binary is checked by the go command: %v\n", err)
 		}
 	}
+	// The CUDA submissions share the GPUs of -gpus, whatever -j.
+	if _, cudaExs := splitCUDA(exs); len(cudaExs) > 0 && gcfg.pool == nil {
+		devs, err := resolveGPUs(gcfg.GPUs)
+		if err != nil {
+			return nil, err
+		}
+		gcfg.pool = newDevicePool(devs)
+		if len(devs) > 0 {
+			fmt.Fprintf(cfg.Progress, "grade: the CUDA submissions are graded on %d GPU(s), one child each at a time: %s\n", len(devs), strings.Trim(strings.Join(strings.Fields(fmt.Sprint(devs)), ","), "[]"))
+		}
+	}
 	// The notebooks' extracted files are private to this run.
 	work, err := os.MkdirTemp("", "grade-class-")
 	if err != nil {
@@ -326,9 +336,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			s, err := gradeEntry(gcfg, e, exs, work, cfg.grade)
+			s, err := gradeEntry(gcfg, e, exs, work, cfg.grade, sem)
 			s.Person = roster.Lookup(e.name)
 			mu.Lock()
 			defer mu.Unlock()
@@ -427,12 +435,16 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 	return book, errors.Join(finishClass(cfg, book, run, ignored, 0, nil)...)
 }
 
-// gradeEntry grades one entry of the class folder. A hand-in refused as a
-// whole is a row of zeros with the reason; an error is the grader's own
-// failure (the cells are then StateError, empty), and a panic of the
-// grader is one too.
-func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error)) (s *Student, err error) {
+// gradeEntry grades one entry of the class folder, its Go exercises
+// while it holds a slot of cpu (-j), its CUDA exercises on the GPUs of
+// cfg's pool. A hand-in refused as a whole is a row of zeros with the
+// reason; an error is the grader's own failure (the cells are then
+// StateError, empty), and a panic of the grader is one too. The
+// student's seconds are those spent grading, not waiting for a slot or
+// a GPU.
+func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error), cpu chan struct{}) (s *Student, err error) {
 	start := time.Now()
+	var waited time.Duration
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the grader panicked: %v\n%s", p, firstLines(string(debug.Stack()), 12))
@@ -443,7 +455,7 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, 
 			why := strings.ReplaceAll(firstLines(err.Error(), 1), cfg.Root+string(filepath.Separator), "")
 			s = failedStudent(cfg, e, exs, "the grader failed on this hand-in: "+why)
 		}
-		s.Seconds = time.Since(start).Seconds()
+		s.Seconds = (time.Since(start) - waited).Seconds()
 		if e.name != e.id {
 			s.Folder = e.name
 		}
@@ -459,7 +471,7 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, 
 	if grade == nil {
 		grade = Grade
 	}
-	return gradeStudent(cfg, e, exs, cache, grade)
+	return gradeStudent(cfg, e, exs, cache, grade, cpu, &waited)
 }
 
 // refusedStudent is the row of a hand-in refused as a whole: every
@@ -520,6 +532,9 @@ func gradeClassTrusted(cfg ClassConfig, g Config) (*Gradebook, error) {
 	if g.Sanitizer != "" {
 		args = append(args, "-sanitize")
 	}
+	if g.GPUs != "" {
+		args = append(args, "-gpus", g.GPUs)
+	}
 	args = append(args, g.Only...)
 	before, _ := gradebook.ReadIfExists(cfg.Out)
 	cmd := exec.Command(bin, args...)
@@ -553,8 +568,7 @@ func gradeClassTrusted(cfg ClassConfig, g Config) (*Gradebook, error) {
 // the digest.
 func keptTrustedBinary(root, goBin, cache string) (string, error) {
 	tree, terr := treeDigest(root, goBin)
-	key := sha256.Sum256([]byte(root))
-	bin := filepath.Join(cache, "grader-"+hex.EncodeToString(key[:8]), "grade") // as trustedBinary names it
+	bin := filepath.Join(trustedDir(root, cache, cgoSetting(runtime.GOOS, runtime.GOARCH)), "grade") // as trustedBinary names it
 	if terr == nil {
 		if b, err := os.ReadFile(bin + ".tree"); err == nil && string(b) == tree {
 			if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() {
@@ -581,8 +595,11 @@ func orDot(s string) string {
 
 // gradeStudent grades one student's folder: the exercise files, or the
 // notebook when there is one. A notebook that cannot be read is the
-// hand-in's fault: the row is refused with the reason.
-func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error)) (*Student, error) {
+// hand-in's fault: the row is refused with the reason. The Go exercises
+// are graded while a slot of cpu is held (none when cpu is nil), then the
+// CUDA ones, each on a GPU of cfg's pool; *waited grows by the time spent
+// waiting for the slot.
+func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string, grade func(Config) (grading.Report, error), cpu chan struct{}, waited *time.Duration) (*Student, error) {
 	s := &Student{ID: e.id, Source: gradebook.SourceFiles, Cells: map[string]*Cell{}}
 	s.SHA256, s.Files = handedIn(e.dir, exs)
 	cfg.Submission = e.dir
@@ -604,11 +621,44 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		}
 		cfg.Submission = tmp
 	}
-	rep, err := grade(cfg)
-	if err != nil {
-		return nil, err
+	var results []grading.ExerciseResult
+	goExs, cudaExs := splitCUDA(exs)
+	for i, part := range [][]grading.Exercise{goExs, cudaExs} {
+		if len(part) == 0 {
+			continue
+		}
+		pcfg := cfg
+		pcfg.Only = nil
+		for _, ex := range part {
+			pcfg.Only = append(pcfg.Only, ex.ID)
+		}
+		onCPU := i == 0 && cpu != nil
+		t0 := time.Now()
+		if onCPU {
+			cpu <- struct{}{}
+			*waited += time.Since(t0)
+		}
+		rep, err := grade(pcfg)
+		if onCPU {
+			<-cpu
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i == 1 {
+			// The time of the CUDA part less the GPU checks' own: the
+			// wait for a GPU.
+			busy := 0.0
+			for _, r := range rep.Exercises {
+				busy += r.Metrics["seconds"]
+			}
+			if w := time.Since(t0) - time.Duration(busy*float64(time.Second)); busy > 0 && w > 0 {
+				*waited += w
+			}
+		}
+		results = append(results, rep.Exercises...)
 	}
-	for _, r := range rep.Exercises {
+	for _, r := range results {
 		lines.RewriteResult(&r) // messages name the notebook's cells and lines
 		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("the grader's own result is inconsistent: %w", err)

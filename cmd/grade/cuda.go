@@ -110,10 +110,14 @@ func cudaSandbox(cfg Config) (string, error) {
 }
 
 // cudaEnv is the whole environment of the CUDA child: where the driver's
-// libraries are, and the library overrides of the gpu package when they
-// name files the child can see.
-func cudaEnv(sandboxed bool) []string {
+// libraries are, the library overrides of the gpu package when they name
+// files the child can see, and the child's device (dev, this process's
+// ordinal; "" for the default device) as CUDA_VISIBLE_DEVICES.
+func cudaEnv(sandboxed bool, dev string) []string {
 	env := []string{"HOME=/tmp", "TMPDIR=/tmp"}
+	if v := childDevice(dev); v != "" {
+		env = append(env, "CUDA_VISIBLE_DEVICES="+v)
+	}
 	var ld []string
 	for _, d := range []string{"/usr/local/nvidia/lib64", "/usr/local/nvidia/lib"} {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -156,13 +160,13 @@ func inView(v string) bool {
 	return false
 }
 
-// cudaLauncher returns the launcher of the CUDA child: child (a program
-// and its first arguments) in the sandbox bwrap makes, or without one when
-// bwrap is "".
-func cudaLauncher(child []string, bwrap string) cudacheck.Launcher {
+// cudaLauncher returns the launcher of the CUDA child on the device dev
+// ("" for the default device): child (a program and its first arguments)
+// in the sandbox bwrap makes, or without one when bwrap is "".
+func cudaLauncher(child []string, bwrap, dev string) cudacheck.Launcher {
 	return func(args, wrapper []string) (*exec.Cmd, error) {
 		s := sandbox.Spec{Bin: child[0], Args: append(append([]string(nil), child[1:]...), args...),
-			Env: cudaEnv(bwrap != ""), GPU: true, Wrapper: wrapper,
+			Env: cudaEnv(bwrap != "", dev), GPU: true, Wrapper: wrapper,
 			Limits: sandbox.Limits{MemBytes: cudaMemBytes, CPUSeconds: cudaCPUSeconds}}
 		if bwrap == "" {
 			return sandbox.Unsandboxed(context.Background(), s), nil
@@ -172,17 +176,19 @@ func cudaLauncher(child []string, bwrap string) cudacheck.Launcher {
 }
 
 // gradeCUDA grades the CUDA exercises of cfg's submission (or of the
-// repository), one at a time.
+// repository): each on a device of cfg's pool, as many at once as the
+// pool has devices (one at a time without -gpus).
 func gradeCUDA(cfg Config, exs []grading.Exercise) []grading.ExerciseResult {
-	var out []grading.ExerciseResult
 	if len(exs) == 0 {
 		return nil
 	}
+	pool := poolOf(cfg)
 	child, childErr := cudaChild(cfg)
 	bwrap, sandboxErr := cudaSandbox(cfg)
-	for _, e := range exs {
+	out := make([]grading.ExerciseResult, len(exs))
+	var wg sync.WaitGroup
+	for i, e := range exs {
 		spec, _ := cudacheck.Lookup(e.ID)
-		fmt.Fprintf(cfg.Log, "grade: %s (GPU)\n", e.ID)
 		rel := filepath.ToSlash(filepath.Join("exercises", e.ID, spec.File))
 		var src []byte
 		var err error
@@ -196,24 +202,36 @@ func gradeCUDA(cfg Config, exs []grading.Exercise) []grading.ExerciseResult {
 		}
 		switch {
 		case errors.Is(err, errLink):
-			out = append(out, grading.Fail(e, grading.Rejected, fmt.Sprintf("%s: %v", rel, err), cfg.Seed))
+			out[i] = grading.Fail(e, grading.Rejected, fmt.Sprintf("%s: %v", rel, err), cfg.Seed)
 			continue
 		case errors.Is(err, errMissing):
-			out = append(out, grading.Fail(e, grading.Missing, err.Error(), cfg.Seed))
+			out[i] = grading.Fail(e, grading.Missing, err.Error(), cfg.Seed)
 			continue
 		case err != nil:
-			out = append(out, grading.Fail(e, grading.Missing, fmt.Sprintf("%s: %v", rel, err), cfg.Seed))
+			out[i] = grading.Fail(e, grading.Missing, fmt.Sprintf("%s: %v", rel, err), cfg.Seed)
 			continue
 		case childErr != nil:
-			out = append(out, grading.Fail(e, grading.NotAvailable, childErr.Error(), cfg.Seed))
+			out[i] = grading.Fail(e, grading.NotAvailable, childErr.Error(), cfg.Seed)
 			continue
 		case sandboxErr != nil:
-			out = append(out, grading.Fail(e, grading.NotAvailable, sandboxErr.Error(), cfg.Seed))
+			out[i] = grading.Fail(e, grading.NotAvailable, sandboxErr.Error(), cfg.Seed)
 			continue
 		}
-		out = append(out, cudacheck.Grade(cudacheck.Config{Launch: cudaLauncher(child, bwrap), Seed: cfg.Seed, Timeout: cfg.Timeout,
-			Sanitizer: cfg.Sanitizer, PerfN: cudaPerfN}, spec, src))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pool.use(func(dev string, lock sync.Locker) {
+				on := ""
+				if dev != "" {
+					on = " on device " + dev
+				}
+				fmt.Fprintf(cfg.Log, "grade: %s (GPU%s)\n", e.ID, on)
+				out[i] = cudacheck.Grade(cudacheck.Config{Launch: cudaLauncher(child, bwrap, dev), Lock: lock, Seed: cfg.Seed,
+					Timeout: cfg.Timeout, Sanitizer: cfg.Sanitizer, PerfN: cudaPerfN}, spec, src)
+			})
+		}()
 	}
+	wg.Wait()
 	return out
 }
 

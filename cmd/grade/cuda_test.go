@@ -38,7 +38,11 @@ func TestMain(m *testing.M) {
 		if pct := os.Getenv(envFakeGPU); pct != "" {
 			var p float64
 			fmt.Sscan(pct, &p)
-			os.Exit(cudacheck.CPUChildMain(os.Args[2:], os.Stdin, os.Stdout, p, os.Getenv(envFakeMode)))
+			child := func() int { return cudacheck.CPUChildMain(os.Args[2:], os.Stdin, os.Stdout, p, os.Getenv(envFakeMode)) }
+			if dir := os.Getenv(envDeviceDir); dir != "" {
+				os.Exit(onDevice(dir, child))
+			}
+			os.Exit(child())
 		}
 		os.Exit(cudacheck.ChildMain(os.Args[2:], os.Stdin, os.Stdout))
 	}
@@ -207,7 +211,7 @@ func TestCUDAChildRunsInTheSandbox(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	ref := filepath.Join(root, "exercises", "20_cuda_basic", "basic.cu")
-	cmd, err := cudaLauncher([]string{exe, cudaChildFlag}, bwrap)([]string{ref, "/etc/passwd", "/etc/hostname"}, nil)
+	cmd, err := cudaLauncher([]string{exe, cudaChildFlag}, bwrap, "")([]string{ref, "/etc/passwd", "/etc/hostname"}, nil)
 	require.NoError(t, err)
 	out, err := cmd.Output()
 	require.NoError(t, err)
@@ -273,15 +277,15 @@ func TestCUDAEnv(t *testing.T) {
 	t.Setenv(gpu.EnvLibNVRTC, "/opt/secret/libnvrtc.so.13")
 	t.Setenv(gpu.EnvLibCUDA, "/usr/lib/x86_64-linux-gnu/libcuda.so.1")
 	t.Setenv("CUDA_HOME", "/usr/local/cuda")
-	for _, kv := range cudaEnv(true) {
+	for _, kv := range cudaEnv(true, "") {
 		assert.False(t, strings.HasPrefix(kv, "PATH="), "the grader's PATH is not passed: %s", kv)
 	}
-	env := strings.Join(cudaEnv(true), "\n")
+	env := strings.Join(cudaEnv(true, ""), "\n")
 	assert.NotContains(t, env, "/opt/secret", "a path the sandbox hides is not passed")
 	assert.Contains(t, env, gpu.EnvLibCUDA+"=/usr/lib/x86_64-linux-gnu/libcuda.so.1")
 	assert.Contains(t, env, "CUDA_HOME=/usr/local/cuda")
 	assert.Contains(t, env, "HOME=/tmp")
-	assert.Contains(t, strings.Join(cudaEnv(false), "\n"), "/opt/secret", "without the sandbox the override stands")
+	assert.Contains(t, strings.Join(cudaEnv(false, ""), "\n"), "/opt/secret", "without the sandbox the override stands")
 	assert.True(t, inView("libnvrtc.so.13"))
 	assert.False(t, inView("/usr/../opt/x.so"))
 	assert.False(t, inView("/home/u/lib.so"))

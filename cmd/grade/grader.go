@@ -51,6 +51,10 @@ type Config struct {
 	// Sanitizer is compute-sanitizer, when -sanitize found it: the CUDA
 	// exercises then get the memcheck and racecheck checks.
 	Sanitizer string
+	// GPUs are the devices that grade the CUDA submissions, one child
+	// each at a time (-gpus): a list such as "0,1,2,3", "all" (every
+	// device the driver reports), or "" for the default device alone.
+	GPUs string
 
 	sandbox string // the bwrap program, or "" for none
 	// skipStaticCheck builds submissions without the static check, for
@@ -72,6 +76,9 @@ type Config struct {
 	// cudaChild, when set, replaces this program with -cuda-child as the
 	// child of the GPU checks (tests).
 	cudaChild []string
+	// pool, when set, hands out the GPUs (class grading, where every
+	// student's CUDA submissions share it); nil makes one from GPUs.
+	pool *devicePool
 }
 
 // catalogue returns the exercises this program knows, with their checks
@@ -168,6 +175,13 @@ func Grade(cfg Config) (grading.Report, error) {
 		return grading.Report{}, err
 	}
 	exs, cudaExs := splitCUDA(all)
+	if len(cudaExs) > 0 && cfg.pool == nil {
+		devs, err := resolveGPUs(cfg.GPUs)
+		if err != nil {
+			return grading.Report{}, err
+		}
+		cfg.pool = newDevicePool(devs)
+	}
 	goBin, err := exec.LookPath("go")
 	if err != nil && len(exs) > 0 {
 		return grading.Report{}, fmt.Errorf("the go command is needed to build the exercises: %w", err)

@@ -3,8 +3,8 @@
 // Usage:
 //
 //	grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false]
-//	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-list] [-v] [-C DIR] [exercise...]
-//	grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE]
+//	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]
+//	grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE]
 //	      [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [exercise...]
 //	grade merge -out DIR PART...
 //	grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR
@@ -42,7 +42,11 @@
 // into one already there (package exercises/gradebook). No hand-in stops
 // the run: what cannot be graded gets a row of zeros with the reason, and
 // the gradebook is written also when the grader fails on some students
-// (then the exit status is 1); see exercises/README.md.
+// (then the exit status is 1); see exercises/README.md. -j bounds the
+// students whose Go exercises are built and run at once; the CUDA
+// submissions are graded on the GPUs of -gpus (a list such as 0,1,2,3, or
+// all), one child per GPU at a time, each told its device through
+// CUDA_VISIBLE_DEVICES; without -gpus, one at a time on the default GPU.
 //
 // -roster FILE maps the hand-in folders to people (a CSV: the folder's id,
 // then name, email, SIS id, section in any order); a folder may then be
@@ -124,12 +128,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		extra      = fs.Bool("extra-credit", false, "with -overrides: allow points above an exercise's maximum")
 		roster     = fs.String("roster", "", "with -class: a CSV mapping hand-in folders to people (id, then name, email, sis_id, section in any order)")
 		shardFlag  = fs.String("shard", "", "with -class: grade part i of n of the class (i/n, from 0; needs -seed)")
-		gpus       = fs.String("gpus", "", "the GPUs that grade CUDA submissions: a list such as 0,1,2,3, or all (parsed; grading runs on one GPU)")
+		gpus       = fs.String("gpus", "", "the GPUs that grade CUDA submissions, one child each at a time: a list such as 0,1,2,3, or all (every GPU the driver reports); default: one at a time on the default GPU")
 		sanitize   = fs.Bool("sanitize", false, "run compute-sanitizer memcheck and racecheck on the CUDA exercises (when it is on the PATH): a check each")
 	)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-list] [-v] [-C DIR] [exercise...]")
-		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
+		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]")
+		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
 		fmt.Fprintln(stderr, "       grade merge -out DIR PART...")
 		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR")
 		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] CLASS [exercise...]")
@@ -178,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		NoSandbox:  *noSandbox,
 		Notice:     stderr,
 		CacheDir:   *cacheDir,
+		GPUs:       *gpus,
 	}
 	if *sanitize {
 		cfg.Sanitizer = findSanitizer(stderr)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -34,13 +35,24 @@ var trusted struct {
 	bins map[string]string // folder → the grader built there with the hidden checks
 }
 
+// trustedDir is the private folder in cache of the grader with the
+// hidden checks built from root with cgo set as cgo ("0" or "1", see
+// cgoSetting): a grader built with cgo off never stands in for one with
+// it, nor the other way round.
+func trustedDir(root, cache, cgo string) string {
+	key := sha256.Sum256([]byte(root + "\x00CGO_ENABLED=" + cgo))
+	return filepath.Join(cache, "grader-"+hex.EncodeToString(key[:8]))
+}
+
 // trustedBinary builds cmd/grade of root with the tag "hidden" into a
-// private folder and returns its path.
+// private folder and returns its path. It is built with cgo on when gcc
+// is on the PATH (cgoSetting, as for the bundle), so that it can load the
+// CUDA driver and grade the CUDA exercises where a GPU is found.
 func trustedBinary(root, goBin, cache string) (string, error) {
 	trusted.Lock()
 	defer trusted.Unlock()
-	key := sha256.Sum256([]byte(root))
-	dir := filepath.Join(cache, "grader-"+hex.EncodeToString(key[:8]))
+	cgo := cgoSetting(runtime.GOOS, runtime.GOARCH)
+	dir := trustedDir(root, cache, cgo)
 	if b, ok := trusted.bins[dir]; ok {
 		if _, err := os.Stat(b); err == nil {
 			return b, nil
@@ -54,7 +66,7 @@ func trustedBinary(root, goBin, cache string) (string, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goBin, "build", "-tags", "hidden", "-o", bin, "./cmd/grade")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build the grader with the hidden checks: %v\n%s", err, firstLines(string(out), 12))
 	}

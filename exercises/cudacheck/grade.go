@@ -38,6 +38,11 @@ type Config struct {
 	PerfN int
 	// Fresh draws the timed run's seeds; nil means grading.NewSeed.
 	Fresh func() uint64
+	// Lock is held while the child of a submission runs: the lock of its
+	// GPU. Nil is the package's own, which makes the submissions one at a
+	// time in this process; a caller that gives each child a device of
+	// its own (the grader's -gpus) passes that device's.
+	Lock sync.Locker
 }
 
 func (cfg *Config) defaults() {
@@ -56,10 +61,14 @@ func (cfg *Config) defaults() {
 	if cfg.Launch == nil {
 		cfg.Launch = defaultLauncher(cfg.Command, cfg.Env)
 	}
+	if cfg.Lock == nil {
+		cfg.Lock = &gpuMu
+	}
 }
 
-// gpuMu makes the grading of CUDA submissions one at a time: the GPU is
-// shared, and the timings would disturb each other.
+// gpuMu makes the grading of CUDA submissions one at a time where the
+// caller gives no lock of its own (Config.Lock): the GPU is shared, and
+// the timings would disturb each other.
 var gpuMu sync.Mutex
 
 // Grade grades source, the student's file of exercise spec, and returns
@@ -78,8 +87,8 @@ func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
 	if err := gpu.CheckDirectives(spec.File, string(source)); err != nil {
 		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("refused before compilation: the file must hold everything it needs, and only the allowed directives (%s):\n%v", gpu.DirectivesAllowed, err), cfg.Seed)
 	}
-	gpuMu.Lock()
-	defer gpuMu.Unlock()
+	cfg.Lock.Lock()
+	defer cfg.Lock.Unlock()
 	start := time.Now()
 	r, err := startRemote(cfg.Launch, spec.ID, cfg.Timeout, nil)
 	if err != nil {

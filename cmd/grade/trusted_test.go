@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The grader with the hidden checks is built with cgo on exactly when gcc
+// is on the PATH and the target is this machine, as the bundle is; the two
+// settings never share a binary.
+func TestTrustedGraderCgoFollowsGcc(t *testing.T) {
+	bin := t.TempDir()
+	t.Setenv("PATH", bin)
+	assert.Equal(t, "0", cgoSetting(runtime.GOOS, runtime.GOARCH), "no gcc on the PATH")
+	gcc := filepath.Join(bin, "gcc")
+	if err := os.WriteFile(gcc, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	assert.Equal(t, "1", cgoSetting(runtime.GOOS, runtime.GOARCH), "gcc on the PATH")
+	other := "arm64"
+	if runtime.GOARCH == other {
+		other = "amd64"
+	}
+	assert.Equal(t, "0", cgoSetting(runtime.GOOS, other), "another architecture: no C compiler for it")
+	assert.Equal(t, "0", cgoSetting("plan9", runtime.GOARCH))
+
+	cache := t.TempDir()
+	off, on := trustedDir("/repo", cache, "0"), trustedDir("/repo", cache, "1")
+	assert.NotEqual(t, off, on, "cgo is part of the cached grader's key")
+	assert.NotEqual(t, on, trustedDir("/other", cache, "1"), "so is the repository")
+	assert.Equal(t, on, trustedDir("/repo", cache, "1"))
+	assert.Equal(t, cache, filepath.Dir(on))
+}
