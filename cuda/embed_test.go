@@ -11,7 +11,7 @@ import (
 
 func TestNames(t *testing.T) {
 	names := Names()
-	for _, want := range []string{"basic", "tiled", "coarsened", "register_tiled", "fast",
+	for _, want := range []string{"basic", "tiled", "coarsened", "register_tiled", "fast_common", "fast_bulk", "fast_registers",
 		"derivative", "five_point", "copy", "fill"} {
 		assert.Contains(t, names, want)
 	}
@@ -32,13 +32,13 @@ func TestSource(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// Each step's file defines a kernel of its own name (the fast step two,
-// fast4 and fast1), includes nothing (NVRTC compiles it without headers)
+// Each step's file defines a kernel of its own name (each of the fast
+// step's mode files two, fast4 and fast1), includes nothing (NVRTC compiles it without headers)
 // and has no host code.
 func TestStepSources(t *testing.T) {
 	entries := map[string][]string{
 		"basic": {"basic"}, "tiled": {"tiled"}, "coarsened": {"coarsened"},
-		"register_tiled": {"register_tiled"}, "fast": {"fast4", "fast1"},
+		"register_tiled": {"register_tiled"}, "fast_bulk": {"fast4", "fast1"}, "fast_registers": {"fast4", "fast1"},
 		"derivative": {"derivative"}, "five_point": {"five_point"},
 		"copy": {"copy_float4"}, "fill": {"fill_random"},
 	}
@@ -60,7 +60,9 @@ func TestDefinesAndIndices(t *testing.T) {
 	for name, defs := range map[string][]string{
 		"tiled": {"IN_TILE_DIM"}, "coarsened": {"IN_TILE_DIM"}, "register_tiled": {"IN_TILE_DIM"},
 		"derivative": {"RADIUS", "IN_TILE_DIM"}, "five_point": {"IN_TILE_DIM"},
-		"fast": {"FAST_BY", "FAST_RY", "FAST_MODE", "FAST_WX", "FAST_DEPTH", "FAST_PREFETCH", "FAST_STREAM", "FAST_L2PF", "FAST_MINB"},
+		"fast_common":    {"FAST_BY", "FAST_RY", "FAST_WX", "FAST_PREFETCH", "FAST_STREAM", "FAST_L2PF", "FAST_MINB"},
+		"fast_bulk":      {"FAST_MODE", "FAST_DEPTH", "FAST_PFD"},
+		"fast_registers": {"FAST_MODE"},
 	} {
 		src, err := Source(name)
 		require.NoError(t, err)
@@ -68,7 +70,7 @@ func TestDefinesAndIndices(t *testing.T) {
 			assert.True(t, strings.Contains(src, "#ifndef "+d+"\n#define "+d+" "), "%s.cu: %s has an overridable default", name, d)
 		}
 	}
-	for _, name := range []string{"basic", "tiled", "coarsened", "register_tiled", "fast"} {
+	for _, name := range []string{"basic", "tiled", "coarsened", "register_tiled", "fast_common", "fast_bulk"} {
 		src, _ := Source(name)
 		assert.Contains(t, src, "(long long)ny * nx", "%s.cu computes the plane stride in 64 bits", name)
 		assert.NotContains(t, src, "unsigned int N", "%s.cu: the chapter's 32-bit N is gone", name)

@@ -2,186 +2,179 @@ package gpu
 
 import (
 	"fmt"
-	"strconv"
+
+	"stencillab.dev/lab"
 )
 
-// This file is the fast step's tuning: its compile-time parameters, its
-// launch for each grid, its two entry points and the planes each block
-// marches through. The lab describes the step (lab/fast.go) but leaves
-// these to the gpu backend, since they exist only on a GPU.
+// This file is the fast step's tuning: its parameter table, its sources
+// for each mode, its launch for each grid, its two entry points and the
+// planes each block marches through. The lab describes the step
+// (lab/fast.go) but leaves these to the gpu backend, since they exist only
+// on a GPU.
+
+func init() { registerTuning(tunedStep, fastTuning{}) }
 
 // tunedStep is the name of the step this file tunes.
 const tunedStep = "fast"
 
-// Modes of the fast kernel (FAST_MODE in cuda/fast.cu).
+// The modes of the fast kernel that the product keeps (FAST_MODE); modes 1
+// and 2 lost to them and are experiments in the bench folder.
 const (
 	fastRegisters = 0 // y neighbours in registers, overlap through L1
-	fastSharedY   = 1 // y neighbours through a double-buffered shared plane
-	fastAsync     = 2 // a cp.async ring of shared-memory plane tiles
 	fastBulk      = 3 // a ring of whole-row plane tiles moved by bulk copies
 )
 
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// fastModes are the kept modes' files, after cuda/fast_common.cu.
+var fastModes = map[int]string{fastRegisters: "fast_registers.cu", fastBulk: "fast_bulk.cu"}
+
+// fastParams are the fast kernel's parameters.
+type fastParams struct {
+	Mode, BY, RY, WX, Depth, L2PF, MinBlocks int
+	PFD                                      int // planes between the x-face sectors' touch and their stores
+	CZ                                       int // planes per block; 0: chosen per grid
+	Prefetch, Stream                         int // 0 or 1
 }
 
-// fastParams are the fast kernel's compile-time parameters.
-type fastParams struct {
-	Mode, BY, RY, WX, Depth, L2PF, MinBlocks, Edge int
-	PFD                                            int // planes between FAST_EDGE 5 or 6's touch of a sector and its stores
-	CZ                                             int // planes per block; 0: chosen per grid
-	Prefetch, Stream                               bool
+// bulk reports whether p runs mode 3, and mode3 is the table's condition.
+func (p *fastParams) bulk() bool  { return p.Mode == fastBulk }
+func (p *fastParams) mode0() bool { return p.Mode == fastRegisters }
+
+// fastTable is the fast step's parameter table: validation, defines (in
+// this order) and help text. cuda/fast_common.cu and the mode's file give
+// each an #ifndef default.
+var fastTable = paramTable[fastParams]{
+	{Param{Name: "FAST_MODE", Lo: 0, Hi: 3, Help: "0: planes in registers, y neighbours through L1 (fast_registers.cu); 3: a ring of whole-row tiles moved by bulk copies (fast_bulk.cu, the default)"},
+		func(p *fastParams) *int { return &p.Mode }, nil},
+	{Param{Name: "FAST_BY", Lo: 1, Hi: 32, Help: "rows of threads per block (mode 3: output rows per block)"},
+		func(p *fastParams) *int { return &p.BY }, nil},
+	{Param{Name: "FAST_RY", Lo: 1, Hi: 8, Help: "output rows per thread", Applies: "FAST_MODE=0"},
+		func(p *fastParams) *int { return &p.RY }, (*fastParams).mode0},
+	{Param{Name: "FAST_WX", Lo: 1, Hi: 32, Help: "warps across a row (mode 0) or per block (mode 3)"},
+		func(p *fastParams) *int { return &p.WX }, nil},
+	{Param{Name: "FAST_DEPTH", Lo: 1, Hi: 8, Help: "planes the ring's copies run ahead of the plane computed", Applies: "FAST_MODE=3"},
+		func(p *fastParams) *int { return &p.Depth }, (*fastParams).bulk},
+	{Param{Name: "FAST_L2PF", Lo: 0, Hi: 16, Help: "planes ahead that L2 is asked to fetch a thread's rows (0: none; the march in registers)"},
+		func(p *fastParams) *int { return &p.L2PF }, nil},
+	{Param{Name: "FAST_MINB", Lo: 1, Hi: 32, Help: "the fewest resident blocks per multiprocessor the compiler must allow (__launch_bounds__)"},
+		func(p *fastParams) *int { return &p.MinBlocks }, nil},
+	{Param{Name: "FAST_PREFETCH", Lo: 0, Hi: 1, Help: "1: the march in registers loads the plane after the next too"},
+		func(p *fastParams) *int { return &p.Prefetch }, nil},
+	{Param{Name: "FAST_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
+		func(p *fastParams) *int { return &p.Stream }, nil},
+	{Param{Name: "FAST_PFD", Lo: -4, Hi: 16, Help: "planes before the plane's iteration (> 0) or after its stores (< 0) that the x-face sectors are touched in L2", Applies: "FAST_MODE=3"},
+		func(p *fastParams) *int { return &p.PFD }, (*fastParams).bulk},
 }
 
 // fastDefaults returns the fast kernel's default parameters for a mode;
 // mode 3's, the default mode, were chosen by measurement on an H200
 // (docs/gpu.md).
 func fastDefaults(mode int) fastParams {
-	switch mode {
-	case fastRegisters, fastSharedY:
-		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 1, MinBlocks: 1, Prefetch: true}
-	case fastAsync:
-		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 3, MinBlocks: 1, Prefetch: true}
+	if mode == fastRegisters {
+		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 1, MinBlocks: 1, Prefetch: 1}
 	}
-	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Edge: 5, Prefetch: true}
+	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Prefetch: 1}
 }
 
-// defaultFast is the configuration of the registered fast step.
-var defaultFast = fastDefaults(fastBulk)
+// fastTuning is the fast step's tuning.
+type fastTuning struct{}
 
-// configureFast reads the fast kernel's defines from user (deleting those
-// it takes) and fills in c.fast and c.defines.
-func configureFast(c *config3, user map[string]string) error {
-	f := defaultFast
+func (fastTuning) params() []Param { return fastTable.params() }
+
+// configure starts from the defaults of the mode the user chose and reads
+// the other defines over them.
+func (fastTuning) configure(s lab.Step3, tile int, user map[string]string) (tuned, error) {
+	if _, ok := user["FAST_CZ"]; ok {
+		return nil, fmt.Errorf("gpu: %s: set FAST_CZ through the tile, not a define", s.Name)
+	}
+	var m fastParams
+	if err := fastTable.set(s.Name, &m, map[string]string{"FAST_MODE": modeOr(user)}); err != nil {
+		return nil, err
+	}
+	if _, kept := fastModes[m.Mode]; !kept {
+		return nil, fmt.Errorf("gpu: %s: FAST_MODE = %d is not kept: the modes are 0 (planes in registers) and 3 (bulk-copy ring, the default); modes 1 and 2 lost to them and are experiments in bench/fast_variants.cu",
+			s.Name, m.Mode)
+	}
+	f := fastDefaults(m.Mode)
+	if err := fastTable.set(s.Name, &f, user); err != nil {
+		return nil, err
+	}
+	if err := fastTable.check(s.Name, &f, user); err != nil {
+		return nil, err
+	}
+	f.CZ = tile
+	return &f, nil
+}
+
+// modeOr returns the user's FAST_MODE, or the default mode's.
+func modeOr(user map[string]string) string {
 	if m, ok := user["FAST_MODE"]; ok {
-		v, err := strconv.Atoi(m)
-		if err != nil || v < 0 || v > 3 {
-			return fmt.Errorf("gpu: fast: FAST_MODE = %s must be an integer from 0 to 3", m)
-		}
-		f = fastDefaults(v)
+		return m
 	}
-	f.CZ = c.tile
-	ints := []struct {
-		name     string
-		dst      *int
-		lo, hi   int
-		isFlag   bool
-		flagDest *bool
-	}{
-		{"FAST_MODE", &f.Mode, 0, 3, false, nil},
-		{"FAST_BY", &f.BY, 1, 32, false, nil},
-		{"FAST_RY", &f.RY, 1, 8, false, nil},
-		{"FAST_WX", &f.WX, 1, 32, false, nil},
-		{"FAST_DEPTH", &f.Depth, 1, 8, false, nil},
-		{"FAST_L2PF", &f.L2PF, 0, 16, false, nil},
-		{"FAST_MINB", &f.MinBlocks, 1, 32, false, nil},
-		{"FAST_EDGE", &f.Edge, 0, 6, false, nil},
-		{"FAST_PFD", &f.PFD, -4, 16, false, nil},
-		{"FAST_PREFETCH", nil, 0, 1, true, &f.Prefetch},
-		{"FAST_STREAM", nil, 0, 1, true, &f.Stream},
-	}
-	for _, p := range ints {
-		s, ok := user[p.name]
-		if !ok {
-			continue
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < p.lo || v > p.hi {
-			return fmt.Errorf("gpu: fast: %s = %s must be an integer from %d to %d", p.name, s, p.lo, p.hi)
-		}
-		if p.isFlag {
-			*p.flagDest = v == 1
-		} else {
-			*p.dst = v
-		}
-		delete(user, p.name)
-	}
-	if f.Mode != fastRegisters && f.RY != 1 {
-		return fmt.Errorf("gpu: fast: FAST_RY = %d applies to FAST_MODE=0 only (the other modes hold one row per thread)", f.RY)
-	}
-	if f.Mode != fastBulk && f.Edge != 0 {
-		return fmt.Errorf("gpu: fast: FAST_EDGE = %d applies to FAST_MODE=3 only", f.Edge)
-	}
-	touch := f.Edge == 5 || f.Edge == 6
-	if !touch && f.PFD != 0 {
-		return fmt.Errorf("gpu: fast: FAST_PFD = %d applies to FAST_EDGE 5 and 6 only", f.PFD)
-	}
-	if f.Mode == fastSharedY && f.WX != 1 {
-		return fmt.Errorf("gpu: fast: FAST_WX = %d does not apply to FAST_MODE=1 (a warp spans the block in x there)", f.WX)
-	}
-	c.fast = &f
-	c.defines = append(c.defines,
-		Define{"FAST_MODE", strconv.Itoa(f.Mode)},
-		Define{"FAST_BY", strconv.Itoa(f.BY)},
-		Define{"FAST_RY", strconv.Itoa(f.RY)},
-		Define{"FAST_WX", strconv.Itoa(f.WX)},
-		Define{"FAST_DEPTH", strconv.Itoa(f.Depth)},
-		Define{"FAST_L2PF", strconv.Itoa(f.L2PF)},
-		Define{"FAST_MINB", strconv.Itoa(f.MinBlocks)},
-		Define{"FAST_EDGE", strconv.Itoa(f.Edge)},
-		Define{"FAST_PREFETCH", strconv.Itoa(b2i(f.Prefetch))},
-		Define{"FAST_STREAM", strconv.Itoa(b2i(f.Stream))},
-	)
-	if touch {
-		c.defines = append(c.defines, Define{"FAST_PFD", strconv.Itoa(f.PFD)})
-	}
-	return nil
+	return fmt.Sprint(fastBulk)
 }
 
-// fastGeometry is the fast kernel's launch on an nz×ny×nx grid with cz
-// planes per block (when its configuration leaves them open).
-func fastGeometry(c config3, nz, ny, nx, cz int) Geometry {
-	f := *c.fast
+func (p *fastParams) defines() []Define { return fastTable.defines(p) }
+
+func (p *fastParams) sources() []string { return []string{"fast_common.cu", fastModes[p.Mode]} }
+
+// entry returns the fast kernel's entry for rows of nx points: fast4 for
+// float4 rows, fast1 for the others.
+func (p *fastParams) entry(nx int) string { return fmt.Sprintf("%s%d", tunedStep, vec(nx)) }
+
+func (p *fastParams) chunks() (open bool, halo int) { return p.CZ == 0, chunkHalo }
+
+func (p *fastParams) extra(a *args, g Geometry) { a.i32(int32(g.Planes)) }
+
+// geometry is the fast kernel's launch on an nz×ny×nx grid with cz planes
+// per block (when the configuration leaves them open).
+func (p *fastParams) geometry(nz, ny, nx, cz int) Geometry {
+	f := *p
 	if f.CZ > 0 {
 		cz = f.CZ
 	}
 	cz = max(cz, 1)
 	v := vec(nx)
-	wx, rows, shared := 1, f.BY*f.RY, 0
-	switch {
-	case f.Mode == fastSharedY:
-		rows = f.BY
-		shared = 4 * 2 * (f.BY + 2) * 32 * v
-	case f.Mode == fastAsync && v == 4:
-		wx, rows = f.WX, f.BY
-		shared = 4 * (f.Depth + 3) * (f.BY + 2) * (128*f.WX + 8)
-	case f.Mode == fastRegisters:
-		wx = f.WX
-	case f.Mode == fastBulk && v == 4:
-		slot := (f.BY + 2) * nx
-		switch f.Edge {
-		case 3:
-			slot += 8 * (f.BY + 1)
-		case 4:
-			slot += (2*f.BY + 3) / 4 * 4
-		}
-		dyn := 4 * (f.Depth + 3) * slot
+	if f.Mode == fastBulk && v == 4 {
+		dyn := 4 * (f.Depth + 3) * (f.BY + 2) * nx
 		return Geometry{Block: [3]int{32 * f.WX, 1, 1},
 			Grid:        [3]int{1, ceilDiv(ny-2, f.BY), ceilDiv(nz-2, cz)},
 			SharedBytes: dyn + 8*(f.Depth+3), DynamicShared: dyn, Planes: cz}
 	}
+	// Mode 0's march, which mode 3 runs too on rows of any length, one warp
+	// per row segment.
+	wx := 1
+	if f.Mode == fastRegisters {
+		wx = f.WX
+	}
 	return Geometry{Block: [3]int{32 * wx, f.BY, 1},
-		Grid:        [3]int{ceilDiv(nx-1, 32*wx*v), ceilDiv(ny-2, rows), ceilDiv(nz-2, cz)},
-		SharedBytes: shared, Planes: cz}
+		Grid:   [3]int{ceilDiv(nx-1, 32*wx*v), ceilDiv(ny-2, f.BY*f.RY), ceilDiv(nz-2, cz)},
+		Planes: cz}
 }
 
-// fastTile describes the fast kernel's tile on rows of nx points with cz
+// check refuses float4 rows too long for mode 3's ring in the shared
+// memory a block may have on a device with props pr.
+func (p *fastParams) check(nx int, pr Props) error {
+	if p.Mode != fastBulk || vec(nx) != 4 {
+		return nil
+	}
+	limit := max(pr.SharedPerBlock, pr.SharedPerBlockOptin)
+	if g := p.geometry(3, 3, nx, 1); g.SharedBytes > limit {
+		return fmt.Errorf("gpu: %s: rows of %d points need a ring of %d B of shared memory a block (FAST_DEPTH+3 = %d tiles of FAST_BY+2 = %d rows), over the %d B a block may have: run FAST_MODE=0, or lower FAST_BY or FAST_DEPTH",
+			tunedStep, nx, g.SharedBytes, p.Depth+3, p.BY+2, limit)
+	}
+	return nil
+}
+
+// describe writes the fast kernel's tile on rows of nx points with cz
 // planes per block: points × rows × planes.
-func fastTile(c config3, nx, cz int) string {
-	g := c.geometry(3, 3, nx, cz)
-	rows := c.fast.BY * c.fast.RY
+func (p *fastParams) describe(nx, cz int) string {
+	g := p.geometry(3, 3, nx, cz)
 	points := g.Block[0] * vec(nx)
-	if c.fast.Mode == fastBulk && vec(nx) == 4 {
+	if p.Mode == fastBulk && vec(nx) == 4 {
 		points = nx
 	}
-	return fmt.Sprintf("%dx%dx%d", points, rows, g.Planes)
+	return fmt.Sprintf("%dx%dx%d", points, p.BY*p.RY, g.Planes)
 }
-
-// fastEntry returns the fast kernel's entry for rows of nx points.
-func fastEntry(nx int) string { return fmt.Sprintf("%s%d", tunedStep, vec(nx)) }
 
 // vec returns the points per thread of the fast kernel for rows of nx
 // points: 4 (float4) when nx is a multiple of 4, else 1.
@@ -191,11 +184,6 @@ func vec(nx int) int {
 	}
 	return 1
 }
-
-// minChunk is the fewest planes a fast block marches through when the
-// planes are chosen per grid: below it the two halo planes of each chunk
-// cost too much.
-const minChunk = 8
 
 // chunkHalo is what a chunk costs beyond its own planes, in planes: the
 // two halo planes it loads before its first output.
@@ -208,26 +196,3 @@ const chunkHalo = 2
 // ceil(B·K/capacity) waves of cz+2 planes do B·P plane-steps of work.
 // Among equals the longest chunk wins.
 func chooseChunk(B, P, capacity int) int { return chooseChunkHalo(B, P, capacity, chunkHalo) }
-
-// chooseChunkHalo is chooseChunk for a kernel whose chunks each cost halo
-// planes beyond their own: 2 for a sweep, 2k for k time steps a pass.
-func chooseChunkHalo(B, P, capacity, halo int) int {
-	if P < 1 || B < 1 {
-		return 1
-	}
-	capacity = max(capacity, 1)
-	best, bestEff := P, -1.0
-	for K := 1; K <= P; K++ {
-		cz := ceilDiv(P, K)
-		if cz < minChunk && K > 1 {
-			break
-		}
-		k := ceilDiv(P, cz)
-		waves := ceilDiv(B*k, capacity)
-		eff := float64(B*P) / float64(waves*capacity*(cz+halo))
-		if eff > bestEff+1e-9 {
-			best, bestEff = cz, eff
-		}
-	}
-	return best
-}

@@ -2,6 +2,9 @@ package gpu
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -70,5 +73,159 @@ func TestLaunchersMatchTheirKernels(t *testing.T) {
 			require.NoError(t, err, "%s: %s", step, c.entry(nx))
 			assert.Equal(t, want, a.kinds, "%s: the launcher of %s passes other arguments than the kernel takes", step, c.entry(nx))
 		}
+	}
+}
+
+// fastOf returns the fast step's parameters of a configuration.
+func fastOf(t *testing.T, c config3) *fastParams {
+	t.Helper()
+	f, ok := c.tuned.(*fastParams)
+	require.True(t, ok, "%s is not tuned as fast", c.step)
+	return f
+}
+
+// Every tuned step's table gives its validation, its defines and its help:
+// a define of the table within its range is taken and passed on, one
+// outside its range or unknown is refused with the range or the known
+// names, and the help names every parameter.
+func TestParamTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 3))
+	require.NotEmpty(t, tunings)
+	for step := range tunings {
+		params := Params(step)
+		require.NotEmpty(t, params, step)
+		help := ParamHelp(step)
+		for _, p := range params {
+			assert.Contains(t, help, p.Name, step)
+			assert.LessOrEqual(t, p.Lo, p.Hi, "%s: %s", step, p.Name)
+			assert.NotEmpty(t, p.Help, "%s: %s", step, p.Name)
+		}
+		c, err := newConfig3(step, Options{})
+		require.NoError(t, err, step)
+		src, err := func() (string, error) { _, s, err := c.source(); return s, err }()
+		require.NoError(t, err, step)
+		for _, d := range c.defines {
+			if d.Name == c.desc.CUDA.TileDefine {
+				continue
+			}
+			assert.Contains(t, src, "#ifndef "+d.Name+"\n#define "+d.Name+" ", "%s: %s has an overridable default in its source", step, d.Name)
+		}
+		for _, p := range params {
+			// Out of range, on either side.
+			for _, v := range []int{p.Lo - 1 - rng.IntN(5), p.Hi + 1 + rng.IntN(5)} {
+				_, err := newConfig3(step, Options{Defines: []Define{{p.Name, fmt.Sprint(v)}}})
+				require.Error(t, err, "%s: %s = %d", step, p.Name, v)
+				if p.Name != "FAST_MODE" || v < 0 || v > 3 {
+					assert.ErrorContains(t, err, fmt.Sprintf("%s = %d must be an integer from %d to %d", p.Name, v, p.Lo, p.Hi))
+				}
+			}
+		}
+		_, err = newConfig3(step, Options{Defines: []Define{{"NOT_A_PARAM", "1"}}})
+		require.Error(t, err, step)
+		assert.ErrorContains(t, err, "unknown define NOT_A_PARAM")
+		for _, p := range params {
+			assert.ErrorContains(t, err, p.Name, "%s: the error names the known defines", step)
+		}
+	}
+	// A step without a tuning takes its tile only.
+	for _, step := range Steps3() {
+		if _, ok := tunings[step]; ok {
+			continue
+		}
+		assert.Empty(t, Params(step), step)
+		_, err := newConfig3(step, Options{Defines: []Define{{"X", "1"}}})
+		assert.ErrorContains(t, err, "takes no defines", step)
+	}
+}
+
+// The fast step's defines are those of its table that apply to the mode,
+// and a value given in range reaches NVRTC as given.
+func TestFastDefinesFromTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 25))
+	for range 50 {
+		mode := []int{fastRegisters, fastBulk}[rng.IntN(2)]
+		defs := []Define{{"FAST_MODE", fmt.Sprint(mode)}}
+		want := map[string]int{"FAST_MODE": mode}
+		for _, p := range fastTable {
+			if p.Name == "FAST_MODE" || rng.IntN(2) == 0 {
+				continue
+			}
+			if (p.Applies == "FAST_MODE=0" && mode != 0) || (p.Applies == "FAST_MODE=3" && mode != 3) {
+				continue
+			}
+			v := p.Lo + rng.IntN(p.Hi-p.Lo+1)
+			defs = append(defs, Define{p.Name, fmt.Sprint(v)})
+			want[p.Name] = v
+		}
+		c, err := newConfig3("fast", Options{Defines: defs})
+		require.NoError(t, err, "%v", defs)
+		got := map[string]string{}
+		var order []string
+		for _, d := range c.defines {
+			got[d.Name] = d.Value
+			order = append(order, d.Name)
+		}
+		for n, v := range want {
+			assert.Equal(t, fmt.Sprint(v), got[n], "%s in %v", n, defs)
+		}
+		// Only the rows that apply to the mode, in the table's order.
+		var rows []string
+		for _, p := range fastTable {
+			if p.Applies == "" || p.Applies == fmt.Sprintf("FAST_MODE=%d", mode) {
+				rows = append(rows, p.Name)
+			}
+		}
+		assert.Equal(t, rows, order)
+		assert.Equal(t, []string{"fast_common.cu", map[int]string{0: "fast_registers.cu", 3: "fast_bulk.cu"}[mode]}, c.tuned.sources())
+	}
+}
+
+// Mode 3 refuses float4 rows whose ring does not fit the shared memory a
+// block may have, naming the limit, instead of running another kernel;
+// rows of any length run mode 0's code and mode 0 has no ring.
+func TestFastRefusesRowsTooLongForTheRing(t *testing.T) {
+	p := h200
+	p.SharedPerBlockOptin = 227 * 1024
+	c, err := newConfig3("fast", Options{})
+	require.NoError(t, err)
+	f := fastOf(t, c)
+	// (depth+3)·(rows+2)·nx floats and an 8-byte barrier per slot.
+	ring := func(nx int) int { return 4*(f.Depth+3)*(f.BY+2)*nx + 8*(f.Depth+3) }
+	for _, nx := range []int{4, 512, 1024, 2048, 2420} {
+		require.LessOrEqual(t, ring(nx), 227*1024)
+		assert.NoError(t, c.check(nx, p), "nx=%d fits", nx)
+	}
+	require.Greater(t, ring(2424), 227*1024)
+	err = c.check(2424, p)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, fmt.Sprintf("rows of 2424 points need a ring of %d B", ring(2424)))
+	assert.ErrorContains(t, err, fmt.Sprintf("over the %d B a block may have", 227*1024))
+	assert.ErrorContains(t, err, "FAST_MODE=0")
+	assert.NoError(t, c.check(2423, p), "odd rows run mode 0's code")
+	c0, err := newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "0"}}})
+	require.NoError(t, err)
+	assert.NoError(t, c0.check(8192, p))
+	for _, step := range Steps3() {
+		c, err := newConfig3(step, Options{})
+		require.NoError(t, err)
+		if _, tuned := tunings[step]; !tuned {
+			assert.NoError(t, c.check(1<<20, p), step)
+		}
+	}
+}
+
+// No step's name decides anything in the package's logic: a step brings
+// its tuning through the tuning interface, registered with its name.
+func TestNoStepNamesInTheLogic(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	re := regexp.MustCompile(`[!=]=\s*("fast"|"temporal"|tunedStep|temporalStep)|("fast"|"temporal"|tunedStep|temporalStep)\s*[!=]=`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.NotRegexp(t, re, string(b), "%s decides by a step's name", f)
 	}
 }

@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,10 +44,9 @@ type Options struct {
 	// Block, for a step whose block is free (lab.Step3.BlockShape), sets
 	// the block shape instead of T×T×T.
 	Block [3]int
-	// Defines are further preprocessor defines. The fast kernel reads
-	// FAST_MODE, FAST_BY, FAST_RY, FAST_WX, FAST_DEPTH, FAST_PREFETCH,
-	// FAST_STREAM, FAST_L2PF, FAST_MINB, FAST_EDGE and FAST_PFD (see
-	// cuda/fast.cu); the tile's own define is set through Tile.
+	// Defines are the step's tuning parameters (Params lists them with
+	// their ranges and what they do); a define the step does not know is
+	// an error. The tile's own define is set through Tile.
 	Defines []Define
 }
 
@@ -56,11 +56,192 @@ type config3 struct {
 	step    string
 	desc    lab.Step3
 	tile    int
-	block   [3]int      // the block of a step whose block is free; zero otherwise
-	defines []Define    // passed to NVRTC, in order
-	fast    *fastParams // the fast step's tuning; nil for the others
-	// temporal is the temporally blocked step's tuning; nil for the others.
+	block   [3]int   // the block of a step whose block is free; zero otherwise
+	defines []Define // passed to NVRTC, in order
+	// tuned is the configuration of a step that brings a tuning (see
+	// tuning); nil for a step whose launch is the lab's geometry.
+	tuned tuned
+	// fast and temporal are tuned as their concrete types, for the code
+	// that has not moved to the tuned interface yet.
+	fast     *fastParams
 	temporal *temporalParams
+}
+
+// A tuning is what a step whose launch the lab leaves to the gpu backend
+// (lab.Step3.Geometry nil, or a GPU kernel other than the simulated one)
+// brings to it: its parameters, and for each configuration its sources,
+// entry points, launch geometry and extra arguments. A step's file of this
+// package registers it with registerTuning under the step's name; the rest
+// of the package reaches it only through this interface.
+type tuning interface {
+	// params is the step's parameter table.
+	params() []Param
+	// configure validates the user's defines (by name, those the table
+	// holds) for a resolved tile and returns the configuration.
+	configure(s lab.Step3, tile int, user map[string]string) (tuned, error)
+}
+
+// tuned is one configuration of a tuned step.
+type tuned interface {
+	// defines are passed to NVRTC, in the table's order.
+	defines() []Define
+	// sources are the files of package cuda compiled as one text, a
+	// common part first.
+	sources() []string
+	// entry is the kernel for rows of nx points.
+	entry(nx int) string
+	// geometry is the launch on an nz×ny×nx grid with cz planes per block
+	// when the configuration leaves them open.
+	geometry(nz, ny, nx, cz int) Geometry
+	// describe writes the tile of a launch on rows of nx points with cz
+	// planes per block, as the bench records it.
+	describe(nx, cz int) string
+	// chunks reports whether the planes per block are chosen per grid
+	// (open), and the planes a chunk costs beyond its own (halo).
+	chunks() (open bool, halo int)
+	// check refuses rows of nx points that the configuration cannot run
+	// on a device with props p, naming the limit.
+	check(nx int, p Props) error
+	// extra appends the arguments the kernel takes after the seven
+	// coefficients, for launch g.
+	extra(a *args, g Geometry)
+}
+
+// tunings are the registered tunings, by step name.
+var tunings = map[string]tuning{}
+
+// registerTuning registers the tuning of a step of the lab; a step's file
+// of this package calls it at start-up.
+func registerTuning(step string, t tuning) {
+	if _, dup := tunings[step]; dup {
+		panic("gpu: a second tuning for step " + step)
+	}
+	tunings[step] = t
+}
+
+// Param is one tuning parameter of a step: a compile-time define, or a
+// launch setting, with its range and what it does.
+type Param struct {
+	Name   string // the define, e.g. "FAST_BY"
+	Lo, Hi int    // the range of its integer value
+	Help   string // what it sets, in one sentence
+	// Applies says where it applies, e.g. "FAST_MODE=0"; empty: always.
+	Applies string
+	// Launch is true for a launch setting, which is not passed to NVRTC.
+	Launch bool
+}
+
+// paramRow is a row of a step's parameter table over its configuration
+// type P: the parameter, where its value lives in P and whether it applies
+// to a configuration. One table gives a step's validation, its defines and
+// its help text.
+type paramRow[P any] struct {
+	Param
+	at      func(*P) *int
+	applies func(*P) bool // nil: always
+}
+
+// paramTable is a step's parameter table, in the order of its defines.
+type paramTable[P any] []paramRow[P]
+
+// params returns the table's parameters.
+func (t paramTable[P]) params() []Param {
+	out := make([]Param, len(t))
+	for i, r := range t {
+		out[i] = r.Param
+	}
+	return out
+}
+
+// names returns the parameters' names, in the table's order.
+func (t paramTable[P]) names() []string {
+	out := make([]string, len(t))
+	for i, r := range t {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// set reads the user's defines into p: each must be a row of the table,
+// an integer in its range. A define the table lacks is an error naming the
+// known ones.
+func (t paramTable[P]) set(step string, p *P, user map[string]string) error {
+	byName := map[string]paramRow[P]{}
+	for _, r := range t {
+		byName[r.Name] = r
+	}
+	for _, n := range slices.Sorted(maps.Keys(user)) {
+		r, ok := byName[n]
+		if !ok {
+			if len(t) == 0 {
+				return fmt.Errorf("gpu: %s: unknown define %s: the step takes no defines (its tile is set through the tile)", step, n)
+			}
+			return fmt.Errorf("gpu: %s: unknown define %s%s (known: %s)", step, n,
+				lab.DidYouMean(n, t.names()), strings.Join(t.names(), ", "))
+		}
+		v, err := strconv.Atoi(user[n])
+		if err != nil || v < r.Lo || v > r.Hi {
+			return fmt.Errorf("gpu: %s: %s = %s must be an integer from %d to %d", step, n, user[n], r.Lo, r.Hi)
+		}
+		*r.at(p) = v
+	}
+	return nil
+}
+
+// check refuses a parameter the user gave that does not apply to p.
+func (t paramTable[P]) check(step string, p *P, user map[string]string) error {
+	for _, r := range t {
+		if _, given := user[r.Name]; given && r.applies != nil && !r.applies(p) {
+			return fmt.Errorf("gpu: %s: %s = %s applies to %s only", step, r.Name, user[r.Name], r.Applies)
+		}
+	}
+	return nil
+}
+
+// defines returns the defines of p: every row that applies and is not a
+// launch setting, in the table's order.
+func (t paramTable[P]) defines(p *P) []Define {
+	var ds []Define
+	for _, r := range t {
+		if r.Launch || (r.applies != nil && !r.applies(p)) {
+			continue
+		}
+		ds = append(ds, Define{r.Name, strconv.Itoa(*r.at(p))})
+	}
+	return ds
+}
+
+// Params returns the tuning parameters a 3D step takes as defines
+// (Options.Defines), in the order they are passed to NVRTC; none for a
+// step whose only setting is its tile.
+func Params(step string) []Param {
+	s, err := lab.LookupStep3(step)
+	if err != nil {
+		return nil
+	}
+	if t, ok := tunings[s.Name]; ok {
+		return t.params()
+	}
+	return nil
+}
+
+// ParamHelp writes a step's tuning parameters, one a line: the define, its
+// range, where it applies and what it sets; empty for a step that has
+// none.
+func ParamHelp(step string) string {
+	var b strings.Builder
+	for _, p := range Params(step) {
+		kind := "define"
+		if p.Launch {
+			kind = "launch"
+		}
+		where := ""
+		if p.Applies != "" {
+			where = " (" + p.Applies + " only)"
+		}
+		fmt.Fprintf(&b, "%-14s %s, %d to %d%s: %s\n", p.Name, kind, p.Lo, p.Hi, where, p.Help)
+	}
+	return b.String()
 }
 
 // newConfig3 validates o for a 3D step of the lab with device code, by
@@ -70,7 +251,8 @@ func newConfig3(step string, o Options) (config3, error) {
 	if err != nil || !lab.OnGPU(s) {
 		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: %s)", step, strings.Join(Steps3(), ", "))
 	}
-	if s.Geometry == nil && s.Name != tunedStep {
+	tn, tunes := tunings[s.Name]
+	if s.Geometry == nil && !tunes {
 		return config3{}, fmt.Errorf("gpu: %s: no launch geometry: give the step one in lab (Step3.Geometry), or a tuning in the gpu package", s.Name)
 	}
 	b := sim.Dim3{X: o.Block[0], Y: o.Block[1], Z: o.Block[2]}
@@ -103,7 +285,7 @@ func newConfig3(step string, o Options) (config3, error) {
 		if !validIdent(d.Name) {
 			return config3{}, fmt.Errorf("gpu: %s: define %q is not a C identifier", s.Name, d.Name)
 		}
-		if (s.CUDA.TileDefine != "" && d.Name == s.CUDA.TileDefine) || d.Name == "FAST_CZ" {
+		if s.CUDA.TileDefine != "" && d.Name == s.CUDA.TileDefine {
 			return config3{}, fmt.Errorf("gpu: %s: set %s through the tile, not a define", s.Name, d.Name)
 		}
 		if _, dup := user[d.Name]; dup {
@@ -114,22 +296,20 @@ func newConfig3(step string, o Options) (config3, error) {
 	if s.CUDA.TileDefine != "" {
 		c.defines = append(c.defines, Define{s.CUDA.TileDefine, strconv.Itoa(c.tile)})
 	}
-	if s.Name == tunedStep {
-		if err := configureFast(&c, user); err != nil {
+	if !tunes {
+		// A step without a tuning takes no defines: its tile is its only
+		// setting.
+		if err := (paramTable[struct{}]{}).set(s.Name, nil, user); err != nil {
 			return config3{}, err
 		}
+		return c, nil
 	}
-	if s.Name == temporalStep {
-		if err := configureTemporal(&c, user); err != nil {
-			return config3{}, err
-		}
+	if c.tuned, err = tn.configure(s, c.tile, user); err != nil {
+		return config3{}, err
 	}
-	// Other defines pass through, sorted, for a notebook's experiments.
-	var rest []Define
-	for n, v := range user {
-		rest = append(rest, Define{n, v})
-	}
-	c.defines = append(c.defines, sortedDefines(rest)...)
+	c.defines = append(c.defines, c.tuned.defines()...)
+	c.fast, _ = c.tuned.(*fastParams)
+	c.temporal, _ = c.tuned.(*temporalParams)
 	return c, nil
 }
 
@@ -138,27 +318,34 @@ func (c config3) labConfig() lab.Config {
 	return lab.Config{Tile: c.tile, Block: sim.Dim3{X: c.block[0], Y: c.block[1], Z: c.block[2]}}
 }
 
-// source returns the CUDA C text of the step: its own source, or its file
-// in package cuda.
+// source returns the CUDA C text of the step: its own source, its file in
+// package cuda, or for a tuned step the files of its configuration joined
+// (a common part first), named by the last.
 func (c config3) source() (name, text string, err error) {
-	name = strings.TrimSuffix(c.desc.CUDA.File, ".cu")
+	files := []string{c.desc.CUDA.File}
+	if c.tuned != nil {
+		files = c.tuned.sources()
+	}
+	name = strings.TrimSuffix(files[len(files)-1], ".cu")
 	if name == "" {
 		name = c.step
 	}
 	if c.desc.CUDA.Source != "" {
 		return name, c.desc.CUDA.Source, nil
 	}
-	text, err = cuda.Source(c.desc.CUDA.File)
-	if err != nil {
-		return "", "", fmt.Errorf("gpu: %s: %w", c.step, err)
+	parts := make([]string, len(files))
+	for i, f := range files {
+		if parts[i], err = cuda.Source(f); err != nil {
+			return "", "", fmt.Errorf("gpu: %s: %w", c.step, err)
+		}
 	}
-	return name, text, nil
+	return name, strings.Join(parts, "\n"), nil
 }
 
 // entry returns the kernel's function name for rows of nx points.
 func (c config3) entry(nx int) string {
-	if c.fast != nil {
-		return fastEntry(nx)
+	if c.tuned != nil {
+		return c.tuned.entry(nx)
 	}
 	return c.desc.CUDA.Entry
 }
@@ -167,16 +354,40 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // geometry returns the launch for an nz×ny×nx grid (each side ≥ 3), with
 // the shared memory the kernel declares: the lab's geometry of the step
-// (lab.Step3.Geometry), or the fast step's tuning. cz is the planes per
-// block of fast when its configuration leaves them open.
+// (lab.Step3.Geometry), or its tuning's. cz is the planes per block of a
+// tuned step when its configuration leaves them open.
 func (c config3) geometry(nz, ny, nx, cz int) Geometry {
-	if c.fast != nil {
-		return fastGeometry(c, nz, ny, nx, cz)
-	}
-	if c.temporal != nil {
-		return temporalGeometry(c, nz, ny, nx, cz)
+	if c.tuned != nil {
+		return c.tuned.geometry(nz, ny, nx, cz)
 	}
 	return fromLab(c.desc.Geometry(nz, ny, nx, c.labConfig()))
+}
+
+// chunks reports whether the planes per block are chosen per grid, and the
+// planes each chunk costs beyond its own: never for a step whose launch is
+// the lab's.
+func (c config3) chunks() (open bool, halo int) {
+	if c.tuned != nil {
+		return c.tuned.chunks()
+	}
+	return false, 0
+}
+
+// check refuses rows of nx points that the configuration cannot run on a
+// device with props p, naming the limit.
+func (c config3) check(nx int, p Props) error {
+	if c.tuned != nil {
+		return c.tuned.check(nx, p)
+	}
+	return nil
+}
+
+// extra appends the arguments a tuned step's kernel takes after the
+// coefficients.
+func (c config3) extra(a *args, g Geometry) {
+	if c.tuned != nil {
+		c.tuned.extra(a, g)
+	}
 }
 
 // fromLab converts the lab's geometry.
@@ -192,15 +403,12 @@ func (g Geometry) toLab() lab.Geometry {
 }
 
 // describeTile writes the tile as the study notes do: the block's extents,
-// "32x32" for the coarsened kernels, "8x8x8" for the others; points x rows
-// x planes per block for fast on rows of nx points with cz planes per
-// block.
+// "32x32" for the coarsened kernels, "8x8x8" for the others; a tuned
+// step's own description (fast: points x rows x planes per block) on rows
+// of nx points with cz planes per block.
 func (c config3) describeTile(nx, cz int) string {
-	if c.fast != nil {
-		return fastTile(c, nx, cz)
-	}
-	if c.temporal != nil {
-		return temporalTile(c, cz)
+	if c.tuned != nil {
+		return c.tuned.describe(nx, cz)
 	}
 	return c.desc.TileShape(c.geometry(3, 3, nx, cz).toLab())
 }
@@ -233,4 +441,32 @@ func PlanLaunch(step string, o Options, nz, ny, nx int) (Plan, error) {
 	}
 	g := c.geometry(nz, ny, nx, 0)
 	return Plan{Source: name, Entry: c.entry(nx), Defines: slices.Clone(c.defines), Geometry: g, Tile: c.describeTile(nx, g.Planes)}, nil
+}
+
+// minChunk is the fewest planes a fast block marches through when the
+// planes are chosen per grid: below it the two halo planes of each chunk
+// cost too much.
+const minChunk = 8
+
+// chooseChunkHalo is chooseChunk for a kernel whose chunks each cost halo
+// planes beyond their own: 2 for a sweep, 2k for k time steps a pass.
+func chooseChunkHalo(B, P, capacity, halo int) int {
+	if P < 1 || B < 1 {
+		return 1
+	}
+	capacity = max(capacity, 1)
+	best, bestEff := P, -1.0
+	for K := 1; K <= P; K++ {
+		cz := ceilDiv(P, K)
+		if cz < minChunk && K > 1 {
+			break
+		}
+		k := ceilDiv(P, cz)
+		waves := ceilDiv(B*k, capacity)
+		eff := float64(B*P) / float64(waves*capacity*(cz+halo))
+		if eff > bestEff+1e-9 {
+			best, bestEff = cz, eff
+		}
+	}
+	return best
 }

@@ -2,13 +2,16 @@ package gpu
 
 import (
 	"fmt"
-	"strconv"
+
+	"stencillab.dev/lab"
 )
 
 // This file is the temporally blocked step's tuning on a GPU: its tile
 // shape, the planes each block covers and its launch for each grid. The lab
 // describes the step (lab/temporal.go), whose tile is k, the time steps of
 // one pass (TB_K); the simulated kernel's tile is the lab's.
+
+func init() { registerTuning(temporalStep, temporalTuning{}) }
 
 // temporalStep is the name of the step this file tunes.
 const temporalStep = "temporal"
@@ -22,6 +25,26 @@ type temporalParams struct {
 	MinBlocks int // TB_MINB, for __launch_bounds__
 	Stream    int // TB_STREAM: 1 writes outputs with evict-first stores
 	CZ        int // output planes per block; 0: chosen per grid
+
+	file, entryName string // the lab's CUDA file and entry of the step
+}
+
+// temporalTable is the temporal step's parameter table: validation,
+// defines (in this order) and help text; cuda/temporal.cu gives each
+// define an #ifndef default.
+var temporalTable = paramTable[temporalParams]{
+	{Param{Name: "TB_BX", Lo: 4, Hi: 128, Help: "input points of a block's tile along x, 4 a thread: 4, 8, 16, 32, 64 or 128"},
+		func(p *temporalParams) *int { return &p.BX }, nil},
+	{Param{Name: "TB_BY", Lo: 1, Hi: 1024, Help: "input rows of a block's tile, one thread row each"},
+		func(p *temporalParams) *int { return &p.BY }, nil},
+	{Param{Name: "TB_L2PF", Lo: 0, Hi: 16, Help: "planes ahead of the bulk L2 prefetch of the input (0: none)"},
+		func(p *temporalParams) *int { return &p.L2PF }, nil},
+	{Param{Name: "TB_MINB", Lo: 1, Hi: 32, Help: "the fewest resident blocks per multiprocessor the compiler must allow (__launch_bounds__); default 2 for k ≤ 4, else 1"},
+		func(p *temporalParams) *int { return &p.MinBlocks }, nil},
+	{Param{Name: "TB_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
+		func(p *temporalParams) *int { return &p.Stream }, nil},
+	{Param{Name: "TB_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
+		func(p *temporalParams) *int { return &p.CZ }, nil},
 }
 
 // temporalDefaults is the default tile of the temporal kernel: 64×32
@@ -46,67 +69,57 @@ func (p temporalParams) halo() int { return (p.K + 3) / 4 * 4 }
 // outputs returns the output points per row and the output rows of a block.
 func (p temporalParams) outputs() (ox, oy int) { return p.BX - 2*p.halo(), p.BY - 2*p.K }
 
-// configureTemporal reads the temporal kernel's defines from user
-// (deleting those it takes) and fills in c.temporal and c.defines.
-func configureTemporal(c *config3, user map[string]string) error {
+// temporalTuning is the temporally blocked step's tuning.
+type temporalTuning struct{}
+
+func (temporalTuning) params() []Param { return temporalTable.params() }
+
+// configure reads the temporal kernel's defines over its defaults for k =
+// tile time steps a pass.
+func (temporalTuning) configure(s lab.Step3, tile int, user map[string]string) (tuned, error) {
 	p := temporalDefaults
-	p.K = c.tile
+	p.K = tile
 	p.MinBlocks = temporalMinBlocks(p.K)
-	for _, d := range []struct {
-		name   string
-		dst    *int
-		lo, hi int
-	}{
-		{"TB_BX", &p.BX, 4, 128},
-		{"TB_BY", &p.BY, 1, 1024},
-		{"TB_L2PF", &p.L2PF, 0, 16},
-		{"TB_MINB", &p.MinBlocks, 1, 32},
-		{"TB_STREAM", &p.Stream, 0, 1},
-		{"TB_CZ", &p.CZ, 0, 1 << 16},
-	} {
-		s, ok := user[d.name]
-		if !ok {
-			continue
-		}
-		v, err := strconv.Atoi(s)
-		if err != nil || v < d.lo || v > d.hi {
-			return fmt.Errorf("gpu: temporal: %s = %s must be an integer from %d to %d", d.name, s, d.lo, d.hi)
-		}
-		*d.dst = v
-		delete(user, d.name)
+	p.file, p.entryName = s.CUDA.File, s.CUDA.Entry
+	if err := temporalTable.set(s.Name, &p, user); err != nil {
+		return nil, err
 	}
 	if p.K > 16 {
-		return fmt.Errorf("gpu: temporal: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 registers per thread)", p.K)
+		return nil, fmt.Errorf("gpu: %s: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 registers per thread)", s.Name, p.K)
 	}
 	tx := p.BX / 4
 	if p.BX%4 != 0 || 32%tx != 0 {
-		return fmt.Errorf("gpu: temporal: TB_BX = %d must be 4, 8, 16, 32, 64 or 128 (4 points a thread, a row inside one warp)", p.BX)
+		return nil, fmt.Errorf("gpu: %s: TB_BX = %d must be 4, 8, 16, 32, 64 or 128 (4 points a thread, a row inside one warp)", s.Name, p.BX)
 	}
 	ox, oy := p.outputs()
 	if ox < 4 || oy < 1 {
-		return fmt.Errorf("gpu: temporal: a %d×%d tile leaves no output for k = %d: TB_BX must exceed %d and TB_BY %d",
-			p.BX, p.BY, p.K, 2*p.halo()+3, 2*p.K)
+		return nil, fmt.Errorf("gpu: %s: a %d×%d tile leaves no output for k = %d: TB_BX must exceed %d and TB_BY %d",
+			s.Name, p.BX, p.BY, p.K, 2*p.halo()+3, 2*p.K)
 	}
 	if t := tx * p.BY; t%32 != 0 || t > 1024 {
-		return fmt.Errorf("gpu: temporal: block %d×%d = %d threads: need whole warps and at most 1024", tx, p.BY, t)
+		return nil, fmt.Errorf("gpu: %s: block %d×%d = %d threads: need whole warps and at most 1024", s.Name, tx, p.BY, t)
 	}
-	c.temporal = &p
-	c.defines = append(c.defines,
-		Define{"TB_BX", strconv.Itoa(p.BX)},
-		Define{"TB_BY", strconv.Itoa(p.BY)},
-		Define{"TB_L2PF", strconv.Itoa(p.L2PF)},
-		Define{"TB_MINB", strconv.Itoa(p.MinBlocks)},
-		Define{"TB_STREAM", strconv.Itoa(p.Stream)},
-	)
-	return nil
+	return &p, nil
 }
 
-// temporalGeometry is the temporal kernel's launch on an nz×ny×nx grid
+func (p *temporalParams) defines() []Define { return temporalTable.defines(p) }
+
+func (p *temporalParams) sources() []string { return []string{p.file} }
+
+func (p *temporalParams) entry(int) string { return p.entryName }
+
+func (p *temporalParams) chunks() (open bool, halo int) { return p.CZ == 0, 2 * p.K }
+
+func (p *temporalParams) check(int, Props) error { return nil }
+
+func (p *temporalParams) extra(a *args, g Geometry) { a.i32(int32(g.Planes)) }
+
+// geometry is the temporal kernel's launch on an nz×ny×nx grid
 // with cz output planes per block (when its configuration leaves them
 // open): blocks of TB_BX/4 × TB_BY threads, one per output tile and chunk
 // of planes, and 2k shared planes of the tile, dynamic.
-func temporalGeometry(c config3, nz, ny, nx, cz int) Geometry {
-	p := *c.temporal
+func (tp *temporalParams) geometry(nz, ny, nx, cz int) Geometry {
+	p := *tp
 	if p.CZ > 0 {
 		cz = p.CZ
 	}
@@ -121,9 +134,8 @@ func temporalGeometry(c config3, nz, ny, nx, cz int) Geometry {
 		SharedBytes: dyn, DynamicShared: dyn, Planes: cz}
 }
 
-// temporalTile describes the temporal kernel's tile: k, then input points
-// × rows × output planes per block.
-func temporalTile(c config3, cz int) string {
-	p := c.temporal
+// describe writes the temporal kernel's tile: k, then input points × rows
+// × output planes per block.
+func (p *temporalParams) describe(_, cz int) string {
 	return fmt.Sprintf("k%d:%dx%dx%d", p.K, p.BX, p.BY, cz)
 }

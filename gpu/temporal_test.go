@@ -181,6 +181,8 @@ func TestTemporalOptionsRefused(t *testing.T) {
 		{Options{Tile: 4, Defines: []Define{{"TB_BX", "128"}, {"TB_BY", "64"}}}, "at most 1024"},
 		{Options{Tile: 4, Defines: []Define{{"TB_L2PF", "x"}}}, "TB_L2PF = x must be an integer from 0 to 16"},
 		{Options{Defines: []Define{{"TB_K", "4"}}}, "set TB_K through the tile"},
+		{Options{Defines: []Define{{"TB_BXX", "64"}}}, `unknown define TB_BXX (did you mean "TB_BX"?) (known: TB_BX, TB_BY, TB_L2PF, TB_MINB, TB_STREAM, TB_CZ)`},
+		{Options{Defines: []Define{{"FAST_BY", "4"}}}, "unknown define FAST_BY"},
 	} {
 		_, err := PlanLaunch("temporal", c.o, 64, 64, 64)
 		assert.ErrorContains(t, err, c.want, "%+v", c.o)

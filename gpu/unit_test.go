@@ -199,26 +199,27 @@ func TestGeometryCoversInterior(t *testing.T) {
 		assert.GreaterOrEqual(t, g.Grid[0]*8, n, "basic covers every point")
 		assert.Less(t, (g.Grid[0]-1)*8, n, "basic launches no empty block")
 
-		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}}, {{"FAST_MODE", "2"}, {"FAST_BY", "4"}},
+		for _, defs := range [][]Define{nil, {{"FAST_MODE", "0"}, {"FAST_RY", "3"}},
 			{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}},
 			{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "4"}},
-			{{"FAST_MODE", "1"}}, {{"FAST_WX", "4"}, {"FAST_BY", "2"}}} {
+			{{"FAST_MODE", "3"}, {"FAST_WX", "2"}, {"FAST_BY", "3"}, {"FAST_DEPTH", "2"}}} {
 			c, err := newConfig3("fast", Options{Tile: 7, Defines: defs})
 			require.NoError(t, err)
+			f := fastOf(t, c)
 			nx := n + 1 // some rows of a multiple of 4, some not
 			g := c.geometry(n, n, nx, 0)
 			v := vec(nx)
-			rows := c.fast.BY * c.fast.RY
+			rows := f.BY * f.RY
 			wx := 1
-			if (c.fast.Mode == fastAsync && v == 4) || c.fast.Mode == fastRegisters {
-				wx = c.fast.WX
+			if f.Mode == fastRegisters {
+				wx = f.WX
 			}
-			if c.fast.Mode == fastBulk && v == 4 {
+			if f.Mode == fastBulk && v == 4 {
 				// One block spans the row; its threads loop over it.
-				assert.Equal(t, [3]int{32 * c.fast.WX, 1, 1}, g.Block)
+				assert.Equal(t, [3]int{32 * f.WX, 1, 1}, g.Block)
 				assert.Equal(t, 1, g.Grid[0])
 			} else {
-				assert.Equal(t, [3]int{32 * wx, c.fast.BY, 1}, g.Block)
+				assert.Equal(t, [3]int{32 * wx, f.BY, 1}, g.Block)
 				// A block owns 32·wx·V points from b·32·wx·V.
 				covers(t, "fast x", nx, g.Grid[0], 32*wx*v, func(b int) int { return b * 32 * wx * v })
 			}
@@ -277,38 +278,26 @@ func TestDefinesAndOptions(t *testing.T) {
 	assert.Empty(t, c.defines, "basic's block is a launch setting, not a define")
 	assert.Equal(t, "32x8x1", c.describeTile(512, 0))
 
-	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"MY_FLAG", "3"}}})
+	c, err = newConfig3("fast", Options{Tile: 16, Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1", "-DFAST_DEPTH=1",
-		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_EDGE=0", "-DFAST_PREFETCH=1", "-DFAST_STREAM=0", "-DMY_FLAG=3"}, defineFlags(c.defines))
+	assert.Equal(t, []string{"-DFAST_MODE=0", "-DFAST_BY=8", "-DFAST_RY=2", "-DFAST_WX=1",
+		"-DFAST_L2PF=0", "-DFAST_MINB=1", "-DFAST_PREFETCH=1", "-DFAST_STREAM=0"}, defineFlags(c.defines))
 	assert.Equal(t, "fast4", c.entry(512))
 	assert.Equal(t, "fast1", c.entry(130))
 	assert.Equal(t, "128x16x16", c.describeTile(512, 0))
 
-	c, err = newConfig3("fast", Options{Tile: 32, Defines: []Define{{"FAST_MODE", "2"}, {"FAST_WX", "4"}, {"FAST_BY", "2"}, {"FAST_DEPTH", "2"}}})
-	require.NoError(t, err)
-	g := c.geometry(512, 512, 512, 0)
-	assert.Equal(t, [3]int{128, 2, 1}, g.Block, "mode 2: 4 warps span 512 points of a row")
-	assert.Equal(t, [3]int{1, 255, 16}, g.Grid)
-	assert.Equal(t, 4*5*4*(512+8), g.SharedBytes, "a ring of depth+3 tiles of 2+2 rows")
-	assert.Equal(t, "512x2x32", c.describeTile(512, 0))
-	assert.Equal(t, [3]int{32, 2, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to one warp per row")
-	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_EDGE", "0"}}})
-	require.NoError(t, err)
-	assert.Equal(t, 4*4*6*512, c.geometry(512, 512, 512, 0).DynamicShared, "no windows without FAST_EDGE=3")
-
 	c, err = newConfig3("fast", Options{})
 	require.NoError(t, err)
-	assert.Contains(t, defineFlags(c.defines), "-DFAST_EDGE=5")
-	assert.Contains(t, defineFlags(c.defines), "-DFAST_PFD=0")
+	assert.Equal(t, []string{"-DFAST_MODE=3", "-DFAST_BY=4", "-DFAST_WX=8", "-DFAST_DEPTH=1", "-DFAST_L2PF=0",
+		"-DFAST_MINB=1", "-DFAST_PREFETCH=1", "-DFAST_STREAM=0", "-DFAST_PFD=0"}, defineFlags(c.defines))
 	assert.Equal(t, 4*4*6*512, c.geometry(512, 512, 512, 0).DynamicShared, "the default touches the x-face sectors in L2: no windows")
 
-	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_DEPTH", "2"}, {"FAST_EDGE", "3"}}})
+	c, err = newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "3"}, {"FAST_WX", "8"}, {"FAST_BY", "8"}, {"FAST_DEPTH", "2"}}})
 	require.NoError(t, err)
-	g = c.geometry(512, 512, 512, 170)
+	g := c.geometry(512, 512, 512, 170)
 	assert.Equal(t, [3]int{256, 1, 1}, g.Block, "mode 3: one block of 8 warps spans whole rows")
 	assert.Equal(t, [3]int{1, 64, 3}, g.Grid)
-	assert.Equal(t, 4*5*(10*512+8*9), g.DynamicShared, "a ring of depth+3 tiles of 8+2 whole rows and 9 x-face windows")
+	assert.Equal(t, 4*5*10*512, g.DynamicShared, "a ring of depth+3 tiles of 8+2 whole rows")
 	assert.Equal(t, "512x8x170", c.describeTile(512, 170))
 	assert.Equal(t, [3]int{32, 8, 1}, c.geometry(130, 130, 130, 0).Block, "odd rows fall back to mode 0's code")
 	assert.NoError(t, checkGeometry(g, Props{MaxThreadsPerBlock: 1024, MaxBlockDim: [3]int{1024, 1024, 64},
@@ -331,14 +320,17 @@ func TestDefinesAndOptions(t *testing.T) {
 		{"basic", Options{Block: [3]int{8, 0, 8}}, "at least 1"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "33"}}}, "FAST_BY = 33 must be an integer from 1 to 32"},
 		{"fast", Options{Defines: []Define{{"FAST_RY", "2"}}}, "FAST_MODE=0 only"},
-		{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_EDGE", "3"}}}, "FAST_MODE=3 only"},
-		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}, {"FAST_WX", "2"}}}, "does not apply to FAST_MODE=1"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_DEPTH", "3"}}}, "FAST_MODE=3 only"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_PFD", "1"}}}, "FAST_MODE=3 only"},
+		{"fast", Options{Defines: []Define{{"FAST_MODE", "1"}}}, "modes 1 and 2 lost"},
 		{"fast", Options{Defines: []Define{{"FAST_MODE", "4"}}}, "from 0 to 3"},
 		{"fast", Options{Defines: []Define{{"FAST_DEPTH", "0"}}}, "from 1 to 8"},
-		{"fast", Options{Defines: []Define{{"FAST_EDGE", "3"}, {"FAST_PFD", "2"}}}, "FAST_EDGE 5 and 6 only"},
-		{"fast", Options{Defines: []Define{{"FAST_EDGE", "7"}}}, "from 0 to 6"},
+		{"fast", Options{Defines: []Define{{"FAST_EDGE", "3"}}}, "unknown define FAST_EDGE"},
+		{"fast", Options{Defines: []Define{{"MY_FLAG", "3"}}}, "known: FAST_MODE, FAST_BY"},
+		{"fast", Options{Defines: []Define{{"FAST_CZ", "3"}}}, "through the tile"},
 		{"fast", Options{Defines: []Define{{"FAST_BY", "4"}, {"FAST_BY", "8"}}}, "given twice"},
 		{"fast", Options{Defines: []Define{{"2BAD", "1"}}}, "not a C identifier"},
+		{"tiled", Options{Defines: []Define{{"FAST_BY", "4"}}}, "takes no defines"},
 		{"reference", Options{}, "no 3D step"},
 	} {
 		_, err := newConfig3(bad.step, bad.o)

@@ -1,4 +1,19 @@
-// fast.cu: our fastest 3D seven-point sweep, beyond the chapter.
+// fast_variants.cu: the experiments behind the fast sweep, kept beside
+// their measurements (docs/gpu.md, "The fast kernel"). This is the file
+// that was measured, cuda/fast.cu as it was with every mode and x-face
+// variant: the product keeps modes 0 and 3 with FAST_EDGE = 5, split into
+// cuda/fast_common.cu, cuda/fast_registers.cu and cuda/fast_bulk.cu, whose
+// preprocessed text equals this file's for those settings. The losing
+// variants are here only: modes 1 (y neighbours through a shared plane)
+// and 2 (a cp.async ring), and FAST_EDGE 0, 1, 3, 4 and 6; FAST_EDGE = 2
+// writes the x faces, which breaks the boundary contract, and was for
+// measurement only. To time one again, check out the parent of the commit
+// that moved this file here (git log --follow bench/fast_variants.cu),
+// where the gpu package still accepts these defines, and run
+// stencil bench -variant "fast:FAST_MODE=…,FAST_EDGE=…" as docs/gpu.md
+// gives.
+//
+// The original description follows.
 //
 // The chapter's kernels leave most of a modern GPU's bandwidth unused. On a
 // memory-bound stencil the goal is to move each input from DRAM once and
