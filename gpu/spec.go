@@ -248,8 +248,18 @@ func ParamHelp(step string) string {
 // name or alias, and fills in the defaults.
 func newConfig3(step string, o Options) (config3, error) {
 	s, err := lab.LookupStep3(step)
-	if err != nil || !lab.OnGPU(s) {
-		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: %s)", step, strings.Join(Steps3(), ", "))
+	if err != nil {
+		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU%s (known: %s)", step, lab.DidYouMean(step, Steps3()), strings.Join(Steps3(), ", "))
+	}
+	return configOf(s, o)
+}
+
+// configOf validates o for a 3D step the lab has already resolved (the
+// lab's backend gets it so from lab.NewRunner, which looked its name up
+// once) and fills in the defaults.
+func configOf(s lab.Step3, o Options) (config3, error) {
+	if !lab.OnGPU(s) {
+		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: %s)", s.Name, strings.Join(Steps3(), ", "))
 	}
 	tn, tunes := tunings[s.Name]
 	if s.Geometry == nil && !tunes {
