@@ -26,6 +26,23 @@ typedef int ncclResult_t;
 typedef void* ncclComm_t;
 typedef struct { char internal[128]; } ncclUniqueId;
 
+// CUDA_MEMCPY2D, of which the lab sets the device-to-device fields.
+typedef struct {
+	size_t srcXInBytes, srcY;
+	int srcMemoryType;
+	const void* srcHost;
+	CUdeviceptr srcDevice;
+	void* srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	int dstMemoryType;
+	void* dstHost;
+	CUdeviceptr dstDevice;
+	void* dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+
 // The symbol tables. Each library's symbols are listed once, as
 //
 //	X(required, name, (parameters), (arguments), "symbol", "fallback symbol"...)
@@ -80,6 +97,7 @@ typedef struct { char internal[128]; } ncclUniqueId;
 	X(0, cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s), (dst, src, n, s), "cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync") \
 	X(0, cuMemcpyPeerAsync, (CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n, CUstream s), \
 		(dst, dctx, src, sctx, n, s), "cuMemcpyPeerAsync") \
+	X(0, cuMemcpy2DAsync, (const CUDA_MEMCPY2D* c, CUstream s), (c, s), "cuMemcpy2DAsync_v2", "cuMemcpy2DAsync") \
 	X(0, cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags), (peer, flags), "cuCtxEnablePeerAccess") \
 	X(0, cuDeviceCanAccessPeer, (int* can, CUdevice d, CUdevice peer), (can, d, peer), "cuDeviceCanAccessPeer")
 
@@ -218,6 +236,23 @@ static ncclResult_t lab_nccl_init_rank(ncclComm_t* c, int n, const void* id, int
 	ncclUniqueId u;
 	memcpy(u.internal, id, sizeof u.internal);
 	return w_ncclCommInitRank(c, n, u, rank);
+}
+
+// lab_copy2d copies height rows of width bytes between device memory
+// with pitches, on stream s.
+static CUresult lab_copy2d(CUdeviceptr dst, size_t dpitch, CUdeviceptr src, size_t spitch,
+		size_t width, size_t height, CUstream s) {
+	CUDA_MEMCPY2D c;
+	memset(&c, 0, sizeof c);
+	c.srcMemoryType = 2; // CU_MEMORYTYPE_DEVICE
+	c.srcDevice = src;
+	c.srcPitch = spitch;
+	c.dstMemoryType = 2;
+	c.dstDevice = dst;
+	c.dstPitch = dpitch;
+	c.WidthInBytes = width;
+	c.Height = height;
+	return w_cuMemcpy2DAsync(&c, s);
 }
 
 // lab_dptr turns a device address into the pointer NCCL takes.
@@ -384,6 +419,13 @@ func cuMemcpyDtoDAsync(dst, src, bytes uint64, s handle) int {
 func cuMemcpyPeerAsync(dst uint64, dctx handle, src uint64, sctx handle, bytes uint64, s handle) int {
 	return int(C.w_cuMemcpyPeerAsync(C.CUdeviceptr(dst), C.CUcontext(dctx), C.CUdeviceptr(src), C.CUcontext(sctx),
 		C.size_t(bytes), C.CUstream(s)))
+}
+
+// cuMemcpy2DAsync copies height rows of width bytes from src, rows
+// spitch bytes apart, to dst, rows dpitch bytes apart, on stream s.
+func cuMemcpy2DAsync(dst, dpitch, src, spitch, width, height uint64, s handle) int {
+	return int(C.lab_copy2d(C.CUdeviceptr(dst), C.size_t(dpitch), C.CUdeviceptr(src), C.size_t(spitch),
+		C.size_t(width), C.size_t(height), C.CUstream(s)))
 }
 
 func cuCtxEnablePeerAccess(peer handle) int {

@@ -72,6 +72,10 @@ func cuMemcpyDtoDAsync(uint64, uint64, uint64, handle) int { return errNotAvaila
 
 func cuMemcpyPeerAsync(uint64, handle, uint64, handle, uint64, handle) int { return errNotAvailable }
 
+func cuMemcpy2DAsync(uint64, uint64, uint64, uint64, uint64, uint64, handle) int {
+	return errNotAvailable
+}
+
 func cuCtxEnablePeerAccess(handle) int { return errNotAvailable }
 
 func cuDeviceCanAccessPeer(int, int) (bool, int) { return false, errNotAvailable }

@@ -1,0 +1,871 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"stencillab.dev/lab"
+	"stencillab.dev/lab/halo"
+)
+
+// The overlap variants of a split run (lab.Split.Overlap, -overlap).
+const (
+	// OverlapNone computes every owned plane, then exchanges the halos,
+	// on one stream.
+	OverlapNone = "none"
+	// OverlapSplit computes the boundary planes (those the neighbours
+	// need) first on a high-priority stream and exchanges them there,
+	// while the interior planes run on a low-priority stream beside it.
+	// A single sweep only: a temporally blocked pass reads planes k deep
+	// and its boundary and interior launches would write the same planes.
+	OverlapSplit = "split"
+	// OverlapEarly computes the boundary planes first on the compute
+	// stream, then the interior on the same stream, while the exchange
+	// runs on a second stream as soon as the boundary is done: the
+	// interior launch keeps the whole GPU, the exchange waits for
+	// nothing but the boundary.
+	OverlapEarly = "early"
+)
+
+// Overlaps lists the overlap variants, the default first.
+func Overlaps() []string { return []string{OverlapNone, OverlapSplit, OverlapEarly} }
+
+// DefaultOverlap is the variant used when lab.Split.Overlap is empty.
+const DefaultOverlap = OverlapNone
+
+// cuStreamNonBlocking is CU_STREAM_NON_BLOCKING: the stream does not wait
+// for the legacy default stream.
+const cuStreamNonBlocking = 1
+
+// Multi is a 3D step split in z-slabs (or pencils) over several GPUs:
+// each rank holds its local box on its device, two buffers to ping-pong
+// between and the input to restart from, and exchanges halo planes with
+// its neighbours through NCCL after every pass. One process may hold all
+// the ranks (one worker thread per device) or, under mpirun or Slurm, one.
+type Multi struct {
+	step    string
+	overlap string
+	per     int // time steps a pass advances
+	parts   []halo.Part
+	ranks   []*mrank // the ranks this process holds
+	size    int      // ranks in the world
+	nz      int
+	ny, nx  int
+	closed  bool
+}
+
+// mrank is one rank held by this process.
+type mrank struct {
+	d       *Device
+	k       *Stencil3
+	p       halo.Part
+	a, b    *Buffer // ping-pong
+	init    *Buffer // the local input, nil when it did not fit (then uploaded again)
+	host    []float32
+	comm    handle // NCCL communicator; nil for a world of one
+	lo, hi  handle // streams: lo for compute, hi (high priority) for the exchange
+	nc      *ncclComm
+	ex      *halo.Exchanger[*Buffer]
+	events  []handle
+	evReady handle
+}
+
+// MultiConfig describes a split run.
+type MultiConfig struct {
+	Step    string  // a 3D step with device code
+	Options Options // its tile and defines, as for Device.Stencil3
+	// Devices are the GPU ordinals, one rank each, in rank order.
+	Devices []int
+	// PY is the ranks along y (0 or 1: z-slabs).
+	PY      int
+	Overlap string // "" is DefaultOverlap
+	// NZ, NY, NX are the global grid's sides.
+	NZ, NY, NX int
+}
+
+// openDevices keeps the devices that split runs open, by ordinal, so
+// that kernels are compiled once per process; device 0 is Default's.
+var openDevices struct {
+	sync.Mutex
+	m map[int]*Device
+}
+
+// deviceFor returns the open device of an ordinal, opening it on first
+// use.
+func deviceFor(ordinal int) (*Device, error) {
+	if ordinal == 0 {
+		return Default()
+	}
+	openDevices.Lock()
+	defer openDevices.Unlock()
+	if d := openDevices.m[ordinal]; d != nil && d.Lost() == nil {
+		return d, nil
+	}
+	d, err := Open(ordinal)
+	if err != nil {
+		return nil, err
+	}
+	if openDevices.m == nil {
+		openDevices.m = map[int]*Device{}
+	}
+	openDevices.m[ordinal] = d
+	return d, nil
+}
+
+// checkOverlap returns the variant named, or an error listing them.
+func checkOverlap(name string, per int, py int) (string, error) {
+	if name == "" {
+		name = DefaultOverlap
+	}
+	if !slices.Contains(Overlaps(), name) {
+		return "", fmt.Errorf("gpu: overlap %q: want one of %v: %w", name, Overlaps(), lab.ErrUnknown)
+	}
+	if name != OverlapNone && per != 1 {
+		return "", fmt.Errorf("gpu: overlap %s needs a step of one time step a pass; this one advances %d (its halo is %d deep and its boundary launch would write the interior's planes): use -overlap none",
+			name, per, per)
+	}
+	if name != OverlapNone && py > 1 {
+		return "", fmt.Errorf("gpu: overlap %s splits z-slabs only; pencils (%d ranks along y) use -overlap none", name, py)
+	}
+	return name, nil
+}
+
+// NewMulti opens the devices, compiles the step on each, decomposes the
+// grid and allocates each rank's buffers, then joins the ranks in an NCCL
+// communicator (for more than one rank). All ranks live in this process.
+func NewMulti(c MultiConfig) (*Multi, error) {
+	if len(c.Devices) == 0 {
+		return nil, fmt.Errorf("gpu: split %s: no devices: %w", c.Step, lab.ErrSize)
+	}
+	w := world{size: len(c.Devices)}
+	for i := range c.Devices {
+		w.local = append(w.local, i)
+	}
+	return newMulti(c, w, nil)
+}
+
+// world is the ranks of a split and those this process holds, with the
+// NCCL id they share when this process did not make it.
+type world struct {
+	size  int
+	local []int // global ranks held here
+	// devices gives each local rank's device ordinal; nil: c.Devices[rank].
+	devices []int
+}
+
+// newMulti builds a Multi for the ranks w.local of a world; getID returns
+// the communicator's unique id (nil: this process makes one, as it holds
+// every rank).
+func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, err error) {
+	d0, err := deviceFor(deviceOf(c, w, 0))
+	if err != nil {
+		return nil, err
+	}
+	k0, err := d0.Stencil3(c.Step, c.Options)
+	if err != nil {
+		return nil, err
+	}
+	per := k0.StepsPerPass()
+	overlap, err := checkOverlap(c.Overlap, per, c.PY)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := halo.Decompose(c.NZ, c.NY, c.NX, w.size, c.PY, per)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: split %s: %w", c.Step, err)
+	}
+	m = &Multi{step: k0.Step(), overlap: overlap, per: per, parts: parts, size: w.size, nz: c.NZ, ny: c.NY, nx: c.NX}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	for i, r := range w.local {
+		d, err := deviceFor(deviceOf(c, w, i))
+		if err != nil {
+			return m, err
+		}
+		for _, o := range m.ranks {
+			if o.d == d {
+				return m, fmt.Errorf("gpu: split %s: ranks %d and %d on the same device %d: each rank needs a GPU of its own",
+					c.Step, o.p.Rank, r, d.Props().Ordinal)
+			}
+		}
+		k := k0
+		if d != d0 {
+			if k, err = d.Stencil3(c.Step, c.Options); err != nil {
+				return m, err
+			}
+		}
+		mr := &mrank{d: d, k: k, p: parts[r]}
+		m.ranks = append(m.ranks, mr)
+		if err := mr.alloc(c.Step); err != nil {
+			return m, err
+		}
+	}
+	if w.size > 1 {
+		var id ncclID
+		if getID == nil {
+			id, err = newNCCLID()
+		} else {
+			id, err = getID()
+		}
+		if err != nil {
+			return m, err
+		}
+		if err := m.joinNCCL(id); err != nil {
+			return m, err
+		}
+	}
+	for _, mr := range m.ranks {
+		mr.nc = &ncclComm{r: mr}
+		if mr.ex, err = halo.NewExchanger[*Buffer](mr.nc, mr.p, c.NX); err != nil {
+			return m, fmt.Errorf("gpu: split %s: %w", c.Step, err)
+		}
+	}
+	return m, nil
+}
+
+// deviceOf returns the ordinal of the i-th local rank.
+func deviceOf(c MultiConfig, w world, i int) int {
+	if w.devices != nil {
+		return w.devices[i]
+	}
+	return c.Devices[w.local[i]]
+}
+
+// alloc makes the rank's streams, events and buffers: two local grids
+// and, when it fits, a third holding the input.
+func (mr *mrank) alloc(step string) error {
+	p := mr.p
+	n := p.LocalLen()
+	what := fmt.Sprintf("%s, rank %d: local grid %d×%d×%d (two buffers)", step, p.Rank, p.LocalNZ(), p.LocalNY(), p.NX)
+	if err := mr.d.CheckFree(what, 2*uint64(n)*4); err != nil {
+		return err
+	}
+	var err error
+	if mr.a, err = mr.d.Alloc(n); err != nil {
+		return err
+	}
+	if mr.b, err = mr.d.Alloc(n); err != nil {
+		return err
+	}
+	if free, _, err := mr.d.MemInfo(); err == nil && free > uint64(n)*4+(1<<30) {
+		if mr.init, err = mr.d.Alloc(n); err != nil {
+			mr.init = nil
+		}
+	}
+	return mr.d.do(func() error {
+		least, greatest, r := cuCtxGetStreamPriorityRange()
+		if r != 0 {
+			least, greatest = 0, 0
+		}
+		if mr.lo, r = cuStreamCreateWithPriority(cuStreamNonBlocking, least); r != 0 {
+			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuStreamCreateWithPriority", r))
+		}
+		if mr.hi, r = cuStreamCreateWithPriority(cuStreamNonBlocking, greatest); r != 0 {
+			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuStreamCreateWithPriority", r))
+		}
+		if mr.evReady, r = cuEventCreate(0); r != 0 {
+			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuEventCreate", r))
+		}
+		return nil
+	})
+}
+
+// joinNCCL initialises every local rank's communicator, concurrently (each
+// ncclCommInitRank waits for all the ranks of the world), each on its
+// device's thread.
+func (m *Multi) joinNCCL(id ncclID) error {
+	errs := make([]error, len(m.ranks))
+	var wg sync.WaitGroup
+	for i, mr := range m.ranks {
+		wg.Go(func() {
+			errs[i] = mr.d.do(func() error {
+				c, r := ncclCommInitRank(m.size, id, mr.p.Rank)
+				if err := ncclCheck("ncclCommInitRank", r); err != nil {
+					return fmt.Errorf("gpu: rank %d of %d on device %d: %w", mr.p.Rank, m.size, mr.d.Props().Ordinal, err)
+				}
+				mr.comm = c
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Parts returns the decomposition.
+func (m *Multi) Parts() []halo.Part { return slices.Clone(m.parts) }
+
+// StepsPerPass returns the time steps one pass advances, the halo depth.
+func (m *Multi) StepsPerPass() int { return m.per }
+
+// Overlap returns the overlap variant in use.
+func (m *Multi) Overlap() string { return m.overlap }
+
+// Device returns the name of the first local rank's device.
+func (m *Multi) Device() string {
+	if len(m.ranks) == 0 {
+		return "GPU"
+	}
+	return m.ranks[0].d.Props().Name
+}
+
+// Geometry returns the launch of the first local rank's whole local grid.
+func (m *Multi) Geometry() (Geometry, error) {
+	mr := m.ranks[0]
+	return mr.k.Geometry(mr.p.LocalNZ(), mr.p.LocalNY(), m.nx)
+}
+
+// Load copies each local rank's box of src to its device: into the input
+// buffer, or (when it did not fit) kept on the host for each run.
+func (m *Multi) Load(src *lab.Grid3[float32]) error {
+	if src.NZ != m.nz || src.NY != m.ny || src.NX != m.nx {
+		return fmt.Errorf("gpu: split %s: input %d×%d×%d differs from the %d×%d×%d grid decomposed: %w",
+			m.step, src.NZ, src.NY, src.NX, m.nz, m.ny, m.nx, lab.ErrMismatch)
+	}
+	return m.each(func(mr *mrank) error {
+		box := localBox(src, mr.p)
+		if mr.init == nil {
+			mr.host = box
+			return nil
+		}
+		return mr.init.Upload(0, box)
+	})
+}
+
+// localBox returns the part's local grid cut from g: planes [LZ0, LZ1),
+// rows [LY0, LY1), every column.
+func localBox(g *lab.Grid3[float32], p halo.Part) []float32 {
+	plane := g.NY * g.NX
+	if p.LY0 == 0 && p.LY1 == g.NY {
+		return g.Data[p.LZ0*plane : p.LZ1*plane]
+	}
+	out := make([]float32, 0, p.LocalLen())
+	for z := p.LZ0; z < p.LZ1; z++ {
+		o := z*plane + p.LY0*g.NX
+		out = append(out, g.Data[o:o+p.LocalNY()*g.NX]...)
+	}
+	return out
+}
+
+// each runs f for every local rank concurrently and joins their errors.
+func (m *Multi) each(f func(mr *mrank) error) error {
+	errs := make([]error, len(m.ranks))
+	var wg sync.WaitGroup
+	for i, mr := range m.ranks {
+		wg.Go(func() {
+			if err := f(mr); err != nil {
+				errs[i] = fmt.Errorf("rank %d: %w", mr.p.Rank, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// RankTimes are one rank's times of one run, in milliseconds of its CUDA
+// events.
+type RankTimes struct {
+	Rank     int
+	Device   int        // the device's ordinal
+	Total    float64    // from the first pass's start to the last's end
+	Compute  float64    // its launches, summed over the passes
+	Exchange float64    // its exchanges (waiting for peers included), summed
+	Passes   []PassTime // each pass
+}
+
+// PassTime is the time line of one pass on one rank, in milliseconds from
+// the run's first event.
+type PassTime struct {
+	ComputeStart, ComputeEnd   float64
+	ExchangeStart, ExchangeEnd float64
+}
+
+// reset restores the rank's two buffers to the input.
+func (mr *mrank) reset() error {
+	if mr.init == nil {
+		if err := mr.a.Upload(0, mr.host); err != nil {
+			return err
+		}
+		return mr.b.Upload(0, mr.host)
+	}
+	return mr.d.do(func() error {
+		bytes := mr.init.Bytes()
+		if err := cuCheck("cuMemcpyDtoDAsync", cuMemcpyDtoDAsync(mr.a.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
+			return err
+		}
+		if err := cuCheck("cuMemcpyDtoDAsync", cuMemcpyDtoDAsync(mr.b.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
+			return err
+		}
+		return cuCheck("cuStreamSynchronize", cuStreamSynchronize(mr.lo))
+	})
+}
+
+// Run restores the input and advances it steps time steps on every local
+// rank, passes ping-ponging between the two buffers, an exchange after
+// each; the ranks start together. It returns each local rank's times.
+func (m *Multi) Run(c lab.Coeffs, steps int) ([]RankTimes, error) {
+	if m.closed {
+		return nil, fmt.Errorf("gpu: split %s: closed", m.step)
+	}
+	if steps < 1 || steps%m.per != 0 {
+		return nil, fmt.Errorf("gpu: split %s: %d time steps: need a positive multiple of the %d one pass advances", m.step, steps, m.per)
+	}
+	passes := steps / m.per
+	if err := m.each(func(mr *mrank) error { return mr.reset() }); err != nil {
+		return nil, fmt.Errorf("gpu: split %s: restore the input: %w", m.step, err)
+	}
+	out := make([]RankTimes, len(m.ranks))
+	var start sync.WaitGroup
+	start.Add(1)
+	errs := make([]error, len(m.ranks))
+	var wg sync.WaitGroup
+	for i, mr := range m.ranks {
+		wg.Go(func() {
+			plans, err := mr.plans(c, m.overlap)
+			if err != nil {
+				errs[i] = err
+				start.Wait()
+				return
+			}
+			start.Wait()
+			errs[i] = mr.d.do(func() error {
+				t, err := mr.run(plans, passes, m.overlap)
+				out[i] = t
+				return err
+			})
+		})
+	}
+	start.Done()
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("gpu: split %s: %w", m.step, err)
+	}
+	return out, nil
+}
+
+// launchPlan is one prepared kernel launch.
+type launchPlan struct {
+	f *Function
+	g Geometry
+	a *args
+}
+
+// passPlans are the launches of one pass, for each direction of the
+// ping-pong (0: a → b, 1: b → a).
+type passPlans struct {
+	boundary [2][]launchPlan // the planes the neighbours need (split, early)
+	interior [2][]launchPlan // the rest, or everything (none)
+	out      [2]*Buffer      // the buffer each direction writes
+}
+
+// view returns a buffer that starts off floats into b and holds n; it is
+// not freed (the caller keeps b).
+func view(b *Buffer, off, n int) *Buffer { return &Buffer{d: b.d, ptr: b.ptr + uint64(off)*4, n: n} }
+
+// plan prepares the sweep of the owned planes [z0, z1) (global) of the
+// rank's local grid from src to dst: the same kernel on the view of
+// planes z0−1 … z1, nz' = z1 − z0 + 2.
+func (mr *mrank) plan(dst, src *Buffer, z0, z1 int, c lab.Coeffs) (launchPlan, error) {
+	p := mr.p
+	plane := p.LocalNY() * p.NX
+	lo, hi := z0-1-p.LZ0, z1+1-p.LZ0
+	n := (hi - lo) * plane
+	f, g, a, err := mr.k.prepare(view(dst, lo*plane, n), view(src, lo*plane, n), hi-lo, p.LocalNY(), p.NX, c)
+	if err != nil {
+		return launchPlan{}, err
+	}
+	return launchPlan{f, g, a}, nil
+}
+
+// plans prepares the launches of a pass in both directions.
+func (mr *mrank) plans(c lab.Coeffs, overlap string) (passPlans, error) {
+	var pp passPlans
+	p := mr.p
+	for dir, bufs := range [2][2]*Buffer{{mr.b, mr.a}, {mr.a, mr.b}} {
+		dst, src := bufs[0], bufs[1]
+		pp.out[dir] = dst
+		if overlap == OverlapNone {
+			// The whole local grid: its planes inside the halos too,
+			// which a pass of k steps needs.
+			lp, err := mr.plan(dst, src, p.LZ0+1, p.LZ1-1, c)
+			if err != nil {
+				return pp, err
+			}
+			pp.interior[dir] = []launchPlan{lp}
+			continue
+		}
+		z0, z1 := p.Z0, p.Z1
+		var ranges [][2]int
+		if p.Down >= 0 {
+			ranges = append(ranges, [2]int{z0, z0 + 1})
+			z0++
+		}
+		if p.Up >= 0 && z1 > z0 {
+			ranges = append(ranges, [2]int{z1 - 1, z1})
+			z1--
+		}
+		for _, r := range ranges {
+			lp, err := mr.plan(dst, src, r[0], r[1], c)
+			if err != nil {
+				return pp, err
+			}
+			pp.boundary[dir] = append(pp.boundary[dir], lp)
+		}
+		if z1 > z0 {
+			lp, err := mr.plan(dst, src, z0, z1, c)
+			if err != nil {
+				return pp, err
+			}
+			pp.interior[dir] = append(pp.interior[dir], lp)
+		}
+	}
+	return pp, nil
+}
+
+// launchOn runs prepared launches on stream s. It runs on the worker.
+func launchOn(s handle, plans []launchPlan) error {
+	for _, lp := range plans {
+		if err := lp.f.optIn(lp.g.DynamicShared); err != nil {
+			return err
+		}
+		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(lp.f.handle, lp.g.Grid, lp.g.Block, lp.g.DynamicShared, s, lp.a)); err != nil {
+			return fmt.Errorf("launch %s (%s): %w", lp.f.Name, lp.g, err)
+		}
+	}
+	return nil
+}
+
+// event returns the i-th event of the rank's pool, creating it if needed.
+// It runs on the worker.
+func (mr *mrank) event(i int) (handle, error) {
+	for len(mr.events) <= i {
+		e, r := cuEventCreate(0)
+		if err := cuCheck("cuEventCreate", r); err != nil {
+			return nil, err
+		}
+		mr.events = append(mr.events, e)
+	}
+	return mr.events[i], nil
+}
+
+// record records event i of the pool on stream s.
+func (mr *mrank) record(i int, s handle) error {
+	e, err := mr.event(i)
+	if err != nil {
+		return err
+	}
+	return cuCheck("cuEventRecord", cuEventRecord(e, s))
+}
+
+// wait makes stream s wait for event i of the pool.
+func (mr *mrank) wait(s handle, i int) error {
+	e, err := mr.event(i)
+	if err != nil {
+		return err
+	}
+	return cuCheck("cuStreamWaitEvent", cuStreamWaitEvent(s, e))
+}
+
+// Events of one pass, as offsets into the pool: the pool holds evPerPass
+// events for every pass after the run's first (index 0).
+const (
+	evComputeStart = iota
+	evComputeEnd
+	evExchangeStart
+	evExchangeEnd
+	evInteriorEnd // split: the interior's end on the low stream
+	evPerPass
+)
+
+// run enqueues the passes and waits for them; it runs on the worker.
+func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error) {
+	ev := func(pass, which int) int { return 1 + pass*evPerPass + which }
+	if err := mr.record(0, mr.lo); err != nil {
+		return RankTimes{}, err
+	}
+	if err := mr.wait(mr.hi, 0); err != nil {
+		return RankTimes{}, err
+	}
+	for pass := range passes {
+		dir := pass % 2
+		out := pp.out[dir]
+		var err error
+		switch overlap {
+		case OverlapNone:
+			err = mr.passNone(pp, dir, out, ev(pass, 0))
+		case OverlapSplit:
+			err = mr.passSplit(pp, dir, out, ev(pass, 0), pass)
+		case OverlapEarly:
+			err = mr.passEarly(pp, dir, out, ev(pass, 0), pass)
+		}
+		if err != nil {
+			return RankTimes{}, fmt.Errorf("pass %d: %w", pass, err)
+		}
+	}
+	// The end: both streams done.
+	if err := mr.wait(mr.lo, ev(passes-1, evExchangeEnd)); err != nil {
+		return RankTimes{}, err
+	}
+	last := ev(passes, 0)
+	if err := mr.record(last, mr.lo); err != nil {
+		return RankTimes{}, err
+	}
+	if err := cuCheck("cuEventSynchronize", cuEventSynchronize(mr.events[last])); err != nil {
+		return RankTimes{}, err
+	}
+	if mr.comm != nil {
+		if e, r := ncclCommGetAsyncError(mr.comm); r == 0 && e != 0 {
+			return RankTimes{}, ncclCheck("ncclCommGetAsyncError", e)
+		}
+	}
+	t := RankTimes{Rank: mr.p.Rank, Device: mr.d.Props().Ordinal}
+	since := func(i int) (float64, error) {
+		ms, r := cuEventElapsedTime(mr.events[0], mr.events[i])
+		return float64(ms), cuCheck("cuEventElapsedTime", r)
+	}
+	var err error
+	if t.Total, err = since(last); err != nil {
+		return t, err
+	}
+	for pass := range passes {
+		var pt PassTime
+		for _, f := range []struct {
+			dst *float64
+			ev  int
+		}{{&pt.ComputeStart, evComputeStart}, {&pt.ComputeEnd, evComputeEnd},
+			{&pt.ExchangeStart, evExchangeStart}, {&pt.ExchangeEnd, evExchangeEnd}} {
+			if *f.dst, err = since(ev(pass, f.ev)); err != nil {
+				return t, err
+			}
+		}
+		t.Compute += pt.ComputeEnd - pt.ComputeStart
+		t.Exchange += pt.ExchangeEnd - pt.ExchangeStart
+		t.Passes = append(t.Passes, pt)
+	}
+	return t, nil
+}
+
+// passNone computes the whole local grid, then exchanges, on the low
+// stream.
+func (mr *mrank) passNone(pp passPlans, dir int, out *Buffer, e0 int) error {
+	s := mr.lo
+	if err := mr.record(e0+evComputeStart, s); err != nil {
+		return err
+	}
+	if err := launchOn(s, pp.interior[dir]); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evComputeEnd, s); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evExchangeStart, s); err != nil {
+		return err
+	}
+	if err := mr.exchange(out, s); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evExchangeEnd, s); err != nil {
+		return err
+	}
+	return mr.record(e0+evInteriorEnd, s)
+}
+
+// passSplit computes the boundary planes on the high-priority stream and
+// exchanges them there, the interior on the low stream beside it. Each
+// stream first waits for the other's previous pass: the boundary reads
+// planes the interior wrote, and the interior reads the halos.
+func (mr *mrank) passSplit(pp passPlans, dir int, out *Buffer, e0, pass int) error {
+	prevHi, prevLo := 0, 0
+	if pass > 0 {
+		prevHi, prevLo = e0-evPerPass+evExchangeEnd, e0-evPerPass+evInteriorEnd
+	}
+	if err := mr.wait(mr.hi, prevLo); err != nil {
+		return err
+	}
+	if err := mr.wait(mr.lo, prevHi); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evComputeStart, mr.hi); err != nil {
+		return err
+	}
+	if err := launchOn(mr.hi, pp.boundary[dir]); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evExchangeStart, mr.hi); err != nil {
+		return err
+	}
+	if err := mr.exchange(out, mr.hi); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evExchangeEnd, mr.hi); err != nil {
+		return err
+	}
+	if err := launchOn(mr.lo, pp.interior[dir]); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evInteriorEnd, mr.lo); err != nil {
+		return err
+	}
+	// Compute ends when both the boundary and the interior are done.
+	if err := mr.wait(mr.lo, e0+evExchangeStart); err != nil {
+		return err
+	}
+	return mr.record(e0+evComputeEnd, mr.lo)
+}
+
+// passEarly computes the boundary planes, then the interior, on the low
+// stream; the exchange runs on the high stream once the boundary is done.
+func (mr *mrank) passEarly(pp passPlans, dir int, out *Buffer, e0, pass int) error {
+	if pass > 0 {
+		// The next boundary reads the halos this exchange writes.
+		if err := mr.wait(mr.lo, e0-evPerPass+evExchangeEnd); err != nil {
+			return err
+		}
+	}
+	if err := mr.record(e0+evComputeStart, mr.lo); err != nil {
+		return err
+	}
+	if err := launchOn(mr.lo, pp.boundary[dir]); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evExchangeStart, mr.lo); err != nil {
+		return err
+	}
+	if err := mr.wait(mr.hi, e0+evExchangeStart); err != nil {
+		return err
+	}
+	if err := mr.exchange(out, mr.hi); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evExchangeEnd, mr.hi); err != nil {
+		return err
+	}
+	if err := launchOn(mr.lo, pp.interior[dir]); err != nil {
+		return err
+	}
+	if err := mr.record(e0+evComputeEnd, mr.lo); err != nil {
+		return err
+	}
+	return mr.record(e0+evInteriorEnd, mr.lo)
+}
+
+// exchange swaps halos of buf with the neighbours on stream s, through
+// the lab's exchange; it runs on the worker.
+func (mr *mrank) exchange(buf *Buffer, s handle) error {
+	if mr.comm == nil {
+		return nil
+	}
+	mr.nc.stream = s
+	return mr.ex.Exchange(buf)
+}
+
+// Gather copies each local rank's owned interior points of the last run's
+// result into dst, the global grid; boundary points and other ranks'
+// points of dst are left as they are.
+func (m *Multi) Gather(dst *lab.Grid3[float32], steps int) error {
+	if dst.NZ != m.nz || dst.NY != m.ny || dst.NX != m.nx {
+		return fmt.Errorf("gpu: split %s: output %d×%d×%d differs from the %d×%d×%d grid decomposed: %w",
+			m.step, dst.NZ, dst.NY, dst.NX, m.nz, m.ny, m.nx, lab.ErrMismatch)
+	}
+	passes := steps / m.per
+	return m.each(func(mr *mrank) error {
+		res := mr.a
+		if passes%2 == 1 {
+			res = mr.b
+		}
+		return mr.gather(dst, res)
+	})
+}
+
+// gather copies the owned interior of the rank's result buffer into dst,
+// plane by plane.
+func (mr *mrank) gather(dst *lab.Grid3[float32], res *Buffer) error {
+	p := mr.p
+	rows := p.Y1 - p.Y0
+	buf := make([]float32, rows*p.NX)
+	for z := p.Z0; z < p.Z1; z++ {
+		if err := res.Download(p.Local(z, p.Y0, 0), buf); err != nil {
+			return err
+		}
+		for j := range rows {
+			o := dst.Index(z, p.Y0+j, 1)
+			copy(dst.Data[o:o+p.NX-2], buf[j*p.NX+1:j*p.NX+p.NX-1])
+		}
+	}
+	return nil
+}
+
+// Close frees the buffers, streams, events and communicators; the devices
+// stay open for later runs.
+func (m *Multi) Close() error {
+	if m == nil || m.closed {
+		return nil
+	}
+	m.closed = true
+	var errs []error
+	for _, mr := range m.ranks {
+		if mr.ex != nil {
+			errs = append(errs, mr.ex.Close())
+		}
+		errs = append(errs, mr.d.do(func() error {
+			var es []error
+			if mr.comm != nil {
+				if r := ncclCommFinalize(mr.comm); r != 0 && r != 5 {
+					es = append(es, ncclCheck("ncclCommFinalize", r))
+				}
+				es = append(es, ncclCheck("ncclCommDestroy", ncclCommDestroy(mr.comm)))
+				mr.comm = nil
+			}
+			for _, e := range append(mr.events, mr.evReady) {
+				if e != nil {
+					es = append(es, cuCheck("cuEventDestroy", cuEventDestroy(e)))
+				}
+			}
+			mr.events, mr.evReady = nil, nil
+			for _, s := range []handle{mr.lo, mr.hi} {
+				if s != nil {
+					es = append(es, cuCheck("cuStreamDestroy", cuStreamDestroy(s)))
+				}
+			}
+			return errors.Join(es...)
+		}))
+		for _, b := range []*Buffer{mr.a, mr.b, mr.init} {
+			if b != nil {
+				errs = append(errs, b.Free())
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("gpu: split %s: close: %w", m.step, err)
+	}
+	return nil
+}
+
+// elapsedMs returns the milliseconds since t.
+func elapsedMs(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
+
+// DeviceCount returns the GPUs the driver sees; without a driver the
+// error wraps ErrNoGPU.
+func DeviceCount() (int, error) {
+	if err := loadDriver(); err != nil {
+		return 0, err
+	}
+	w := newWorker()
+	defer w.stop()
+	n := 0
+	err := w.do(func() error {
+		if r := cuInit(); r != 0 {
+			return &noGPUError{msg: fmt.Sprintf("gpu: no usable NVIDIA GPU (cuInit: %s)", cuErrorName(r))}
+		}
+		var r int
+		n, r = cuDeviceGetCount()
+		return cuCheck("cuDeviceGetCount", r)
+	})
+	return n, err
+}

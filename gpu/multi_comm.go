@@ -1,0 +1,111 @@
+package gpu
+
+import (
+	"fmt"
+
+	"stencillab.dev/lab/halo"
+)
+
+// ncclComm is a rank's NCCL communicator as the lab's exchange sees it: a
+// halo.Comm and halo.Packer on device buffers. Its methods enqueue on the
+// stream the pass chose and must run on the rank's device thread (the
+// exchange runs inside the pass's closure there), except Alloc and Free,
+// which run outside it.
+type ncclComm struct {
+	r      *mrank
+	stream handle
+}
+
+var (
+	_ halo.Comm[*Buffer]   = (*ncclComm)(nil)
+	_ halo.Packer[*Buffer] = (*ncclComm)(nil)
+)
+
+// Rank returns the rank's index in the world.
+func (c *ncclComm) Rank() int { return c.r.p.Rank }
+
+// Size returns the ranks of the world.
+func (c *ncclComm) Size() int { return c.r.p.Ranks }
+
+func (c *ncclComm) check(what string, b *Buffer, off, n, peer int) error {
+	if err := b.span(off, n); err != nil {
+		return fmt.Errorf("gpu: %s: %w: %w", what, err, halo.ErrComm)
+	}
+	if b.d != c.r.d {
+		return fmt.Errorf("gpu: %s: the buffer belongs to device %d, not the rank's %d: %w", what, b.d.Props().Ordinal, c.r.d.Props().Ordinal, halo.ErrComm)
+	}
+	if peer < 0 || peer >= c.Size() || peer == c.Rank() {
+		return fmt.Errorf("gpu: %s: peer %d is not another rank of the %d: %w", what, peer, c.Size(), halo.ErrComm)
+	}
+	if c.r.comm == nil {
+		return fmt.Errorf("gpu: %s: rank %d has no communicator: %w", what, c.Rank(), halo.ErrComm)
+	}
+	return nil
+}
+
+// Send enqueues ncclSend of n floats of src from off to peer.
+func (c *ncclComm) Send(src *Buffer, off, n, peer int) error {
+	if err := c.check("send", src, off, n, peer); err != nil {
+		return err
+	}
+	return ncclCheck("ncclSend", ncclSend(src.ptr+uint64(off)*4, uint64(n), peer, c.r.comm, c.stream))
+}
+
+// Recv enqueues ncclRecv of n floats from peer into dst at off.
+func (c *ncclComm) Recv(dst *Buffer, off, n, peer int) error {
+	if err := c.check("receive", dst, off, n, peer); err != nil {
+		return err
+	}
+	return ncclCheck("ncclRecv", ncclRecv(dst.ptr+uint64(off)*4, uint64(n), peer, c.r.comm, c.stream))
+}
+
+// Group issues the sends and receives of f between ncclGroupStart and
+// ncclGroupEnd.
+func (c *ncclComm) Group(f func() error) error {
+	if err := ncclCheck("ncclGroupStart", ncclGroupStart()); err != nil {
+		return err
+	}
+	err := f()
+	if r := ncclGroupEnd(); r != 0 && err == nil {
+		err = ncclCheck("ncclGroupEnd", r)
+	}
+	return err
+}
+
+// Alloc returns a staging buffer of n floats on the rank's device.
+func (c *ncclComm) Alloc(n int) (*Buffer, error) { return c.r.d.Alloc(n) }
+
+// Free frees a staging buffer.
+func (c *ncclComm) Free(b *Buffer) error { return b.Free() }
+
+// Pack copies count blocks of n floats, srcOff + i·stride apart in src,
+// one after the other into dst from dstOff: one 2D copy on the stream.
+func (c *ncclComm) Pack(dst *Buffer, dstOff int, src *Buffer, srcOff, n, stride, count int) error {
+	if count == 0 || n == 0 {
+		return nil
+	}
+	if err := dst.span(dstOff, n*count); err != nil {
+		return fmt.Errorf("gpu: pack: %w: %w", err, halo.ErrComm)
+	}
+	if err := src.span(srcOff, stride*(count-1)+n); err != nil || stride < n {
+		return fmt.Errorf("gpu: pack %d blocks of %d, %d apart: %v: %w", count, n, stride, err, halo.ErrComm)
+	}
+	return cuCheck("cuMemcpy2DAsync", cuMemcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(n)*4,
+		src.ptr+uint64(srcOff)*4, uint64(stride)*4, uint64(n)*4, uint64(count), c.stream))
+}
+
+// Unpack copies count blocks of n floats, one after the other in src from
+// srcOff, into dst at dstOff + i·stride.
+func (c *ncclComm) Unpack(dst *Buffer, dstOff, n, stride, count int, src *Buffer, srcOff int) error {
+	if count == 0 || n == 0 {
+		return nil
+	}
+	if err := src.span(srcOff, n*count); err != nil {
+		return fmt.Errorf("gpu: unpack: %w: %w", err, halo.ErrComm)
+	}
+	if err := dst.span(dstOff, stride*(count-1)+n); err != nil || stride < n {
+		return fmt.Errorf("gpu: unpack %d blocks of %d, %d apart: %v: %w", count, n, stride, err, halo.ErrComm)
+	}
+	return cuCheck("cuMemcpy2DAsync", cuMemcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(stride)*4,
+		src.ptr+uint64(srcOff)*4, uint64(n)*4, uint64(n)*4, uint64(count), c.stream))
+}

@@ -1,0 +1,183 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/lab"
+)
+
+// gpus returns the ordinals 0 … want−1, or skips the test with the reason
+// when the machine has fewer GPUs or no NCCL.
+func gpus(t *testing.T, want int) []int {
+	t.Helper()
+	n, err := DeviceCount()
+	if errors.Is(err, ErrNoGPU) {
+		t.Skip(err.Error())
+	}
+	require.NoError(t, err)
+	if n < want {
+		t.Skipf("needs %d GPUs; the driver sees %d", want, n)
+	}
+	if _, _, err := NCCLVersion(); err != nil {
+		t.Skip(err.Error())
+	}
+	return seq(want)
+}
+
+// sameBits asserts that got equals want bit for bit and names the first
+// point that differs.
+func sameBits(t *testing.T, want, got *lab.Grid3[float32], what string) {
+	t.Helper()
+	require.Equal(t, len(want.Data), len(got.Data), what)
+	diff := 0
+	first := -1
+	for i := range want.Data {
+		if math.Float32bits(want.Data[i]) != math.Float32bits(got.Data[i]) {
+			if first < 0 {
+				first = i
+			}
+			diff++
+		}
+	}
+	if diff > 0 {
+		z, r := first/(want.NY*want.NX), first%(want.NY*want.NX)
+		assert.Failf(t, "split differs from one GPU", "%s: %d points differ, the first at (%d, %d, %d): %g, one GPU %g",
+			what, diff, z, r/want.NX, r%want.NX, got.Data[first], want.Data[first])
+	}
+}
+
+// TestMultiEqualsOneGPU runs every step with device code split over two
+// (and, where there are, three and four) GPUs, in every overlap variant it
+// allows, on odd shapes, and compares the result with the same kernel on
+// one GPU, bit for bit.
+func TestMultiEqualsOneGPU(t *testing.T) {
+	devs := gpus(t, 2)
+	if n, _ := DeviceCount(); n >= 4 {
+		devs = seq(4)
+	} else if n >= 3 {
+		devs = seq(3)
+	}
+	shapes := [][3]int{{67, 35, 41}, {70, 34, 64}}
+	if os.Getenv(envTestN) != "" {
+		shapes = shapes[:1]
+	}
+	for _, step := range Steps3() {
+		s, err := lab.LookupStep3(step)
+		require.NoError(t, err)
+		per := s.StepsPerPass(lab.Config{Tile: s.DefaultTile})
+		for _, sh := range shapes {
+			seed := freshSeed()
+			c := randomCoeffs(seed)
+			steps := 3 * per
+			run := lab.Run{Step: step, Backend: lab.GPU, NZ: sh[0], NY: sh[1], NX: sh[2], C: c, Seed: seed, Steps: steps}
+			one, err := lab.Execute(run)
+			require.NoError(t, err, "%s on one GPU", step)
+			counts := []int{2}
+			if len(devs) > 2 {
+				counts = append(counts, len(devs))
+			}
+			for _, g := range counts {
+				overlaps := []string{OverlapNone}
+				if per == 1 {
+					overlaps = Overlaps()
+				}
+				for _, ov := range overlaps {
+					name := fmt.Sprintf("%s/%dx%dx%d/%dgpus/%s", step, sh[0], sh[1], sh[2], g, ov)
+					t.Run(name, func(t *testing.T) {
+						r := run
+						r.Split = lab.Split{Devices: devs[:g], Overlap: ov}
+						got, err := lab.Execute(r)
+						require.NoError(t, err)
+						sameBits(t, one.Out, got.Out, name)
+						require.NotNil(t, got.Comm)
+						assert.Equal(t, g, got.Comm.Ranks)
+						assert.Equal(t, per, got.Comm.Halo)
+						require.Len(t, got.RankTimes, 1)
+						assert.Len(t, got.RankTimes[0], g)
+						for _, rt := range got.RankTimes[0] {
+							assert.Greater(t, rt.Compute, 0.0)
+							assert.GreaterOrEqual(t, rt.Wait, 0.0)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestMultiPencils splits the fast step into z-slabs and y-pencils over
+// four GPUs (2 × 2), which exchange y faces through 2D copies.
+func TestMultiPencils(t *testing.T) {
+	devs := gpus(t, 4)
+	for _, step := range []string{"fast", "temporal"} {
+		if _, err := lab.LookupStep3(step); err != nil {
+			continue
+		}
+		seed := freshSeed()
+		run := lab.Run{Step: step, Backend: lab.GPU, NZ: 45, NY: 39, NX: 36, C: randomCoeffs(seed), Seed: seed, Steps: 0}
+		s, _ := lab.LookupStep3(step)
+		run.Steps = 2 * s.StepsPerPass(lab.Config{Tile: s.DefaultTile})
+		one, err := lab.Execute(run)
+		require.NoError(t, err)
+		run.Split = lab.Split{Devices: devs, PY: 2}
+		got, err := lab.Execute(run)
+		require.NoError(t, err)
+		sameBits(t, one.Out, got.Out, step+" on 2×2 pencils")
+	}
+}
+
+// TestMultiOneDevice checks that a split over one device is the plain run.
+func TestMultiOneDevice(t *testing.T) {
+	gpus(t, 1)
+	seed := freshSeed()
+	run := lab.Run{Step: "fast", Backend: lab.GPU, NZ: 33, NY: 21, NX: 19, C: randomCoeffs(seed), Seed: seed, Steps: 5, Reps: 2}
+	one, err := lab.Execute(run)
+	require.NoError(t, err)
+	run.Split = lab.Split{Devices: []int{0}}
+	got, err := lab.Execute(run)
+	require.NoError(t, err)
+	sameBits(t, one.Out, got.Out, "one device")
+	assert.Len(t, got.Millis, 2)
+}
+
+// TestMultiLarge runs N = 2048 with 8 time steps on two GPUs, which does
+// not fit one 80 GB GPU (two grids of 34 GB each plus the input), and
+// checks sampled planes against the CPU reference (STENCIL_TEST_LARGE=1).
+func TestMultiLarge(t *testing.T) {
+	if os.Getenv(envTestLarge) == "" {
+		t.Skip("set " + envTestLarge + "=1 for N = 2048 on two GPUs")
+	}
+	devs := gpus(t, 2)
+	const n = 2048
+	seed := freshSeed()
+	c := randomCoeffs(seed)
+	src, err := lab.NewGrid3[float32](n, n, n)
+	require.NoError(t, err)
+	src.FillRandom(seed)
+	res, err := lab.Execute(lab.Run{Step: "fast", Backend: lab.GPU, Src: src, C: c, Steps: 8,
+		Split: lab.Split{Devices: devs}})
+	require.NoError(t, err)
+	// Eight steps reach eight planes from a plane: compare planes around
+	// the split and the boundary with the reference on their cone.
+	for _, z := range []int{1, n/2 - 1, n / 2, n - 2} {
+		z0, z1 := max(z-8, 0), min(z+9, n)
+		cone, err := lab.NewGrid3[float32](z1-z0, n, n)
+		require.NoError(t, err)
+		copy(cone.Data, src.Data[z0*n*n:z1*n*n])
+		want := cone.Clone()
+		require.NoError(t, lab.Advance(lab.SevenPoint[float32], want, cone, c, 8))
+		wz := z - z0
+		got := res.Out.Data[z*n*n : (z+1)*n*n]
+		d, err := lab.Compare(got, want.Data[wz*n*n:(wz+1)*n*n])
+		require.NoError(t, err)
+		assert.LessOrEqual(t, d.MaxAbs, 1e-5, "plane %d, seed %d", z, seed)
+		assert.Less(t, d.RelL2, 1e-6, "plane %d, seed %d", z, seed)
+	}
+}
