@@ -9,15 +9,24 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/figures/fig"
+	"stencillab.dev/lab"
 )
 
-var regen = flag.Bool("regen", false, "rewrite the committed figures and README.md with go run's output")
+var regen = flag.Bool("regen", false, "rewrite the golden images under testdata/golden and the steps they were drawn with")
+
+// goldenDir holds the golden images of TestCommittedFigures, one PNG per
+// figure, and steps.txt, the lab's registered 3D steps they were drawn
+// with. They are the test's own: the course's figures next to this file
+// are what go run ./figures writes, and a new step that adds a line to a
+// chart changes those, not the goldens.
+const goldenDir = "testdata/golden"
 
 // Tolerances of the golden comparison: a pixel differs when one of its
 // channels is off by more than pixelTol of 255. A figure matches when at
@@ -33,44 +42,82 @@ const (
 	maxBlockDiff = 24
 )
 
-// TestCommittedFigures draws every figure and compares it with the PNG
-// committed next to this file, and checks README.md. With -regen it
-// rewrites them instead, exactly as go run ./figures does.
+// registeredSteps returns the lab's registered 3D steps, one a line, as
+// steps.txt records them.
+func registeredSteps() string { return strings.Join(lab.Names3(nil), "\n") + "\n" }
+
+// TestCommittedFigures draws every figure and compares it with its golden
+// image under testdata/golden; with -regen it rewrites the goldens (go
+// test ./figures -regen), as gonum/plot's tests do. The goldens pin the
+// steps they were drawn with: when the registry holds other steps (a step
+// was added), a figure that the registry changes is reported and skipped,
+// not failed, and -regen draws the goldens anew. It also checks that each
+// course figure is committed and that README.md is current.
 func TestCommittedFigures(t *testing.T) {
-	if *regen {
-		var out, errs bytes.Buffer
-		require.Equal(t, 0, run([]string{"-out", "."}, &out, &errs), errs.String())
-		return
-	}
 	in, source, err := loadInputs("", ".")
 	require.NoError(t, err)
+	if *regen {
+		require.NoError(t, os.MkdirAll(goldenDir, 0o755))
+		for _, f := range fig.All() {
+			d, err := f.Make(in)
+			require.NoError(t, err, f.Name)
+			b, err := fig.PNG(d, f.Width, f.Height, fig.DPI)
+			require.NoError(t, err, f.Name)
+			require.NoError(t, os.WriteFile(filepath.Join(goldenDir, f.Name+".png"), b, 0o644))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(goldenDir, "steps.txt"), []byte(registeredSteps()), 0o644))
+		return
+	}
+	pinned, err := os.ReadFile(filepath.Join(goldenDir, "steps.txt"))
+	require.NoError(t, err, "missing %s/steps.txt: run go test ./figures -regen", goldenDir)
+	sameSteps := string(pinned) == registeredSteps()
 	for _, f := range fig.All() {
 		t.Run(f.Name, func(t *testing.T) {
 			d, err := f.Make(in)
 			require.NoError(t, err)
 			got, err := fig.Image(d, f.Width, f.Height, fig.DPI)
 			require.NoError(t, err)
-			raw, err := os.ReadFile(f.Name + ".png")
-			require.NoError(t, err, "missing figure: run go run ./figures")
+			raw, err := os.ReadFile(filepath.Join(goldenDir, f.Name+".png"))
+			require.NoError(t, err, "missing golden: run go test ./figures -regen")
 			want, err := png.Decode(bytes.NewReader(raw))
 			require.NoError(t, err)
 			frac, worst, err := diffFraction(got, want)
-			require.NoError(t, err, "%s: regenerate with go run ./figures", f.Name)
-			if frac > maxDiffFrac || worst.n > maxBlockDiff {
-				path := filepath.Join(os.TempDir(), "figures-"+f.Name+".png")
-				if b, err := fig.PNG(d, f.Width, f.Height, fig.DPI); err == nil {
-					_ = os.WriteFile(path, b, 0o644)
-				}
-				t.Errorf("%s: %.3f%% of the pixels differ from %s.png (allowed %.2f%%), %d of them in the %d×%d block at %v (allowed %d); the new drawing is in %s; if intended, run go run ./figures",
-					f.Name, 100*frac, f.Name, 100*maxDiffFrac, worst.n, block, block, worst.at, maxBlockDiff, path)
+			if err == nil && frac <= maxDiffFrac && worst.n <= maxBlockDiff {
+				return
 			}
-			_, err = os.Stat(f.Name + ".svg")
-			assert.NoError(t, err)
+			path := filepath.Join(os.TempDir(), "figures-"+f.Name+".png")
+			if b, err := fig.PNG(d, f.Width, f.Height, fig.DPI); err == nil {
+				_ = os.WriteFile(path, b, 0o644)
+			}
+			if !sameSteps {
+				t.Skipf("%s differs from its golden, drawn with the steps %q; the lab now registers %q: if the new step explains it, run go test ./figures -regen (the new drawing is in %s)",
+					f.Name, strings.Fields(string(pinned)), lab.Names3(nil), path)
+			}
+			require.NoError(t, err, "%s: run go test ./figures -regen if intended", f.Name)
+			t.Errorf("%s: %.3f%% of the pixels differ from its golden (allowed %.2f%%), %d of them in the %d×%d block at %v (allowed %d); the new drawing is in %s; if intended, run go test ./figures -regen",
+				f.Name, 100*frac, 100*maxDiffFrac, worst.n, block, block, worst.at, maxBlockDiff, path)
 		})
+	}
+	for _, f := range fig.All() {
+		for _, ext := range []string{".png", ".svg"} {
+			_, err := os.Stat(f.Name + ext)
+			assert.NoError(t, err, "the course figure %s%s is committed: run go run ./figures", f.Name, ext)
+		}
 	}
 	want, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	assert.Equal(t, string(want), string(readme(source)), "README.md is stale: run go run ./figures")
+}
+
+// The goldens were drawn with steps the lab still registers: recorded ⊆
+// registered.
+func TestGoldenStepsAreRegistered(t *testing.T) {
+	pinned, err := os.ReadFile(filepath.Join(goldenDir, "steps.txt"))
+	require.NoError(t, err)
+	registered := lab.Names3(nil)
+	for _, s := range strings.Fields(string(pinned)) {
+		assert.Contains(t, registered, s, "the goldens were drawn with step %s, which the lab no longer registers: run go test ./figures -regen", s)
+	}
 }
 
 // patch is the block of the comparison with the most differing pixels.
