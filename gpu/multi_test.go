@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -180,4 +181,37 @@ func TestMultiLarge(t *testing.T) {
 		assert.LessOrEqual(t, d.MaxAbs, 1e-5, "plane %d, seed %d", z, seed)
 		assert.Less(t, d.RelL2, 1e-6, "plane %d, seed %d", z, seed)
 	}
+}
+
+// envHaloJSON, when set, makes TestHaloBandwidth measure the halo exchange
+// between GPUs 0 and 1 against the message size and write the JSON there.
+const envHaloJSON = "STENCIL_HALO_JSON"
+
+// TestHaloBandwidth measures (it asserts nothing about speed) the halo
+// exchange through NCCL beside a plain peer copy, from 4 KB to 64 MB.
+func TestHaloBandwidth(t *testing.T) {
+	path := os.Getenv(envHaloJSON)
+	if path == "" {
+		t.Skip("set " + envHaloJSON + "=FILE to measure the halo bandwidth between GPUs 0 and 1")
+	}
+	gpus(t, 2)
+	var sizes []int
+	for b := 4 << 10; b <= 64<<20; b *= 4 {
+		sizes = append(sizes, b)
+	}
+	out, err := MeasureHaloExchange([2]int{0, 1}, sizes, 3, 20)
+	require.NoError(t, err)
+	d, err := Default()
+	require.NoError(t, err)
+	lib, ver, _ := NCCLVersion()
+	t.Logf("halo exchange between GPUs 0 and 1 (%s, NCCL %s from %s), each way:", d.Props().Name, ver, lib)
+	t.Logf("%10s %12s %10s %12s %10s", "bytes", "NCCL µs", "GB/s", "peer µs", "GB/s")
+	for _, h := range out {
+		t.Logf("%10d %12.1f %10.1f %12.1f %10.1f", h.Bytes, h.NCCLMicros, h.NCCLGBs, h.PeerMicros, h.PeerGBs)
+		assert.Greater(t, h.NCCLMicros, 0.0)
+		assert.Greater(t, h.PeerMicros, 0.0)
+	}
+	b, err := json.MarshalIndent(map[string]any{"device": d.Props().Name, "nccl": ver, "exchanges": out}, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, b, 0o644))
 }

@@ -1,0 +1,194 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// HaloBandwidth is the time of one halo exchange between two GPUs: each
+// sends Bytes to the other and receives as much, through NCCL (ncclSend
+// and ncclRecv in a group) and through a plain peer copy
+// (cuMemcpyPeerAsync each way, peer access enabled when the devices allow
+// it). Times are medians of CUDA events, the slower of the two devices.
+type HaloBandwidth struct {
+	Bytes      int     // one direction's message
+	NCCLMicros float64 // the exchange through NCCL
+	PeerMicros float64 // the exchange by peer copies
+	NCCLGBs    float64 // Bytes / NCCLMicros, GB/s per direction
+	PeerGBs    float64 // Bytes / PeerMicros
+	PeerAccess bool    // whether the devices reach each other's memory directly
+}
+
+// MeasureHaloExchange times halo exchanges of each size (bytes, a
+// multiple of 4) between two devices: warmup untimed, then reps timed.
+func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloBandwidth, error) {
+	if reps < 1 {
+		return nil, fmt.Errorf("gpu: halo bandwidth: %d repetitions: need at least 1", reps)
+	}
+	if devices[0] == devices[1] {
+		return nil, fmt.Errorf("gpu: halo bandwidth between device %d and itself: need two devices", devices[0])
+	}
+	maxBytes := 0
+	for _, b := range sizes {
+		if b < 4 || b%4 != 0 || b > 1<<32 {
+			return nil, fmt.Errorf("gpu: halo bandwidth: a message of %d bytes: want a multiple of 4 from 4 to 4 GiB", b)
+		}
+		maxBytes = max(maxBytes, b)
+	}
+	type end struct {
+		d          *Device
+		send, recv *Buffer
+		s          handle
+		comm       handle
+		e0, e1     handle
+	}
+	var ends [2]*end
+	for i, o := range devices {
+		d, err := deviceFor(o)
+		if err != nil {
+			return nil, err
+		}
+		e := &end{d: d}
+		ends[i] = e
+		if e.send, err = d.Alloc(maxBytes / 4); err != nil {
+			return nil, err
+		}
+		defer e.send.Free()
+		if e.recv, err = d.Alloc(maxBytes / 4); err != nil {
+			return nil, err
+		}
+		defer e.recv.Free()
+		err = d.do(func() error {
+			var r int
+			if e.s, r = cuStreamCreateWithPriority(cuStreamNonBlocking, 0); r != 0 {
+				return cuCheck("cuStreamCreateWithPriority", r)
+			}
+			if e.e0, r = cuEventCreate(0); r != 0 {
+				return cuCheck("cuEventCreate", r)
+			}
+			e.e1, r = cuEventCreate(0)
+			return cuCheck("cuEventCreate", r)
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer d.do(func() error {
+			cuEventDestroy(e.e0)
+			cuEventDestroy(e.e1)
+			cuStreamDestroy(e.s)
+			if e.comm != nil {
+				ncclCommDestroy(e.comm)
+			}
+			return nil
+		})
+	}
+	// Peer access, both ways, where the devices allow it.
+	access := true
+	for i, e := range ends {
+		peer := ends[1-i]
+		err := e.d.do(func() error {
+			can, r := cuDeviceCanAccessPeer(e.d.dev, peer.d.dev)
+			if r != 0 || !can {
+				access = false
+				return nil
+			}
+			if r := cuCtxEnablePeerAccess(peer.d.ctx); r != 0 && r != 704 { // CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+				return cuCheck("cuCtxEnablePeerAccess", r)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	id, err := newNCCLID()
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, e := range ends {
+		wg.Go(func() {
+			errs[i] = e.d.do(func() error {
+				var r int
+				e.comm, r = ncclCommInitRank(2, id, i)
+				return ncclCheck("ncclCommInitRank", r)
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("gpu: halo bandwidth: %w", err)
+	}
+	// once runs iters exchanges of n floats back to back on both ends
+	// and returns the slower end's time of one, in ms: the loop hides the
+	// skew between the two hosts threads' first launches.
+	const iters = 20
+	once := func(n int, nccl bool) (float64, error) {
+		var ms [2]float64
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, e := range ends {
+			peer := ends[1-i]
+			wg.Go(func() {
+				errs[i] = e.d.do(func() error {
+					if err := cuCheck("cuEventRecord", cuEventRecord(e.e0, e.s)); err != nil {
+						return err
+					}
+					for range iters {
+						if nccl {
+							if err := ncclCheck("ncclGroupStart", ncclGroupStart()); err != nil {
+								return err
+							}
+							r1 := ncclSend(e.send.ptr, uint64(n), 1-i, e.comm, e.s)
+							r2 := ncclRecv(e.recv.ptr, uint64(n), 1-i, e.comm, e.s)
+							if err := errors.Join(ncclCheck("ncclSend", r1), ncclCheck("ncclRecv", r2),
+								ncclCheck("ncclGroupEnd", ncclGroupEnd())); err != nil {
+								return err
+							}
+						} else if err := cuCheck("cuMemcpyPeerAsync", cuMemcpyPeerAsync(peer.recv.ptr, peer.d.ctx,
+							e.send.ptr, e.d.ctx, uint64(n)*4, e.s)); err != nil {
+							return err
+						}
+					}
+					if err := cuCheck("cuEventRecord", cuEventRecord(e.e1, e.s)); err != nil {
+						return err
+					}
+					if err := cuCheck("cuEventSynchronize", cuEventSynchronize(e.e1)); err != nil {
+						return err
+					}
+					t, r := cuEventElapsedTime(e.e0, e.e1)
+					ms[i] = float64(t) / iters
+					return cuCheck("cuEventElapsedTime", r)
+				})
+			})
+		}
+		wg.Wait()
+		return max(ms[0], ms[1]), errors.Join(errs...)
+	}
+	var out []HaloBandwidth
+	for _, b := range sizes {
+		hb := HaloBandwidth{Bytes: b, PeerAccess: access}
+		for _, nccl := range []bool{true, false} {
+			var ts []float64
+			for r := range warmup + reps {
+				t, err := once(b/4, nccl)
+				if err != nil {
+					return out, fmt.Errorf("gpu: halo bandwidth, %d bytes: %w", b, err)
+				}
+				if r >= warmup {
+					ts = append(ts, t)
+				}
+			}
+			m := summarize(Geometry{}, ts).Median * 1000
+			if nccl {
+				hb.NCCLMicros, hb.NCCLGBs = m, float64(b)/m/1e3
+			} else {
+				hb.PeerMicros, hb.PeerGBs = m, float64(b)/m/1e3
+			}
+		}
+		out = append(out, hb)
+	}
+	return out, nil
+}
