@@ -279,9 +279,9 @@ func readme(source string) []byte {
 	b.WriteString("exactly what is drawn here. `go run ./figures` rewrites the SVG and PNG files and this\n")
 	b.WriteString("list; running it twice gives the same bytes. `go run ./figures -only NAME` draws one\n")
 	b.WriteString("figure, `-out DIR` writes elsewhere, `-list` lists the names.\n\n")
-	b.WriteString("`go test ./figures/...` compares every PNG here with a fresh drawing, pixel by pixel\n")
-	b.WriteString("with a small tolerance, and checks this file; `go test ./figures/... -regen` rewrites\n")
-	b.WriteString("the files and the geometry goldens of the schematic drawings.\n\n")
+	b.WriteString("`go test ./figures/...` compares a fresh drawing of every figure with its golden image\n")
+	b.WriteString("in `testdata/golden`, pixel by pixel with a small tolerance, and checks this file;\n")
+	b.WriteString("`go test ./figures/... -regen` rewrites the goldens and those of the schematic drawings.\n\n")
 	b.WriteString("| file | function | chapter | what it shows |\n| --- | --- | --- | --- |\n")
 	for _, f := range fig.All() {
 		ch := f.Chapter
