@@ -273,3 +273,24 @@ func TestOutElsewhereReadsRepositoryData(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(readme), "measurements in `"+benchFile+"`")
 }
+
+// Every committed bench record names only kernels the lab registers:
+// recorded ⊆ registered. A record need not hold every registered step (a
+// step added after the run has none), so nothing asks for the converse.
+func TestRecordedKernelsAreRegistered(t *testing.T) {
+	files, err := filepath.Glob("data/*.json")
+	require.NoError(t, err)
+	registered := lab.Names3(nil)
+	checked := 0
+	for _, path := range files {
+		b, err := fig.LoadBench(path)
+		if err != nil || len(b.Results) == 0 {
+			continue // not a bench record (ncu counts, peers, …)
+		}
+		checked++
+		for _, r := range b.Results {
+			assert.Contains(t, registered, r.Kernel, "%s records %s (%s), which the lab does not register", path, r.Kernel, r.Label)
+		}
+	}
+	assert.Positive(t, checked, "no bench record under data/")
+}
