@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,18 +20,28 @@ const rendezvousTimeout = 2 * time.Minute
 
 // split is the gpu backend's splitter (lab.RegisterSplitter): it runs a
 // lab.Run whose Split names devices. In one process it drives every device
-// of Split.Devices; under mpirun or Slurm (processRank) it is one rank of
-// the launch, on the device localDevice picks, and the ranks meet at the
-// rendezvous.
+// of Split.Devices. Under mpirun or Slurm (processRank) each process is one
+// rank of the launch, on the device localDevice picks, and the ranks meet
+// at the rendezvous: when Split.Devices names several GPUs (those of the
+// host), or the launcher left each process one (CUDA_VISIBLE_DEVICES).
+// One device without such a binding is a run of each process on its own,
+// as the single-domain check of a split asks.
 func split(r lab.Run) (lab.Result, error) {
 	pr, multi, err := processRank(getenv)
 	if err != nil {
 		return lab.Result{}, err
 	}
-	if multi {
+	if multi && (len(r.Split.Devices) > 1 || oneVisible(getenv)) {
 		return splitProcess(r, pr)
 	}
 	return splitRun(r, world{size: len(r.Split.Devices), local: seq(len(r.Split.Devices))}, nil)
+}
+
+// oneVisible reports whether CUDA_VISIBLE_DEVICES leaves the process one
+// GPU.
+func oneVisible(getenv func(string) string) bool {
+	v := strings.TrimSpace(getenv("CUDA_VISIBLE_DEVICES"))
+	return v != "" && !strings.Contains(v, ",")
 }
 
 // seq returns 0 … n−1.

@@ -215,3 +215,47 @@ func TestHaloBandwidth(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 }
+
+// TestMultiProcess runs under a launcher, one rank per process (mpirun -np
+// 4 gpu.test -test.run TestMultiProcess): the split over the processes
+// must equal the single-GPU run of rank 0's process bit for bit, for a
+// sweep and the temporally blocked step.
+func TestMultiProcess(t *testing.T) {
+	pr, ok, err := processRank(os.Getenv)
+	require.NoError(t, err)
+	if !ok {
+		t.Skip("runs under mpirun or srun with more than one process (OMPI_COMM_WORLD_SIZE or SLURM_NTASKS)")
+	}
+	n, err := DeviceCount()
+	if errors.Is(err, ErrNoGPU) {
+		t.Skip(err.Error())
+	}
+	require.NoError(t, err)
+	devs := seq(n)
+	if oneVisible(os.Getenv) {
+		devs = []int{0}
+	}
+	for _, step := range []string{"fast", "temporal"} {
+		s, err := lab.LookupStep3(step)
+		require.NoError(t, err)
+		per := s.StepsPerPass(lab.Config{Tile: s.DefaultTile})
+		// Every process draws the same input: the seed is fixed.
+		seed := uint64(20261126)
+		run := lab.Run{Step: step, Backend: lab.GPU, NZ: 131, NY: 67, NX: 72, C: randomCoeffs(seed), Seed: seed, Steps: 3 * per}
+		split := run
+		split.Split = lab.Split{Devices: devs}
+		got, err := lab.Execute(split)
+		require.NoError(t, err, "rank %d of %d", pr.Rank, pr.Size)
+		require.NotNil(t, got.Comm)
+		assert.Equal(t, pr.Size, got.Comm.Ranks)
+		require.Len(t, got.RankTimes, 1)
+		assert.Len(t, got.RankTimes[0], pr.Size)
+		if pr.Rank != 0 {
+			continue
+		}
+		one, err := lab.Execute(run)
+		require.NoError(t, err)
+		sameBits(t, one.Out, got.Out, fmt.Sprintf("%s over %d processes", step, pr.Size))
+		fmt.Fprintf(os.Stderr, "%s over %d processes: equal to one GPU bit for bit: %v\n", step, pr.Size, !t.Failed())
+	}
+}

@@ -155,8 +155,13 @@ func Listen(addr string, size int) (*Rendezvous, error) {
 	return &Rendezvous{rank: 0, size: size, ln: ln, peers: make([]net.Conn, size)}, nil
 }
 
-// Addr returns where rank 0 listens.
-func (r *Rendezvous) Addr() string { return r.ln.Addr().String() }
+// Addr returns where rank 0 listens ("" once every rank joined).
+func (r *Rendezvous) Addr() string {
+	if r.ln == nil {
+		return ""
+	}
+	return r.ln.Addr().String()
+}
 
 // Accept waits, up to timeout, for every other rank to connect and then
 // sends each the id. A rank that connects twice, names another world size
@@ -199,6 +204,13 @@ func (r *Rendezvous) Accept(id []byte, timeout time.Duration) error {
 		}
 		c.SetDeadline(time.Time{})
 	}
+	// No one else may join: a rank of the next run dials until the next
+	// listener opens.
+	err := r.ln.Close()
+	r.ln = nil
+	if err != nil {
+		return rdvErr("close the listener: %v", err)
+	}
 	return nil
 }
 
@@ -210,30 +222,40 @@ func Dial(addr string, rank, size int, timeout time.Duration) (*Rendezvous, []by
 		return nil, nil, rdvErr("rank %d of %d dials rank 0: want a rank from 1 to %d", rank, size, size-1)
 	}
 	deadline := time.Now().Add(timeout)
-	var c net.Conn
-	var err error
+	var last error
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		c, err = net.DialTimeout("tcp", addr, max(time.Until(deadline), time.Millisecond))
+		c, id, err := dialOnce(addr, rank, size, deadline)
 		if err == nil {
-			break
+			return &Rendezvous{rank: rank, size: size, conn: c}, id, nil
 		}
+		last = err
 		if time.Now().Add(wait).After(deadline) {
-			return nil, nil, rdvErr("rank %d could not reach rank 0 at %s within %v: %v", rank, addr, timeout, err)
+			return nil, nil, rdvErr("rank %d could not reach rank 0 at %s within %v: %v", rank, addr, timeout, last)
 		}
 		time.Sleep(wait)
+	}
+}
+
+// dialOnce connects to rank 0, greets it and reads the id. A listener
+// that closes before it sends the id (the previous run's) is an error the
+// caller retries.
+func dialOnce(addr string, rank, size int, deadline time.Time) (net.Conn, []byte, error) {
+	c, err := net.DialTimeout("tcp", addr, max(time.Until(deadline), time.Millisecond))
+	if err != nil {
+		return nil, nil, err
 	}
 	c.SetDeadline(deadline)
 	if err := writeHello(c, rank, size); err != nil {
 		c.Close()
-		return nil, nil, rdvErr("rank %d greets rank 0: %v", rank, err)
+		return nil, nil, fmt.Errorf("greet rank 0: %w", err)
 	}
-	id, err := readFrame(c, maxPayload)
+	id, err := readFrame(c, 1<<16)
 	if err != nil {
 		c.Close()
-		return nil, nil, rdvErr("rank %d waits for the id from rank 0: %v", rank, err)
+		return nil, nil, fmt.Errorf("wait for the id from rank 0: %w", err)
 	}
 	c.SetDeadline(time.Time{})
-	return &Rendezvous{rank: rank, size: size, conn: c}, id, nil
+	return c, id, nil
 }
 
 // Gather sends each rank's payload to rank 0, which gets them all in rank
