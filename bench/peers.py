@@ -8,7 +8,11 @@ mapping: c1/c2 for x-1/x+1, c3/c4 for y-1/y+1, c5/c6 for z-1/z+1) in
   * torch.compile of the same function;
   * JAX jit, written functionally with .at[].set();
 
-and a device-to-device copy (torch's copy_) in the same process. Each is
+and a device-to-device copy (torch's copy_) in the same process; with
+-sharded, also the sweep split over several GPUs as a JAX user would write
+it: shard_map over z, one halo plane each way by ppermute, the time steps
+in one jitted fori_loop, timed with a device-synchronised loop and
+reported as interior point updates per second. Each is
 checked against a float64 reference on fresh random inputs, then timed:
 PyTorch with CUDA events around each call, JAX (whose stream torch's events
 cannot see) with a device-synchronised loop, block_until_ready after each
@@ -19,6 +23,7 @@ write) for a sweep and 8 bytes per point of N^3 for a copy, as
 Usage (on a machine with a GPU, torch and jax):
 
     python3 bench/peers.py -n 512,1024 -reps 50 -out figures/data/peers_h200.json
+    python3 bench/peers.py -n 512,1024 -sharded 1,2,4 -sharded-only -out peers_sharded.json
 """
 
 import argparse
@@ -171,12 +176,93 @@ def run_n(n, reps, warmup, dev, log):
     return res
 
 
+def sweep_sharded(n, g, steps, devices):
+    """A jitted function of steps sweeps of the N^3 grid split in z over g
+    devices, and the sharding of its input."""
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    try:
+        from jax import shard_map
+    except ImportError:  # older JAX
+        from jax.experimental.shard_map import shard_map
+    import numpy as np
+
+    mesh = Mesh(np.array(devices[:g]), ("z",))
+    local = n // g
+    c0, c1, c2, c3, c4, c5, c6 = COEFFS
+
+    def step(xl):
+        # Halo planes: the last plane goes up, the first down; the ends of
+        # the chain receive zeros, which only touch the fixed boundary.
+        from_below = jax.lax.ppermute(xl[-1:], "z", [(i, i + 1) for i in range(g - 1)])
+        from_above = jax.lax.ppermute(xl[:1], "z", [(i + 1, i) for i in range(g - 1)])
+        e = jnp.concatenate([from_below, xl, from_above], axis=0)
+        v = (c0 * e[1:-1, 1:-1, 1:-1]
+             + c1 * e[1:-1, 1:-1, :-2] + c2 * e[1:-1, 1:-1, 2:]
+             + c3 * e[1:-1, :-2, 1:-1] + c4 * e[1:-1, 2:, 1:-1]
+             + c5 * e[:-2, 1:-1, 1:-1] + c6 * e[2:, 1:-1, 1:-1])
+        new = xl.at[:, 1:-1, 1:-1].set(v)
+        gz = jax.lax.axis_index("z") * local + jnp.arange(local)
+        edge = (gz == 0) | (gz == n - 1)  # the global boundary planes stay
+        return jnp.where(edge[:, None, None], xl, new)
+
+    def run(xl):
+        return jax.lax.fori_loop(0, steps, lambda i, a: step(a), xl)
+
+    f = jax.jit(shard_map(run, mesh=mesh, in_specs=P("z"), out_specs=P("z")))
+    return f, NamedSharding(mesh, P("z"))
+
+
+def run_sharded(n, gs, steps, reps, warmup, log):
+    """The sharded JAX sweep at each device count of gs: points per second
+    and the efficiency against one device, each result compared with the
+    one-device result."""
+    import jax
+    import numpy as np
+
+    devices = jax.devices()
+    x0 = np.random.default_rng(1000 + n).uniform(-1, 1, (n, n, n)).astype(np.float32)
+    rows, ref, base = [], None, None
+    for g in gs:
+        if g > len(devices) or n % g:
+            log(f"N={n} jax sharded over {g}: skipped ({len(devices)} devices, N % G = {n % g})")
+            continue
+        try:
+            f, sharding = sweep_sharded(n, g, steps, devices)
+            x = jax.device_put(x0, sharding)
+            out = f(x).block_until_ready()
+            got = np.asarray(jax.device_get(out))
+            if ref is None:
+                ref = got
+            err = float(np.abs(got.astype(np.float64) - ref).max())
+            ms, mn, ts = time_synced(lambda: f(x), reps, warmup, batch=1)
+            pts = (n - 2) ** 3 * steps / (ms * 1e-3)
+            if g == gs[0]:
+                base = ms
+            eff = base / (g * ms) if base else None
+            rows.append({"name": "jax_sharded", "n": n, "gpus": g, "steps": steps, "median_ms": ms,
+                         "min_ms": mn, "ms_per_step": ms / steps, "gpts": pts / 1e9, "efficiency": eff,
+                         "max_abs_diff_vs_first": err, "times_ms": ts,
+                         "timed_with": "host clock around block_until_ready, one call of all steps"})
+            log(f"N={n} jax sharded over {g}: {ms / steps:.4f} ms/step {pts / 1e9:.1f} Gpt/s"
+                f" eff {100 * eff:.1f}% diff {err:.1e}" if eff else f"N={n} jax sharded over {g}: {ms:.3f} ms")
+            del x, out
+        except Exception as e:
+            log(f"N={n} jax sharded over {g} failed: {e!r}")
+            rows.append({"name": "jax_sharded", "n": n, "gpus": g, "error": repr(e)})
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", default="512", help="grid sides, comma-separated")
     ap.add_argument("-reps", type=int, default=50)
     ap.add_argument("-warmup", type=int, default=5)
     ap.add_argument("-out", default="", help="JSON file to write")
+    ap.add_argument("-sharded", default="", help="device counts of the sharded JAX sweep, e.g. 1,2,4")
+    ap.add_argument("-steps", type=int, default=20, help="time steps of one sharded run")
+    ap.add_argument("-sharded-only", action="store_true", help="run the sharded sweep only")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("peers.py: no CUDA device visible to torch", file=sys.stderr)
@@ -199,8 +285,15 @@ def main():
         "command": "python3 bench/peers.py " + " ".join(sys.argv[1:]),
         "coeffs": COEFFS, "reps": args.reps, "warmup": args.warmup,
         "bytes_per_point": 8,
-        "runs": [run_n(int(s), args.reps, args.warmup, dev, log) for s in args.n.split(",") if s],
+        "runs": [] if args.sharded_only else
+        [run_n(int(s), args.reps, args.warmup, dev, log) for s in args.n.split(",") if s],
     }
+    if args.sharded:
+        gs = [int(g) for g in args.sharded.split(",") if g]
+        torch.cuda.empty_cache()
+        doc["sharded"] = [r for s in args.n.split(",") if s
+                          for r in run_sharded(int(s), gs, args.steps, args.reps, args.warmup, log)]
+        doc["devices"] = torch.cuda.device_count()
     if args.out:
         with open(args.out, "w") as f:
             json.dump(doc, f, indent=1)
@@ -212,6 +305,14 @@ def main():
                 print(f"{p['name']:16} {r['n']:5d}   failed: {p['error'][:60]}")
                 continue
             print(f"{p['name']:16} {r['n']:5d} {p['median_ms']:9.4f} {p['gbps']:8.1f} {p['pct_copy']:7.1f} {p['max_abs_err']:9.2e}")
+    if doc.get("sharded"):
+        print(f"{'sharded':16} {'N':>5} {'GPUs':>4} {'ms/step':>9} {'Gpt/s':>8} {'eff %':>7} {'diff':>9}")
+        for p in doc["sharded"]:
+            if "error" in p:
+                print(f"{p['name']:16} {p['n']:5d} {p['gpus']:4d}   failed: {p['error'][:60]}")
+                continue
+            print(f"{p['name']:16} {p['n']:5d} {p['gpus']:4d} {p['ms_per_step']:9.4f} {p['gpts']:8.1f}"
+                  f" {100 * (p['efficiency'] or 0):7.1f} {p['max_abs_diff_vs_first']:9.2e}")
     return 0
 
 

@@ -808,20 +808,28 @@ func (m *Multi) Close() error {
 		return nil
 	}
 	m.closed = true
-	var errs []error
+	// The communicators go first, all at once: a rank's teardown may wait
+	// for its peers'.
+	errs := []error{m.each(func(mr *mrank) error {
+		if mr.comm == nil {
+			return nil
+		}
+		return mr.d.do(func() error {
+			var es []error
+			if r := ncclCommFinalize(mr.comm); r != 0 && r != ncclMissing {
+				es = append(es, ncclCheck("ncclCommFinalize", r))
+			}
+			es = append(es, ncclCheck("ncclCommDestroy", ncclCommDestroy(mr.comm)))
+			mr.comm = nil
+			return errors.Join(es...)
+		})
+	})}
 	for _, mr := range m.ranks {
 		if mr.ex != nil {
 			errs = append(errs, mr.ex.Close())
 		}
 		errs = append(errs, mr.d.do(func() error {
 			var es []error
-			if mr.comm != nil {
-				if r := ncclCommFinalize(mr.comm); r != 0 && r != 5 {
-					es = append(es, ncclCheck("ncclCommFinalize", r))
-				}
-				es = append(es, ncclCheck("ncclCommDestroy", ncclCommDestroy(mr.comm)))
-				mr.comm = nil
-			}
 			for _, e := range append(mr.events, mr.evReady) {
 				if e != nil {
 					es = append(es, cuCheck("cuEventDestroy", cuEventDestroy(e)))

@@ -77,12 +77,25 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 			cuEventDestroy(e.e0)
 			cuEventDestroy(e.e1)
 			cuStreamDestroy(e.s)
-			if e.comm != nil {
-				ncclCommDestroy(e.comm)
-			}
 			return nil
 		})
 	}
+	// The communicators are destroyed together: a rank's teardown may wait
+	// for its peer's.
+	defer func() {
+		var wg sync.WaitGroup
+		for _, e := range ends {
+			wg.Go(func() {
+				e.d.do(func() error {
+					if e.comm != nil {
+						ncclCommDestroy(e.comm)
+					}
+					return nil
+				})
+			})
+		}
+		wg.Wait()
+	}()
 	// Peer access, both ways, where the devices allow it.
 	access := true
 	for i, e := range ends {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,6 +55,10 @@ func sameBits(t *testing.T, want, got *lab.Grid3[float32], what string) {
 	}
 }
 
+// envMultiSteps limits TestMultiEqualsOneGPU to some steps, comma-separated
+// (compute-sanitizer runs it on fast and temporal).
+const envMultiSteps = "STENCIL_MULTI_STEPS"
+
 // TestMultiEqualsOneGPU runs every step with device code split over two
 // (and, where there are, three and four) GPUs, in every overlap variant it
 // allows, on odd shapes, and compares the result with the same kernel on
@@ -69,7 +74,11 @@ func TestMultiEqualsOneGPU(t *testing.T) {
 	if os.Getenv(envTestN) != "" {
 		shapes = shapes[:1]
 	}
-	for _, step := range Steps3() {
+	steps3 := Steps3()
+	if v := os.Getenv(envMultiSteps); v != "" {
+		steps3 = strings.Split(v, ",")
+	}
+	for _, step := range steps3 {
 		s, err := lab.LookupStep3(step)
 		require.NoError(t, err)
 		per := s.StepsPerPass(lab.Config{Tile: s.DefaultTile})

@@ -19,6 +19,10 @@ const ncclSoname = "libnccl.so.2"
 // ncclRecv (2.7.0), as ncclGetVersion writes it.
 const minNCCLVersion = 2700
 
+// ncclMissing is what a wrapper returns for an optional NCCL symbol the
+// library lacks (ncclInvalidUsage).
+const ncclMissing = 5
+
 // ncclFloat32 is ncclDataType_t's ncclFloat32.
 const ncclFloat32 = 7
 
