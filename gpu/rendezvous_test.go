@@ -291,3 +291,25 @@ func TestRankTimes(t *testing.T) {
 	assert.Equal(t, 5.0, ms)
 	assert.Equal(t, []lab.RankTime{{Compute: 4, Exchange: 0.5, Wait: 0}, {Compute: 2, Exchange: 1, Wait: 2}}, rt)
 }
+
+// FuzzRendezvousMessages feeds arbitrary bytes to the rendezvous's
+// readers, which meet whatever connects to rank 0's port: no panic, no
+// payload beyond the limit, and a hello written is read back.
+func FuzzRendezvousMessages(f *testing.F) {
+	var b bytes.Buffer
+	writeHello(&b, 3, 4)
+	writeFrame(&b, []byte("id"))
+	f.Add(b.Bytes())
+	f.Add([]byte("GET / HTTP/1.1\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := bytes.NewReader(in)
+		if rank, size, err := readHello(r); err == nil {
+			var w bytes.Buffer
+			require.NoError(t, writeHello(&w, rank, size))
+			assert.Equal(t, in[:w.Len()], w.Bytes())
+		}
+		if p, err := readFrame(r, 1<<10); err == nil {
+			assert.LessOrEqual(t, len(p), 1<<10)
+		}
+	})
+}
