@@ -96,6 +96,9 @@ func All() []Figure {
 		{Name: "convergence", Func: "Convergence", Width: Wide, Height: 4 * vg.Inch,
 			About: "error of the 1D derivative stencils against h, log-log: slopes 2, 4 and 6",
 			Make:  drawer(Convergence)},
+		{Name: "slabs", Func: "Slabs", Width: Wide, Height: 5.6 * vg.Inch,
+			About: "a grid split into z-slabs over three ranks: each rank's owned planes, its halo planes and the messages of the exchange that fill them",
+			Make:  func(Inputs) (Drawer, error) { return Slabs(SlabsNZ, SlabsRanks, SlabsHalo) }},
 	}, append(threadFigures(), zMarchFigures()...)...)
 }
 
