@@ -92,7 +92,7 @@ func TestMultiScaling(t *testing.T) {
 		clear(grids) // one at a time: N = 1024 is 4 GB
 		g, err := lab.NewGrid3[float32](nz, ny, nx)
 		require.NoError(t, err)
-		g.FillRandom(1)
+		fillFast(g, 1)
 		grids[k] = g
 		return g
 	}

@@ -313,3 +313,17 @@ func FuzzRendezvousMessages(f *testing.F) {
 		}
 	})
 }
+
+func TestFillFast(t *testing.T) {
+	g, _ := lab.NewGrid3[float32](9, 7, 5)
+	fillFast(g, 3)
+	h, _ := lab.NewGrid3[float32](9, 7, 5)
+	fillFast(h, 3)
+	assert.Equal(t, g.Data, h.Data, "the same seed, the same grid")
+	distinct := map[float32]bool{}
+	for _, v := range g.Data {
+		assert.True(t, v >= -1 && v < 1, "%g outside [-1, 1)", v)
+		distinct[v] = true
+	}
+	assert.Greater(t, len(distinct), len(g.Data)*9/10)
+}
