@@ -226,6 +226,21 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 			return m, fmt.Errorf("gpu: split %s: %w", c.Step, err)
 		}
 	}
+	if w.size > 1 {
+		// NCCL connects peers at their first exchange, which takes
+		// hundreds of milliseconds: not in the first timed run.
+		err := m.each(func(mr *mrank) error {
+			return mr.d.do(func() error {
+				if err := mr.exchange(mr.a, mr.lo); err != nil {
+					return err
+				}
+				return cuCheck("cuStreamSynchronize", cuStreamSynchronize(mr.lo))
+			})
+		})
+		if err != nil {
+			return m, fmt.Errorf("gpu: split %s: the first exchange: %w", c.Step, err)
+		}
+	}
 	return m, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"stencillab.dev/lab"
@@ -92,8 +93,10 @@ func splitProcess(r lab.Run, pr ProcessRank) (lab.Result, error) {
 	}()
 	if pr.Rank != 0 && getenv("STENCIL_ALL_RANKS_PRINT") == "" {
 		// Only rank 0 speaks: the others' reports would repeat its own.
+		// The descriptor itself: the command may hold os.Stdout already.
 		if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
-			os.Stdout = null
+			syscall.Dup3(int(null.Fd()), 1, 0)
+			null.Close()
 		}
 	}
 	return splitRunWith(r, w, getID, func(res *lab.Result, m *Multi, times [][]RankTimes) error {
