@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,4 +163,126 @@ func TestANewStepIsOneDescription(t *testing.T) {
 	assert.NoError(t, err, "the diff map does not need a style")
 	_, err = nbrun.TrafficPlot(r)
 	assert.ErrorIs(t, err, fig.ErrNoStyle, "a chart in the steps' colours names the missing row")
+}
+
+// envInner is set in the copy of the module that TestANewStepIsThreeFiles
+// tests, so that the copy does not copy itself again.
+const envInner = "STENCIL_TEST_NEWSTEP_COPY"
+
+// newStepFiles returns the three files of a copy of basic under the name
+// basic_copy, made from the module at root as a contributor would make
+// them: lab/basic_copy.go and cuda/basic_copy.cu are basic's with the
+// names changed, and figures/fig/steps.go gains the step's row.
+func newStepFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	read := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		require.NoError(t, err)
+		return string(b)
+	}
+	replace := func(s string, pairs ...string) string {
+		for i := 0; i < len(pairs); i += 2 {
+			require.Contains(t, s, pairs[i], "the copy of basic expects %q", pairs[i])
+			s = strings.ReplaceAll(s, pairs[i], pairs[i+1])
+		}
+		return s
+	}
+	goFile := replace(read("lab/basic.go"),
+		`Name: "basic", Title: "Basic kernel: one thread per output point", Figure: "8.6",`,
+		`Name: "basic_copy", Title: "A copy of the basic kernel",`,
+		`Name:  "basic",`, `Name:  "basic_copy",`,
+		`CUDA{File: "basic.cu", Entry: "basic"}`, `CUDA{File: "basic_copy.cu", Entry: "basic_copy"}`,
+		"BasicBlockDim", "BasicCopyBlockDim", "basicGeometry", "basicCopyGeometry", "BasicKernel", "BasicCopyKernel")
+	cuFile := replace(read("cuda/basic.cu"), "void basic(", "void basic_copy(", "// basic.cu:", "// basic_copy.cu: a copy of basic.cu;")
+	styles := replace(read("figures/fig/steps.go"), "\n\t\"copy\": ",
+		"\n\t\"basic_copy\": {Color: Vermillion, Glyph: draw.CircleGlyph{}, Radius: 3.2, Title: \"basic copy\", Short: \"basic copy\"},\n\t\"copy\": ")
+	return map[string]string{"lab/basic_copy.go": goFile, "cuda/basic_copy.cu": cuFile, "figures/fig/steps.go": styles}
+}
+
+// TestANewStepIsThreeFiles proves what CONTRIBUTING's "Adding a step"
+// promises: in a copy of the module as committed (git archive HEAD), a
+// copy of basic under a new
+// name is three files, lab/basic_copy.go, cuda/basic_copy.cu and its row
+// in figures/fig/steps.go, and go test ./... passes there with no other
+// edit. It builds and tests the whole module, which takes minutes, so
+// -short skips it.
+func TestANewStepIsThreeFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests a copy of the whole module with go test ./... (minutes): run without -short")
+	}
+	if os.Getenv(envInner) == "1" {
+		t.Skip("this is the copy the test made; it does not copy itself again")
+	}
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("needs git to list the module's files")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command to test the copy")
+	}
+	out, err := exec.Command(goBin, "env", "GOMOD").Output()
+	require.NoError(t, err)
+	root := filepath.Dir(strings.TrimSpace(string(out)))
+	tarBin, err := exec.LookPath("tar")
+	if err != nil {
+		t.Skip("needs tar to unpack the module's committed tree")
+	}
+	// The module as committed (git archive HEAD), as the exercises'
+	// generator test copies it: another checkout's work in progress is no
+	// part of the proof.
+	dir := t.TempDir()
+	archive := filepath.Join(t.TempDir(), "head.tar")
+	if out, err := exec.Command(gitBin, "-C", root, "archive", "-o", archive, "HEAD").CombinedOutput(); err != nil {
+		t.Skipf("needs a git checkout of the module to copy: %v: %s", err, out)
+	}
+	untar := exec.Command(tarBin, "-xf", archive)
+	untar.Dir = dir
+	out, err = untar.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	files := newStepFiles(t, dir)
+	names := slices.Sorted(maps.Keys(files))
+	assert.Equal(t, []string{"cuda/basic_copy.cu", "figures/fig/steps.go", "lab/basic_copy.go"}, names, "three files")
+	// The copy is a checkout of its own, as tests that read the
+	// repository's history need: the module as it is, then the step's
+	// commit of three files.
+	gitIn := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(gitBin, append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=newstep", "GIT_AUTHOR_EMAIL=newstep@example.invalid",
+			"GIT_COMMITTER_NAME=newstep", "GIT_COMMITTER_EMAIL=newstep@example.invalid")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	gitIn("init", "-q")
+	gitIn("add", "-A")
+	gitIn("commit", "-q", "--no-gpg-sign", "-m", "the module")
+	for rel, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644))
+	}
+	gitIn("add", "-A")
+	gitIn("commit", "-q", "--no-gpg-sign", "-m", "lab, cuda, figures: basic_copy, a copy of basic")
+	status, err := exec.Command(gitBin, "-C", dir, "show", "--name-only", "--format=", "HEAD").Output()
+	require.NoError(t, err)
+	assert.Equal(t, names, strings.Fields(string(status)), "the step's commit is three files")
+
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-30*time.Second))
+		defer cancel()
+	}
+	// STENCIL_TEST_NEWSTEP_PKGS narrows the packages while one looks into
+	// a failure; the proof is ./..., the default.
+	pkgs := strings.Fields(os.Getenv("STENCIL_TEST_NEWSTEP_PKGS"))
+	if len(pkgs) == 0 {
+		pkgs = []string{"./..."}
+	}
+	cmd := exec.CommandContext(ctx, goBin, append([]string{"test"}, pkgs...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), envInner+"=1", "STENCILLAB_EXERCISES_UNGRADED=1", "GOPROXY=off")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Run()
+	require.NoError(t, err, "go test %s in the copy with a new step of three files:\n%s", strings.Join(pkgs, " "), buf.String())
 }
