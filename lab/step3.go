@@ -232,15 +232,20 @@ func Steps3() []Step3 {
 	return out
 }
 
-// LookupStep3 returns the registered 3D step with that name or alias.
+// LookupStep3 returns the registered 3D step with that name or alias, in
+// one pass over the registered steps: callers resolve a name once and
+// hand the Step3 on (as lab.NewRunner does to a backend).
 func LookupStep3(name string) (Step3, error) {
-	name = canonical(name)
-	for _, s := range Steps3() {
-		if s.Name == name {
+	steps := Steps3()
+	for _, s := range steps {
+		if s.Name == name || slices.Contains(s.Aliases, name) {
 			return s, nil
 		}
 	}
-	known := Names3(nil)
+	known := make([]string, len(steps))
+	for i, s := range steps {
+		known[i] = s.Name
+	}
 	return Step3{}, fmt.Errorf("lab: 3D step %q: %w%s (known: %s)", name, ErrUnknown, DidYouMean(name, known), strings.Join(known, ", "))
 }
 
