@@ -28,10 +28,24 @@ const (
 	// interior launch keeps the whole GPU, the exchange waits for
 	// nothing but the boundary.
 	OverlapEarly = "early"
+	// OverlapCopy computes every owned plane, then each rank pushes its
+	// boundary planes into its neighbours' halos with peer copies
+	// (cuMemcpyPeerAsync, the copy engines, no NCCL kernel): one process
+	// driving every GPU only.
+	OverlapCopy = "copy"
+	// OverlapCopyEarly is early with peer copies: the boundary planes,
+	// then the interior, on the compute stream, the copies beside the
+	// interior as soon as the boundary is done.
+	OverlapCopyEarly = "copy-early"
 )
 
 // Overlaps lists the overlap variants, the default first.
-func Overlaps() []string { return []string{OverlapNone, OverlapSplit, OverlapEarly} }
+func Overlaps() []string {
+	return []string{OverlapNone, OverlapSplit, OverlapEarly, OverlapCopy, OverlapCopyEarly}
+}
+
+// copies reports whether a variant moves halos by peer copies.
+func copies(overlap string) bool { return overlap == OverlapCopy || overlap == OverlapCopyEarly }
 
 // DefaultOverlap is the variant used when lab.Split.Overlap is empty.
 const DefaultOverlap = OverlapNone
@@ -51,6 +65,8 @@ type Multi struct {
 	per     int // time steps a pass advances
 	parts   []halo.Part
 	ranks   []*mrank // the ranks this process holds
+	byRank  []*mrank // every rank by its index, for the peer copies (nil when not held here)
+	prog    progress // how far each rank's host thread has enqueued (peer copies)
 	size    int      // ranks in the world
 	nz      int
 	ny, nx  int
@@ -70,7 +86,9 @@ type mrank struct {
 	nc      *ncclComm
 	ex      *halo.Exchanger[*Buffer]
 	events  []handle
+	evMu    sync.Mutex // guards events' growth, which peers read (waitOn)
 	evReady handle
+	m       *Multi
 }
 
 // MultiConfig describes a split run.
@@ -123,11 +141,14 @@ func checkOverlap(name string, per int, py int) (string, error) {
 	if !slices.Contains(Overlaps(), name) {
 		return "", fmt.Errorf("gpu: overlap %q: want one of %v: %w", name, Overlaps(), lab.ErrUnknown)
 	}
-	if name != OverlapNone && per != 1 {
+	if name != OverlapNone && name != OverlapCopy && per != 1 {
 		return "", fmt.Errorf("gpu: overlap %s needs a step of one time step a pass; this one advances %d (its halo is %d deep and its boundary launch would write the interior's planes): use -overlap none",
 			name, per, per)
 	}
 	if name != OverlapNone && py > 1 {
+		if copies(name) {
+			return "", fmt.Errorf("gpu: overlap %s copies whole planes, z-slabs only; pencils (%d ranks along y) use -overlap none", name, py)
+		}
 		return "", fmt.Errorf("gpu: overlap %s splits z-slabs only; pencils (%d ranks along y) use -overlap none", name, py)
 	}
 	return name, nil
@@ -200,13 +221,22 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 				return m, err
 			}
 		}
-		mr := &mrank{d: d, k: k, p: parts[r]}
+		mr := &mrank{d: d, k: k, p: parts[r], m: m}
 		m.ranks = append(m.ranks, mr)
 		if err := mr.alloc(c.Step); err != nil {
 			return m, err
 		}
 	}
-	if w.size > 1 {
+	if copies(overlap) {
+		if len(w.local) != w.size {
+			return m, fmt.Errorf("gpu: split %s: overlap %s copies between the GPUs of one process; a launch of %d processes uses NCCL (-overlap none, split or early)",
+				c.Step, overlap, w.size)
+		}
+		if err := m.enablePeers(); err != nil {
+			return m, err
+		}
+	}
+	if w.size > 1 && !copies(overlap) {
 		var id ncclID
 		if getID == nil {
 			id, err = newNCCLID()
@@ -226,7 +256,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 			return m, fmt.Errorf("gpu: split %s: %w", c.Step, err)
 		}
 	}
-	if w.size > 1 {
+	if w.size > 1 && !copies(overlap) {
 		// NCCL connects peers at their first exchange, which takes
 		// hundreds of milliseconds: not in the first timed run.
 		err := m.each(func(mr *mrank) error {
@@ -432,6 +462,7 @@ func (m *Multi) Run(c lab.Coeffs, steps int) ([]RankTimes, error) {
 		return nil, fmt.Errorf("gpu: split %s: %d time steps: need a positive multiple of the %d one pass advances", m.step, steps, m.per)
 	}
 	passes := steps / m.per
+	m.prog.reset(m.size)
 	if err := m.each(func(mr *mrank) error { return mr.reset() }); err != nil {
 		return nil, fmt.Errorf("gpu: split %s: restore the input: %w", m.step, err)
 	}
@@ -505,7 +536,7 @@ func (mr *mrank) plans(c lab.Coeffs, overlap string) (passPlans, error) {
 	for dir, bufs := range [2][2]*Buffer{{mr.b, mr.a}, {mr.a, mr.b}} {
 		dst, src := bufs[0], bufs[1]
 		pp.out[dir] = dst
-		if overlap == OverlapNone {
+		if overlap == OverlapNone || overlap == OverlapCopy {
 			// The whole local grid: its planes inside the halos too,
 			// which a pass of k steps needs.
 			lp, err := mr.plan(dst, src, p.LZ0+1, p.LZ1-1, c)
@@ -559,6 +590,8 @@ func launchOn(s handle, plans []launchPlan) error {
 // event returns the i-th event of the rank's pool, creating it if needed.
 // It runs on the worker.
 func (mr *mrank) event(i int) (handle, error) {
+	mr.evMu.Lock()
+	defer mr.evMu.Unlock()
 	for len(mr.events) <= i {
 		e, r := cuEventCreate(0)
 		if err := cuCheck("cuEventCreate", r); err != nil {
@@ -595,6 +628,7 @@ const (
 	evExchangeStart
 	evExchangeEnd
 	evInteriorEnd // split: the interior's end on the low stream
+	evBoundaryEnd // copy-early: the boundary's end on the compute stream
 	evPerPass
 )
 
@@ -618,8 +652,13 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 			err = mr.passSplit(pp, dir, out, ev(pass, 0), pass)
 		case OverlapEarly:
 			err = mr.passEarly(pp, dir, out, ev(pass, 0), pass)
+		case OverlapCopy, OverlapCopyEarly:
+			err = mr.passCopy(pp, dir, pass, overlap == OverlapCopyEarly)
 		}
 		if err != nil {
+			if copies(overlap) {
+				mr.m.prog.fail()
+			}
 			return RankTimes{}, fmt.Errorf("pass %d: %w", pass, err)
 		}
 	}

@@ -176,6 +176,12 @@ func TestMultiScaling(t *testing.T) {
 			rs = append(rs, measure("temporal", "temporal", 1024, 1024, 1024, g, OverlapNone, tsteps))
 		}
 		rows = append(rows, eff(rs, false)...)
+		one := rs[0]
+		for _, g := range counts[1:] {
+			r := measure("temporal", "temporal", 1024, 1024, 1024, g, OverlapCopy, tsteps)
+			r.Efficiency = one.MsPerStep / (float64(g) * r.MsPerStep)
+			rows = append(rows, r)
+		}
 	}
 	if want("overlap") {
 		for _, n := range []int{512, 1024} {

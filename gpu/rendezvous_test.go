@@ -284,6 +284,12 @@ func TestCheckOverlap(t *testing.T) {
 	assert.ErrorContains(t, err, "pencils")
 	_, err = checkOverlap(OverlapNone, 4, 2)
 	assert.NoError(t, err)
+	_, err = checkOverlap(OverlapCopy, 4, 1)
+	assert.NoError(t, err, "peer copies move deep halos too")
+	_, err = checkOverlap(OverlapCopyEarly, 4, 1)
+	assert.ErrorContains(t, err, "advances 4")
+	_, err = checkOverlap(OverlapCopy, 1, 2)
+	assert.ErrorContains(t, err, "pencils")
 }
 
 func TestRankTimes(t *testing.T) {
@@ -326,4 +332,36 @@ func TestFillFast(t *testing.T) {
 		distinct[v] = true
 	}
 	assert.Greater(t, len(distinct), len(g.Data)*9/10)
+}
+
+// TestProgress checks the host threads' hand-over of the peer copies: a
+// waiter wakes when its peer has enqueued the pass, not before, and fail
+// releases every waiter.
+func TestProgress(t *testing.T) {
+	var p progress
+	p.reset(3)
+	woke := make(chan int, 3)
+	go func() {
+		p.await(&p.pushed, 2, 4)
+		woke <- 4
+	}()
+	for pass := range 4 {
+		p.set(&p.pushed, 2, pass)
+	}
+	select {
+	case <-woke:
+		t.Fatal("woke before pass 4 was enqueued")
+	case <-time.After(20 * time.Millisecond):
+	}
+	p.set(&p.pushed, 2, 4)
+	assert.Equal(t, 4, <-woke)
+	p.await(&p.pushed, 2, 3) // already there: no wait
+	go func() {
+		p.await(&p.computed, 0, 100)
+		woke <- 100
+	}()
+	p.fail()
+	assert.Equal(t, 100, <-woke)
+	p.reset(3)
+	assert.Equal(t, []int{-1, -1, -1}, p.computed)
 }
