@@ -10,7 +10,7 @@
 # tests:    the gpu package's split tests (bit for bit against one GPU)
 # halo:     the halo exchange against the message size, NCCL beside a peer copy
 # mpirun:   mpirun -np 4, one rank per process, equal to one GPU bit for bit
-# sanitize: compute-sanitizer memcheck and racecheck on the 2-GPU path
+# sanitize: compute-sanitizer memcheck, racecheck and synccheck on the 2-GPU path
 # scaling:  strong (N = 512, 1024), weak (512²×512·G), temporal deep halos
 #           (N = 1024) and the overlap variants, from one process
 # bench:    stencil bench -gpus 1,2,4 when the command has the flag
@@ -72,7 +72,7 @@ if want sanitize; then
 	# "peer access already enabled": API results it handles itself, which
 	# memcheck would count as errors; --report-api-errors no counts the
 	# device's memory errors only.
-	for tool in memcheck racecheck; do
+	for tool in memcheck racecheck synccheck; do
 		CUDA_VISIBLE_DEVICES=0,1 STENCIL_TEST_N=1 STENCIL_MULTI_STEPS=fast,temporal step "sanitize-$tool" 240 \
 			compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 3 "$T" -test.run 'TestMultiEqualsOneGPU' -test.v
 	done
