@@ -1,0 +1,94 @@
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+
+	"stencillab.dev/lab"
+)
+
+// Stream is a CUDA stream of a device: its launches and copies run in
+// order, beside those of the device's other streams. The launches of the
+// rest of the package (Launch, Measure, Advance) run on the default stream
+// and wait for their kernel; a launch on a Stream returns at once.
+type Stream struct {
+	d    *Device
+	h    handle
+	high bool
+}
+
+// NewStream creates a stream that does not wait for the default stream;
+// high gives it the device's greatest priority (its blocks are scheduled
+// first when both streams have work), else the least.
+func (d *Device) NewStream(high bool) (*Stream, error) {
+	s := &Stream{d: d, high: high}
+	err := d.do(func() error {
+		least, greatest, r := cuCtxGetStreamPriorityRange()
+		if r != 0 {
+			least, greatest = 0, 0
+		}
+		prio := least
+		if high {
+			prio = greatest
+		}
+		s.h, r = cuStreamCreateWithPriority(cuStreamNonBlocking, prio)
+		return cuCheck("cuStreamCreateWithPriority", r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: new stream: %w", err)
+	}
+	return s, nil
+}
+
+// Synchronize waits for everything enqueued on the stream; a kernel's
+// fault shows here.
+func (s *Stream) Synchronize() error {
+	if s == nil || s.h == nil {
+		return fmt.Errorf("gpu: synchronize: the stream is nil or closed")
+	}
+	err := s.d.do(func() error { return cuCheck("cuStreamSynchronize", cuStreamSynchronize(s.h)) })
+	if err != nil {
+		return fmt.Errorf("gpu: synchronize stream: %w", err)
+	}
+	return nil
+}
+
+// Close waits for the stream and destroys it. Closing twice is harmless.
+func (s *Stream) Close() error {
+	if s == nil || s.h == nil {
+		return nil
+	}
+	h := s.h
+	s.h = nil
+	return s.d.do(func() error {
+		if err := cuCheck("cuStreamSynchronize", cuStreamSynchronize(h)); err != nil {
+			return err
+		}
+		return cuCheck("cuStreamDestroy", cuStreamDestroy(h))
+	})
+}
+
+// LaunchAsync enqueues one sweep of the nz×ny×nx grid in src into dst on
+// the stream and returns its geometry without waiting: the buffers must
+// stay alive and untouched until the stream is synchronised. The launch
+// is checked as Launch checks it.
+func (k *Stencil3) LaunchAsync(s *Stream, dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Geometry, error) {
+	if s == nil || s.h == nil {
+		return Geometry{}, fmt.Errorf("gpu: launch %s: the stream is nil or closed", k.cfg.step)
+	}
+	if s.d != k.d {
+		return Geometry{}, fmt.Errorf("gpu: launch %s: the stream belongs to device %d, the kernel to device %d",
+			k.cfg.step, s.d.Props().Ordinal, k.d.Props().Ordinal)
+	}
+	f, g, a, err := k.prepare(dst, src, nz, ny, nx, c)
+	if err != nil {
+		return Geometry{}, err
+	}
+	err = k.d.do(func() error { return launchOn(s.h, []launchPlan{{f, g, a}}) })
+	runtime.KeepAlive(dst)
+	runtime.KeepAlive(src)
+	if err != nil {
+		return Geometry{}, fmt.Errorf("gpu: launch %s on a stream: %w", k.cfg.step, err)
+	}
+	return g, nil
+}
