@@ -195,8 +195,11 @@ def sweep_sharded(n, g, steps, devices):
     def step(xl):
         # Halo planes: the last plane goes up, the first down; the ends of
         # the chain receive zeros, which only touch the fixed boundary.
-        from_below = jax.lax.ppermute(xl[-1:], "z", [(i, i + 1) for i in range(g - 1)])
-        from_above = jax.lax.ppermute(xl[:1], "z", [(i + 1, i) for i in range(g - 1)])
+        if g == 1:
+            from_below = from_above = jnp.zeros_like(xl[:1])
+        else:
+            from_below = jax.lax.ppermute(xl[-1:], "z", [(i, i + 1) for i in range(g - 1)])
+            from_above = jax.lax.ppermute(xl[:1], "z", [(i + 1, i) for i in range(g - 1)])
         e = jnp.concatenate([from_below, xl, from_above], axis=0)
         v = (c0 * e[1:-1, 1:-1, 1:-1]
              + c1 * e[1:-1, 1:-1, :-2] + c2 * e[1:-1, 1:-1, 2:]
