@@ -229,3 +229,48 @@ func TestNoStepNamesInTheLogic(t *testing.T) {
 		assert.NotRegexp(t, re, string(b), "%s decides by a step's name", f)
 	}
 }
+
+// The split fast kernel compiles to what the measured file compiled to:
+// for each kept configuration, the same registers, shared memory, local
+// memory and thread limit for both entries as bench/fast_variants.cu (the
+// file before the split) with the defines it took then. SASS itself is
+// compared by bench/fast-split-sass.sh where nvcc and cuobjdump are.
+func TestFastSplitCompilesAsBefore(t *testing.T) {
+	d := device(t)
+	// From the package's folder (go test) or the repository's root (a
+	// built gpu.test run there).
+	old, err := os.ReadFile(filepath.Join("..", "bench", "fast_variants.cu"))
+	if err != nil {
+		if old, err = os.ReadFile(filepath.Join("bench", "fast_variants.cu")); err != nil {
+			t.Skipf("needs the repository's bench/fast_variants.cu: %v", err)
+		}
+	}
+	for _, tc := range []struct {
+		o      Options
+		before []Define // what the file before the split was given
+	}{
+		{Options{}, []Define{{"FAST_MODE", "3"}, {"FAST_BY", "4"}, {"FAST_RY", "1"}, {"FAST_WX", "8"}, {"FAST_DEPTH", "1"},
+			{"FAST_L2PF", "0"}, {"FAST_MINB", "1"}, {"FAST_EDGE", "5"}, {"FAST_PREFETCH", "1"}, {"FAST_STREAM", "0"}, {"FAST_PFD", "0"}}},
+		{Options{Defines: []Define{{"FAST_PFD", "-2"}, {"FAST_BY", "5"}, {"FAST_DEPTH", "2"}, {"FAST_STREAM", "1"}}},
+			[]Define{{"FAST_MODE", "3"}, {"FAST_BY", "5"}, {"FAST_RY", "1"}, {"FAST_WX", "8"}, {"FAST_DEPTH", "2"},
+				{"FAST_L2PF", "0"}, {"FAST_MINB", "1"}, {"FAST_EDGE", "5"}, {"FAST_PREFETCH", "1"}, {"FAST_STREAM", "1"}, {"FAST_PFD", "-2"}}},
+		{Options{Defines: []Define{{"FAST_MODE", "0"}, {"FAST_RY", "2"}, {"FAST_WX", "2"}, {"FAST_L2PF", "4"}}},
+			[]Define{{"FAST_MODE", "0"}, {"FAST_BY", "8"}, {"FAST_RY", "2"}, {"FAST_WX", "2"}, {"FAST_DEPTH", "1"},
+				{"FAST_L2PF", "4"}, {"FAST_MINB", "1"}, {"FAST_EDGE", "0"}, {"FAST_PREFETCH", "1"}, {"FAST_STREAM", "0"}}},
+	} {
+		k, err := d.Stencil3("fast", tc.o)
+		require.NoError(t, err, "%v", tc.o.Defines)
+		m, err := d.compile("fast_variants", string(old), tc.before)
+		require.NoError(t, err)
+		for _, entry := range []string{"fast4", "fast1"} {
+			nx := map[string]int{"fast4": 512, "fast1": 130}[entry]
+			got, err := k.Function(nx)
+			require.NoError(t, err)
+			want, err := m.Function(entry)
+			require.NoError(t, err)
+			assert.Equal(t, []int{want.Registers, want.StaticShared, want.LocalBytes, want.MaxThreads},
+				[]int{got.Registers, got.StaticShared, got.LocalBytes, got.MaxThreads},
+				"%s with %v: registers, static shared, local bytes, max threads", entry, tc.o.Defines)
+		}
+	}
+}
