@@ -22,6 +22,8 @@ TARGETS="
 ./cmd/nbcheck FuzzCheck
 ./exercises/release FuzzStrip
 ./gpu FuzzCheckDirectives
+./gpu FuzzProcessRank
+./gpu FuzzRendezvousMessages
 ./exercises/cudacheck FuzzReadAnswer
 ./exercises/handin FuzzNotebookCells
 ./exercises/handin FuzzCellFile
