@@ -16,6 +16,8 @@ TARGETS="
 ./cmd/stencil FuzzRunTileFlag
 ./cmd/stencil FuzzSedimentSizeFlags
 ./cmd/stencil FuzzSpecs
+./cmd/stencil FuzzGpusFlag
+./lab/halo FuzzDecompose
 ./lab FuzzParseBytes
 ./lab/benchfile FuzzRead
 ./lab/sediment FuzzLoadBench

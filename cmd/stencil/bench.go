@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/benchfile"
+	"stencillab.dev/lab/sim"
 )
 
 func init() {
@@ -209,6 +211,10 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	steps := fs.Int("steps", 1, "time steps each timed run advances, the passes ping-ponging on the device (a multiple of each kernel's steps per pass)")
 	jsonFile := fs.String("json", "", "write every measurement to this file as JSON")
 	ordinal := fs.Int("device", 0, "GPU to use")
+	gpus := fs.String("gpus", "", "time each kernel split over these numbers of GPUs, comma-separated (1,2,4: GPUs 0 to G−1 each), with its efficiency against the fewest")
+	weak := fs.Bool("weak", false, "with -gpus: weak scaling, an N×N×(N·G) grid on G GPUs (efficiency t_base/t_G); without: strong scaling of the N³ grid (efficiency G_base·t_base/(G·t_G))")
+	py := fs.Int("py", 0, "with -gpus: GPUs along y for a pencil split (each count above 1 a multiple of it); 0 or 1: z-slabs")
+	overlap := fs.String("overlap", "", "with -gpus: the overlap variant of the split (the gpu backend's names); empty: its default")
 	var variants listFlag
 	fs.Var(&variants, "variant", "another configuration, KERNEL:key=value,... (tile=T, block=XxYxZ, or a define such as FAST_BY=16); repeatable")
 	if err := fs.Parse(args); err != nil {
@@ -241,6 +247,18 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	var counts []int
+	switch {
+	case *gpus != "":
+		if counts, err = parseGPUCounts(*gpus, *py); err != nil {
+			return 2, err
+		}
+		if flagSet(fs, "device") {
+			return 2, fmt.Errorf("-device %d: -gpus takes GPUs 0 to G−1; hide others with CUDA_VISIBLE_DEVICES", *ordinal)
+		}
+	case *weak || *py != 0 || *overlap != "":
+		return 2, errors.New("-weak, -py and -overlap time a split: give -gpus as well")
+	}
 	if *jsonFile != "" {
 		// Before the GPU's minutes, not after them.
 		if err := checkWritable(*jsonFile); err != nil {
@@ -251,6 +269,13 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	d, err := gpu.Open(*ordinal)
 	if err != nil {
 		return 1, benchNoGPU(err)
+	}
+	if counts != nil {
+		p := d.Props()
+		d.Close()
+		sb := scaleBench{args: args, props: p, configs: configs, sizes: ns, counts: counts, weak: *weak, py: *py, overlap: *overlap,
+			steps: *steps, warmup: *warmup, reps: *reps, seed: *seed, check: *check, jsonFile: *jsonFile}
+		return sb.run(stdout, stderr)
 	}
 	defer d.Close()
 	p := d.Props()
@@ -560,4 +585,230 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// parseGPUCounts reads bench's -gpus: distinct numbers of GPUs from 1 to
+// lab.MaxRanks, comma-separated; with pencils (py > 1) each count above 1
+// a multiple of py.
+func parseGPUCounts(s string, py int) ([]int, error) {
+	if py < 0 || py > lab.MaxRanks {
+		return nil, fmt.Errorf("-py %d: want 0 to %d GPUs along y", py, lab.MaxRanks)
+	}
+	fields := strings.Split(s, ",")
+	if len(fields) > lab.MaxRanks {
+		return nil, fmt.Errorf("-gpus: %d counts exceeds the limit of %d", len(fields), lab.MaxRanks)
+	}
+	var counts []int
+	for _, f := range fields {
+		g, err := strconv.Atoi(strings.TrimSpace(f))
+		switch {
+		case err != nil || g < 1 || g > lab.MaxRanks:
+			return nil, fmt.Errorf("-gpus %q: each count must be an integer from 1 to %d", s, lab.MaxRanks)
+		case slices.Contains(counts, g):
+			return nil, fmt.Errorf("-gpus %q: %d GPUs given twice", s, g)
+		case g > 1 && py > 1 && g%py != 0:
+			return nil, fmt.Errorf("-gpus %q -py %d: %d GPUs do not split into %d along y", s, py, g, py)
+		}
+		counts = append(counts, g)
+	}
+	return counts, nil
+}
+
+// scaleBench times kernels split over several GPUs: `stencil bench -gpus`.
+type scaleBench struct {
+	args                []string
+	props               gpu.Props
+	configs             []benchConfig
+	sizes, counts       []int
+	weak                bool
+	py                  int
+	overlap             string
+	steps, warmup, reps int
+	seed                uint64
+	check               bool
+	jsonFile            string
+}
+
+// run times every configuration at every size on every count of GPUs,
+// fewest first, through lab.Execute with a split (the gpu backend's
+// splitter), and prints one row each with its efficiency.
+func (b scaleBench) run(stdout, stderr io.Writer) (int, error) {
+	counts := slices.Clone(b.counts)
+	slices.Sort(counts)
+	report := benchfile.File{
+		Command: "stencil bench " + strings.Join(b.args, " "),
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Device:  b.props.Name,
+		DeviceInfo: &benchfile.Device{Name: b.props.Name, Arch: b.props.Arch(), SMs: b.props.SMs, L2Bytes: b.props.L2Bytes,
+			MemBytes: b.props.TotalMem, Driver: b.props.DriverVersion},
+		Reps: b.reps, Warmup: b.warmup, Seed: b.seed, Coeffs: lab.DistinctCoeffs(),
+	}
+	for _, c := range b.configs {
+		if len(c.opts.Defines) > 0 {
+			return 2, fmt.Errorf("%s: -gpus times a step with its tile and block; defines (%v) do not pass through a split", c.label, c.opts.Defines)
+		}
+	}
+	fmt.Fprintf(stderr, "bench: %s ×%v GPUs (%s scaling)\n", b.props.Name, counts, map[bool]string{true: "weak", false: "strong"}[b.weak])
+	for _, n := range b.sizes {
+		for _, c := range b.configs {
+			var base *benchfile.Scale
+			var baseOut *lab.Grid3[float32]
+			for _, g := range counts {
+				s, out, err := b.one(stderr, c, n, g)
+				if err != nil {
+					return 1, fmt.Errorf("%s at N=%d on %d GPUs: %w", c.label, n, g, err)
+				}
+				if base == nil {
+					base, baseOut = &s, out
+				}
+				s.BaseGPUs, s.BaseMs = base.GPUs, base.MedianMs
+				if b.weak {
+					s.Efficiency = base.MedianMs / s.MedianMs
+				} else {
+					s.Efficiency = float64(base.GPUs) * base.MedianMs / (float64(g) * s.MedianMs)
+				}
+				switch {
+				case !b.check:
+				case g == base.GPUs:
+					s.Checked = "the base run"
+				case b.weak:
+					s.Checked = "not checked: weak scaling grows the grid past the base run's"
+				default:
+					if differ := bitsDiffer(out, baseOut); differ > 0 {
+						printScale(stdout, s)
+						return 1, fmt.Errorf("%s at N=%d on %d GPUs differs from the run on %d at %d points", c.label, n, g, base.GPUs, differ)
+					}
+					s.Checked = fmt.Sprintf("bit for bit against %d GPUs", base.GPUs)
+				}
+				printScale(stdout, s)
+				report.Scaling = append(report.Scaling, s)
+			}
+		}
+	}
+	printScaleTable(stdout, report)
+	if b.jsonFile != "" {
+		buf, err := json.MarshalIndent(report, "", " ")
+		if err != nil {
+			return 1, err
+		}
+		if err := os.WriteFile(b.jsonFile, append(buf, '\n'), 0o644); err != nil {
+			return 1, fmt.Errorf("-json: %w", err)
+		}
+		fmt.Fprintf(stderr, "bench: wrote %s\n", b.jsonFile)
+	}
+	return 0, nil
+}
+
+// one times configuration c at side n on g GPUs, and returns its record
+// (efficiency still to set) and its output.
+func (b scaleBench) one(stderr io.Writer, c benchConfig, n, g int) (benchfile.Scale, *lab.Grid3[float32], error) {
+	nz := n
+	if b.weak {
+		nz = n * g
+	}
+	devs := make([]int, g)
+	for i := range devs {
+		devs[i] = i
+	}
+	split := lab.Split{Devices: devs, Overlap: b.overlap}
+	if g > 1 {
+		split.PY = b.py
+	}
+	// The input, the output and the base run's output kept for the check.
+	grids := 3
+	if err := lab.CheckMemory(fmt.Sprintf("N=%d on %d GPUs: %s", n, g, lab.RunWhat(grids, nz, n, n)),
+		uint64(grids)*4*uint64(nz)*uint64(n)*uint64(n), lab.CubeFit(grids)); err != nil {
+		return benchfile.Scale{}, nil, err
+	}
+	fmt.Fprintf(stderr, "bench: N=%d (nz %d): %s on %d GPUs\n", n, nz, c.label, g)
+	cfg := lab.Config{Tile: c.opts.Tile}
+	if c.opts.Block != [3]int{} {
+		cfg.Block = sim.Dim3{X: c.opts.Block[0], Y: c.opts.Block[1], Z: c.opts.Block[2]}
+	}
+	res, err := lab.Execute(lab.Run{Step: c.step, Backend: lab.GPU, Config: cfg, NZ: nz, NY: n, NX: n,
+		C: lab.DistinctCoeffs(), Seed: b.seed + uint64(n), Steps: b.steps, Reps: b.warmup + b.reps, Split: split})
+	if err != nil {
+		return benchfile.Scale{}, nil, err
+	}
+	if len(res.Millis) <= b.warmup {
+		return benchfile.Scale{}, nil, fmt.Errorf("the split returned %d times for %d runs", len(res.Millis), b.warmup+b.reps)
+	}
+	times := res.Millis[b.warmup:]
+	med := median(times)
+	s := benchfile.Scale{Kernel: c.step, Label: c.label, N: n, NZ: nz, Tile: c.opts.Tile, GPUs: g, Devices: devs, PY: split.PY,
+		Overlap: b.overlap, Weak: b.weak, MedianMs: med, MinMs: slices.Min(times), TimesMs: times,
+		PointsPerSec: float64(nz-2) * float64(n-2) * float64(n-2) * float64(res.Steps) / (med * 1e-3)}
+	if res.Steps > 1 {
+		s.Steps = res.Steps
+	}
+	if res.Comm != nil {
+		s.MessagesPerStep, s.HaloBytesPerStep = res.Comm.MessagesPerStep(), res.Comm.BytesPerStep()
+	}
+	if k := len(res.RankTimes) - len(times); k >= 0 {
+		for i, t := range times {
+			if t == med {
+				s.RankMs = res.RankTimes[k+i]
+				break
+			}
+		}
+	}
+	return s, res.Out, nil
+}
+
+// median returns the median of ts (0 with none).
+func median(ts []float64) float64 {
+	if len(ts) == 0 {
+		return 0
+	}
+	t := slices.Clone(ts)
+	slices.Sort(t)
+	return t[len(t)/2]
+}
+
+// bitsDiffer returns the number of points where two grids of one shape
+// differ bit for bit (every point when the shapes differ).
+func bitsDiffer(a, b *lab.Grid3[float32]) int {
+	if a == nil || b == nil || len(a.Data) != len(b.Data) {
+		return max(lenData(a), lenData(b), 1)
+	}
+	n := 0
+	for i, v := range a.Data {
+		if math.Float32bits(v) != math.Float32bits(b.Data[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+func lenData(g *lab.Grid3[float32]) int {
+	if g == nil {
+		return 0
+	}
+	return len(g.Data)
+}
+
+// printScale prints one split run on one line.
+func printScale(w io.Writer, s benchfile.Scale) {
+	fmt.Fprintf(w, "%s N=%d nz=%d on %d GPUs: %.4f ms, %.1f Gpts/s, efficiency %.1f %% against %d GPUs, %s halo per time step\n",
+		s.Label, s.N, s.NZ, s.GPUs, s.MedianMs, s.PointsPerSec/1e9, 100*s.Efficiency, s.BaseGPUs, byteSize(s.HaloBytesPerStep))
+}
+
+// printScaleTable prints the closing table of a bench with -gpus.
+func printScaleTable(w io.Writer, rep benchfile.File) {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-26s %5s %6s %5s %4s %10s %9s %7s %12s %9s\n", "kernel", "N", "nz", "steps", "GPUs", "median ms", "Gpts/s", "eff %", "halo MB/step", "msgs/step")
+	weak := false
+	for _, s := range rep.Scaling {
+		weak = weak || s.Weak
+		fmt.Fprintf(w, "%-26s %5d %6d %5d %4d %10.4f %9.1f %7.1f %12.2f %9.2g\n", s.Label, s.N, s.NZ, max(s.Steps, 1), s.GPUs, s.MedianMs,
+			s.PointsPerSec/1e9, 100*s.Efficiency, s.HaloBytesPerStep/1e6, s.MessagesPerStep)
+	}
+	if weak {
+		fmt.Fprintln(w, "Weak scaling: N×N×(N·G) on G GPUs; efficiency = t(base) / t(G), the base the fewest GPUs timed.")
+	} else {
+		fmt.Fprintln(w, "Strong scaling: the N³ grid on G GPUs; efficiency = G(base)·t(base) / (G·t(G)), the base the fewest GPUs timed.")
+	}
+	if len(rep.Scaling) > 0 {
+		fmt.Fprintf(w, "Card: %s; every figure against the run on the fewest GPUs in the same process.\n", rep.Device)
+	}
 }

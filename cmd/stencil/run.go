@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 
+	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/halo" // registers the split of cpu and sim over goroutine ranks
 	"stencillab.dev/lab/sim"
 )
 
@@ -79,6 +81,10 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	seed := fs.Uint64("seed", 1, "seed of the random input")
 	check := fs.Bool("check", false, "compare with a float64 reference sweep and report the max error")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the summary")
+	ranks := fs.Int("ranks", 0, "split the run over this many goroutine ranks on cpu or sim (z-slabs; pencils with -py); 0 or 1: one domain")
+	py := fs.Int("py", 0, "ranks (or GPUs) along y for a pencil split; the rest lie along z (0 or 1: z-slabs)")
+	gpus := fs.String("gpus", "", "split the run over GPUs: a count (4: GPUs 0 to 3) or ordinals (0,2); implies -backend gpu")
+	overlap := fs.String("overlap", "", "how a split overlaps its exchange with its sweep (the gpu backend's variants; cpu and sim: none)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -116,6 +122,11 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if !slices.Contains([]string{lab.CPU, lab.Sim, lab.GPU}, *backend) {
 		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
 	}
+	split, err := splitFlags(fs, *backend, *ranks, *py, *gpus, *overlap)
+	if err != nil {
+		return 2, err
+	}
+	*backend = split.backend
 	if blockDim != (sim.Dim3{}) {
 		if s3, err := lab.LookupStep3(step.Name); err != nil || !s3.BlockShape {
 			return 2, fmt.Errorf("-block %s: %s's block follows from its tile; only a step whose block is free (%s) takes -block",
@@ -124,12 +135,15 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	run := lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile, Block: blockDim},
 		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps,
-		Progress: sim.PrintProgress(stderr)}
+		Progress: sim.PrintProgress(stderr), Split: split.Split}
 	// Every host grid of the run and of the check, counted before any is
 	// allocated; the GPU checks its own memory.
 	grids := run.HostGrids(*backend == lab.GPU)
 	if *check {
 		grids += lab.CheckGrids(*steps)
+	}
+	if split.splits {
+		grids += split.hostGrids(*check)
 	}
 	if err := lab.CheckMemory(fmt.Sprintf("-n %d: %s", *n, lab.RunWhat(grids, *n, *n, *n)),
 		uint64(grids)*4*uint64(*n)*uint64(*n)*uint64(*n), lab.CubeFit(grids)); err != nil {
@@ -137,12 +151,25 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	res, err := lab.Execute(run)
 	if err != nil {
+		err = split.noGPU(err)
 		if res.Out == nil {
 			return 1, err
 		}
 		return 1, fmt.Errorf("%s on %s: %w", step.Name, *backend, err)
 	}
 	src, dst := res.Src, res.Out
+	// The split's check runs the single domain from src, before the
+	// float64 check below overwrites it.
+	var splitExtra []field
+	var splitErr error
+	if split.splits {
+		splitExtra = splitFields(res)
+		if *check {
+			f, err := checkSplit(run, res)
+			splitExtra = append(splitExtra, f...)
+			splitErr = err
+		}
+	}
 	ms := res.MedianWall()
 	interior := float64(src.Interior())
 	work := interior * float64(res.Steps) // point updates of one repetition
@@ -161,7 +188,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		out.MaxAbsErr, out.RelL2Err = &d.MaxAbs, &d.RelL2
 	}
-	extra := launchFields(res)
+	extra := append(launchFields(res), splitExtra...)
 	if *asJSON {
 		if err := writeJSON(stdout, out, extra); err != nil {
 			return 1, fmt.Errorf("-json: %w", err)
@@ -174,7 +201,228 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 			return 1, fmt.Errorf("-check: %s on %s: %w", step.Name, *backend, err)
 		}
 	}
+	if splitErr != nil {
+		return 1, fmt.Errorf("-check: %s on %s: %w", step.Name, *backend, splitErr)
+	}
 	return 0, nil
+}
+
+// splitFlag is what -ranks, -py, -gpus and -overlap ask for.
+type splitFlag struct {
+	lab.Split
+	backend string // the backend, gpu when -gpus is given
+	splits  bool   // whether the run is split (lab.Split.Splits)
+}
+
+// splitFlags reads the split flags of `stencil run`: -ranks on cpu or sim,
+// -gpus on gpu (implied when -backend is not given), -py for pencils of
+// either, -overlap passed through.
+func splitFlags(fs *flag.FlagSet, backend string, ranks, py int, gpus, overlap string) (splitFlag, error) {
+	sf := splitFlag{backend: backend}
+	if gpus != "" {
+		if !flagSet(fs, "backend") {
+			sf.backend = lab.GPU
+		}
+		if sf.backend != lab.GPU {
+			return sf, fmt.Errorf("-gpus %s: GPUs are the gpu backend's, not %s's; split a run on %s with -ranks", gpus, backend, backend)
+		}
+		devs, err := parseGPUs(gpus)
+		if err != nil {
+			return sf, err
+		}
+		sf.Devices = devs
+	}
+	switch {
+	case ranks < 0 || ranks > lab.MaxRanks:
+		return sf, fmt.Errorf("-ranks %d: want 0 to %d ranks", ranks, lab.MaxRanks)
+	case ranks > 1 && sf.backend == lab.GPU:
+		return sf, fmt.Errorf("-ranks %d: the gpu backend splits over GPUs; give -gpus %d", ranks, ranks)
+	case py < 0 || py > lab.MaxRanks:
+		return sf, fmt.Errorf("-py %d: want 0 to %d ranks along y", py, lab.MaxRanks)
+	case overlap != "" && !flagSet(fs, "ranks") && gpus == "":
+		return sf, fmt.Errorf("-overlap %s: only a split run (-ranks or -gpus) overlaps its exchange", overlap)
+	}
+	sf.Ranks, sf.PY, sf.Overlap = ranks, py, overlap
+	if sf.backend == lab.GPU {
+		sf.Ranks = 0
+	}
+	if py > 1 && ranks <= 1 && len(sf.Devices) == 0 {
+		return sf, fmt.Errorf("-py %d: a pencil split needs -ranks (or -gpus) as well", py)
+	}
+	if err := sf.Check(sf.backend); err != nil {
+		return sf, fmt.Errorf("-ranks %d -py %d -gpus %q: %w", ranks, py, gpus, err)
+	}
+	sf.splits = sf.Splits(sf.backend)
+	return sf, nil
+}
+
+// parseGPUs reads -gpus: a count G (the GPUs 0 to G−1) or a
+// comma-separated list of distinct ordinals ("0,2"), each at most
+// lab.MaxRanks.
+func parseGPUs(s string) ([]int, error) {
+	fields := strings.Split(s, ",")
+	if len(fields) == 1 {
+		g, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || g < 1 || g > lab.MaxRanks {
+			return nil, fmt.Errorf("-gpus %q: want a count from 1 to %d or a list of GPU ordinals such as 0,2", s, lab.MaxRanks)
+		}
+		devs := make([]int, g)
+		for i := range devs {
+			devs[i] = i
+		}
+		return devs, nil
+	}
+	if len(fields) > lab.MaxRanks {
+		return nil, fmt.Errorf("-gpus: %d ordinals exceeds the limit of %d", len(fields), lab.MaxRanks)
+	}
+	var devs []int
+	for _, f := range fields {
+		d, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || d < 0 || d >= lab.MaxRanks {
+			return nil, fmt.Errorf("-gpus %q: ordinal %q must be an integer from 0 to %d", s, f, lab.MaxRanks-1)
+		}
+		if slices.Contains(devs, d) {
+			return nil, fmt.Errorf("-gpus %q: GPU %d named twice", s, d)
+		}
+		devs = append(devs, d)
+	}
+	return devs, nil
+}
+
+// hostGrids returns the host grids a split adds to a run's: the ranks'
+// local grids, about two grids in all on cpu and sim, and the single
+// domain's output and its two ping-pong grids for -check.
+func (sf splitFlag) hostGrids(check bool) int {
+	n := 0
+	if sf.backend != lab.GPU {
+		n += 2
+	}
+	if check {
+		n += 3
+	}
+	return n
+}
+
+// noGPU returns the gpu backend's own error on a machine without a GPU
+// in place of err, when a GPU split failed for want of one (or of the
+// gpu package's splitter); other errors pass unchanged.
+func (sf splitFlag) noGPU(err error) error {
+	if sf.backend != lab.GPU || len(sf.Devices) == 0 || errors.Is(err, gpu.ErrNoGPU) {
+		return err
+	}
+	d, oerr := gpu.Open(sf.Devices[0])
+	if oerr != nil {
+		if errors.Is(oerr, gpu.ErrNoGPU) {
+			return oerr
+		}
+		return err
+	}
+	d.Close()
+	return err
+}
+
+// splitFields are the summary lines and JSON fields of a split run: its
+// ranks, what they sent each other, and their surface to volume.
+func splitFields(res lab.Result) []field {
+	s := res.Comm
+	if s == nil {
+		return nil
+	}
+	layout := fmt.Sprintf("%d z-slabs", s.Ranks)
+	if s.PY > 1 {
+		layout = fmt.Sprintf("%d pencils, %d along z × %d along y", s.Ranks, s.PZ, s.PY)
+	}
+	every := "every time step"
+	if s.StepsPerExchange > 1 {
+		every = fmt.Sprintf("every %d time steps", s.StepsPerExchange)
+	}
+	fields := []field{
+		{Key: "ranks", Label: "Ranks", Value: s.Ranks, Text: fmt.Sprintf("%s, halo %d deep, exchanged %s", layout, s.Halo, every)},
+		{Key: "pz", Value: s.PZ}, {Key: "py", Value: s.PY}, {Key: "halo", Value: s.Halo},
+		{Key: "steps_per_exchange", Value: s.StepsPerExchange},
+		{Key: "messages_per_step", Label: "Messages", Value: s.MessagesPerStep(),
+			Text: fmt.Sprintf("%g per time step (%d per exchange, all ranks)", s.MessagesPerStep(), s.TotalMessages())},
+		{Key: "halo_bytes_per_step", Label: "Halo bytes", Value: s.BytesPerStep(),
+			Text: fmt.Sprintf("%s per time step (%d B per exchange, all ranks)", byteSize(s.BytesPerStep()), s.TotalBytes())},
+		{Key: "messages_per_rank", Value: s.Messages}, {Key: "halo_bytes_per_rank", Value: s.Bytes},
+	}
+	if parts, err := halo.Decompose(res.NZ, res.NY, res.NX, s.Ranks, s.PY, s.Halo); err == nil {
+		var in, h int64
+		for _, v := range halo.Volume(parts) {
+			in += v.Interior
+			h += v.Halo
+		}
+		if in > 0 {
+			ratio := float64(h) / float64(in)
+			fields = append(fields, field{Key: "surface_to_volume", Label: "Surface to volume", Value: ratio,
+				Text: fmt.Sprintf("%.4f (%d halo points the ranks receive per exchange / the %d points they own)", ratio, h, in)})
+		}
+	}
+	if n := len(res.RankTimes); n > 0 {
+		last := res.RankTimes[n-1]
+		text := ""
+		for r, t := range last {
+			if r > 0 {
+				text += ", "
+			}
+			text += fmt.Sprintf("%d: %.2f + %.2f", r, t.Compute, t.Exchange)
+		}
+		fields = append(fields, field{Key: "rank_times_ms", Label: "Rank compute + exchange", Value: last, Text: text + " ms (last repetition)"})
+	}
+	return fields
+}
+
+// byteSize writes a byte count with a binary prefix.
+func byteSize(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
+}
+
+// checkSplit runs the single-domain twin of a split run (on the split's
+// first GPU on gpu) from the same input and compares the outputs bit for
+// bit. On a GPU that the single domain does not fit, it says so and leaves
+// the check to the float64 reference.
+func checkSplit(run lab.Run, res lab.Result) ([]field, error) {
+	one := run
+	one.Split = lab.Split{}
+	if run.Backend == lab.GPU {
+		one.Split = lab.Split{Devices: run.Split.Devices[:1], Overlap: run.Split.Overlap}
+	}
+	one.Src, one.Dst, one.Reps, one.Progress = res.Src, nil, 1, nil
+	want, err := lab.Execute(one)
+	if err != nil {
+		if run.Backend == lab.GPU && errors.Is(err, lab.ErrMemory) {
+			return []field{{Key: "split_check", Label: "Split check", Value: "single domain does not fit",
+				Text: "the single domain does not fit one GPU: checked against the float64 reference only"}}, nil
+		}
+		return nil, fmt.Errorf("the single-domain run to compare with: %w", err)
+	}
+	differ, first := 0, -1
+	for i, v := range res.Out.Data {
+		if math.Float32bits(v) != math.Float32bits(want.Out.Data[i]) {
+			if first < 0 {
+				first = i
+			}
+			differ++
+		}
+	}
+	if differ > 0 {
+		g := res.Out
+		z, y, x := first/(g.NY*g.NX), first/g.NX%g.NY, first%g.NX
+		return []field{{Key: "split_check", Label: "Split check", Value: fmt.Sprintf("%d points differ", differ),
+				Text: fmt.Sprintf("%d points differ from the single domain", differ)}},
+			fmt.Errorf("the split differs from the single domain at %d points, the first (%d, %d, %d): %g against %g",
+				differ, z, y, x, g.Data[first], want.Out.Data[first])
+	}
+	return []field{{Key: "split_check", Label: "Split check", Value: "bit for bit",
+		Text: fmt.Sprintf("equal to the single domain bit for bit (%d points)", len(res.Out.Data))}}, nil
 }
 
 // CheckTolerance is the largest difference from the float64 reference

@@ -30,6 +30,70 @@ type File struct {
 	Copies     []Copy     `json:"copy,omitempty"`          // the float4 copy of each N³ grid
 	Interior   []Copy     `json:"interior_copy,omitempty"` // the copy of each grid's interior only
 	Results    []Run      `json:"results"`                 // the kernels
+	Scaling    []Scale    `json:"scaling,omitempty"`       // the kernels split over several GPUs (stencil bench -gpus)
+}
+
+// Scale is one kernel run split over several GPUs of one host
+// (`stencil bench -gpus 1,2,4`), and its efficiency against the same
+// kernel on the fewest GPUs of the list, timed in the same process.
+type Scale struct {
+	Kernel  string `json:"kernel"`            // a step of the lab
+	Label   string `json:"label,omitempty"`   // the configuration, when not the default
+	N       int    `json:"n"`                 // the y and x sides; for weak scaling also the z side per GPU
+	NZ      int    `json:"nz"`                // the z side of the grid: N, or N·GPUs for weak scaling
+	Tile    int    `json:"tile,omitempty"`    // the step's tile; 0: its default
+	Steps   int    `json:"steps,omitempty"`   // time steps each timed run advances (absent: 1)
+	GPUs    int    `json:"gpus"`              // GPUs of the split
+	Devices []int  `json:"devices"`           // their ordinals
+	PY      int    `json:"py,omitempty"`      // GPUs along y for pencils (absent: z-slabs)
+	Overlap string `json:"overlap,omitempty"` // the overlap variant asked for ("": the gpu backend's default)
+	Weak    bool   `json:"weak,omitempty"`    // weak scaling: the grid grows with the GPUs
+	// MedianMs is the median time of one run (Steps time steps) by the
+	// backend's clock; MinMs the fastest; TimesMs every timed run.
+	MedianMs float64   `json:"median_ms"`
+	MinMs    float64   `json:"min_ms,omitempty"`
+	TimesMs  []float64 `json:"times_ms,omitempty"`
+	// PointsPerSec is interior points × time steps over the median time.
+	PointsPerSec float64 `json:"points_per_second"`
+	// BaseGPUs and BaseMs are the run the efficiency compares with: the
+	// same kernel and N on the fewest GPUs of the bench (1 when the list
+	// has it).
+	BaseGPUs int     `json:"base_gpus"`
+	BaseMs   float64 `json:"base_ms"`
+	// Efficiency is, for strong scaling, BaseGPUs·BaseMs / (GPUs·MedianMs);
+	// for weak scaling BaseMs / MedianMs.
+	Efficiency float64 `json:"efficiency"`
+	// MessagesPerStep and HaloBytesPerStep are what all GPUs sent each
+	// other per time step, as the split counted them.
+	MessagesPerStep  float64 `json:"messages_per_step,omitempty"`
+	HaloBytesPerStep float64 `json:"halo_bytes_per_step,omitempty"`
+	// RankMs is each GPU's compute, exchange and wait time in the
+	// repetition of the median time, milliseconds.
+	RankMs []lab.RankTime `json:"rank_ms,omitempty"`
+	// Checked says how the output was checked: "bit for bit" against
+	// the base run, or why it was not.
+	Checked string `json:"check,omitempty"`
+}
+
+// Check returns an error wrapping ErrInvalid when the scaling result
+// cannot be used: no kernel, a side below 3, no GPU, a time or rate that
+// is not positive, a negative efficiency.
+func (s Scale) Check() error {
+	pos := func(x float64) bool { return x > 0 && !math.IsInf(x, 0) }
+	switch {
+	case s.Kernel == "":
+		return fmt.Errorf("scaling: no kernel name: %w", ErrInvalid)
+	case s.N < 3 || s.NZ < 3:
+		return fmt.Errorf("scaling: kernel %s: n = %d, nz = %d: each must be at least 3: %w", s.Kernel, s.N, s.NZ, ErrInvalid)
+	case s.GPUs < 1 || s.BaseGPUs < 1:
+		return fmt.Errorf("scaling: kernel %s: %d GPUs against %d: each must be at least 1: %w", s.Kernel, s.GPUs, s.BaseGPUs, ErrInvalid)
+	case !pos(s.MedianMs) || !pos(s.PointsPerSec) || !pos(s.BaseMs):
+		return fmt.Errorf("scaling: kernel %s on %d GPUs: median_ms, points_per_second and base_ms must be positive (got %g, %g, %g): %w",
+			s.Kernel, s.GPUs, s.MedianMs, s.PointsPerSec, s.BaseMs, ErrInvalid)
+	case !(s.Efficiency >= 0) || math.IsInf(s.Efficiency, 0):
+		return fmt.Errorf("scaling: kernel %s on %d GPUs: efficiency %g must be a non-negative number: %w", s.Kernel, s.GPUs, s.Efficiency, ErrInvalid)
+	}
+	return nil
 }
 
 // Device is what a bench's GPU reported of itself.
@@ -149,12 +213,17 @@ func Read(r io.Reader) (*File, error) {
 			b.Results = append(b.Results, res)
 		}
 	}
-	if len(b.Results) == 0 {
+	if len(b.Results) == 0 && len(b.Scaling) == 0 {
 		return nil, fmt.Errorf("benchfile: bench file holds no results: %w", ErrInvalid)
 	}
 	for i, res := range b.Results {
 		if err := res.Check(); err != nil {
 			return nil, fmt.Errorf("benchfile: bench result %d: %w", i, err)
+		}
+	}
+	for i, s := range b.Scaling {
+		if err := s.Check(); err != nil {
+			return nil, fmt.Errorf("benchfile: scaling result %d: %w", i, err)
 		}
 	}
 	return b, nil

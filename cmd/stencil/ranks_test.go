@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/gpu"
+	"stencillab.dev/lab"
+)
+
+// runJSON runs `stencil run` with -json and returns its object.
+func runJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, errOut := stencil(append([]string{"run", "-json"}, args...)...)
+	require.Equal(t, 0, code, errOut)
+	var obj map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &obj), out)
+	return obj
+}
+
+// TestRanksSlabsCountByClosedForm: G slabs of an N³ grid send 2(G−1)
+// messages of h·N² floats per exchange, and -check finds the split equal
+// to the single domain.
+func TestRanksSlabsCountByClosedForm(t *testing.T) {
+	for _, c := range []struct {
+		backend, kernel string
+		n, g, steps, h  int
+	}{
+		{"cpu", "reference", 17, 4, 3, 1},
+		{"sim", "basic", 11, 3, 2, 1},
+		{"sim", "temporal", 20, 2, 8, 4},
+	} {
+		obj := runJSON(t, "-backend", c.backend, "-kernel", c.kernel, "-n", itoa(c.n), "-ranks", itoa(c.g),
+			"-steps", itoa(c.steps), "-reps", "1", "-check")
+		g, n, h := float64(c.g), float64(c.n), float64(c.h)
+		assert.Equal(t, g, obj["ranks"], c.kernel)
+		assert.Equal(t, h, obj["halo"], c.kernel)
+		assert.InDelta(t, 2*(g-1)/h, obj["messages_per_step"], 1e-12, c.kernel)
+		assert.InDelta(t, 2*(g-1)*h*n*n*4/h, obj["halo_bytes_per_step"], 1e-9, c.kernel)
+		assert.Equal(t, "bit for bit", obj["split_check"], c.kernel)
+		// Surface to volume: each inner slab receives two halos of h·N²
+		// points, the outer ones one; together they own (N−2)³.
+		assert.InDelta(t, 2*(g-1)*h*n*n/((n-2)*(n-2)*(n-2)), obj["surface_to_volume"], 1e-12, c.kernel)
+		assert.Len(t, obj["rank_times_ms"], c.g)
+	}
+}
+
+func TestRanksPencilsSummary(t *testing.T) {
+	code, out, errOut := stencil("run", "-backend", "cpu", "-n", "14", "-ranks", "4", "-py", "2", "-steps", "2", "-reps", "1", "-check")
+	require.Equal(t, 0, code, errOut)
+	for _, s := range []string{"4 pencils, 2 along z × 2 along y", "Messages:", "Halo bytes:", "Surface to volume:",
+		"equal to the single domain bit for bit"} {
+		assert.Contains(t, out, s)
+	}
+	// The y faces of pencils: 2 along z, 2 along y, 8 messages an exchange.
+	obj := runJSON(t, "-backend", "cpu", "-n", "14", "-ranks", "4", "-py", "2", "-reps", "1")
+	assert.InDelta(t, 8.0, obj["messages_per_step"], 0)
+	assert.Equal(t, 2.0, obj["pz"])
+	assert.Equal(t, 2.0, obj["py"])
+}
+
+func TestRanksBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-ranks", "-1"}, 2, "-ranks -1: want 0 to 4096 ranks"},
+		{[]string{"-ranks", "5000"}, 2, "-ranks 5000"},
+		{[]string{"-ranks", "2", "-backend", "gpu"}, 2, "give -gpus 2"},
+		{[]string{"-py", "2"}, 2, "needs -ranks"},
+		{[]string{"-ranks", "3", "-py", "2"}, 2, "2 ranks along y do not divide 3 ranks"},
+		{[]string{"-overlap", "split"}, 2, "only a split run"},
+		{[]string{"-backend", "cpu", "-gpus", "2"}, 2, "GPUs are the gpu backend's"},
+		{[]string{"-gpus", "0"}, 2, "want a count from 1 to 4096"},
+		{[]string{"-gpus", "1,1"}, 2, "GPU 1 named twice"},
+		{[]string{"-gpus", "0,-2"}, 2, "ordinal \"-2\""},
+		{[]string{"-ranks", "4", "-n", "5"}, 1, "4 ranks along z × halo 1 need at least 4 interior planes; the grid has 3"},
+		{[]string{"-ranks", "2", "-overlap", "split", "-n", "8"}, 1, `overlap "split"`},
+		{[]string{"-backend", "sim", "-kernel", "temporal", "-ranks", "3", "-n", "12"}, 1, "3 ranks along z × halo 4 need at least 12 interior planes"},
+	} {
+		code, out, errOut := stencil(append([]string{"run", "-reps", "1"}, c.args...)...)
+		assert.Equal(t, c.code, code, "%q: %s", c.args, errOut)
+		assert.Empty(t, out, "%q", c.args)
+		assert.Contains(t, errOut, c.want, "%q", c.args)
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "%q: one line", c.args)
+	}
+}
+
+func TestGpusFlagParses(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+	}{
+		{"4", []int{0, 1, 2, 3}}, {"1", []int{0}}, {"0,2", []int{0, 2}}, {" 3 , 1 ", []int{3, 1}},
+	} {
+		got, err := parseGPUs(c.in)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, got, c.in)
+	}
+	for _, bad := range []string{"", "0", "-1", "x", "1,", "1,,2", "2,2", "4097", "1,4096"} {
+		_, err := parseGPUs(bad)
+		assert.Error(t, err, "%q", bad)
+	}
+	counts, err := parseGPUCounts("1,2,4", 0)
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2, 4}, counts)
+	counts, err = parseGPUCounts("4,1,8", 2)
+	require.NoError(t, err)
+	assert.Equal(t, []int{4, 1, 8}, counts, "1 GPU is the plain base run of pencils too")
+	for _, bad := range []struct {
+		s  string
+		py int
+	}{{"0", 0}, {"1,1", 0}, {"2,3", 2}, {"", 0}, {"1,x", 0}, {"2", -1}} {
+		_, err := parseGPUCounts(bad.s, bad.py)
+		assert.Error(t, err, "%+v", bad)
+	}
+}
+
+// TestGpusWithoutAGPU: on a machine without a GPU, -gpus fails with the
+// gpu backend's usual error, in run and in bench.
+func TestGpusWithoutAGPU(t *testing.T) {
+	if d, err := gpu.Open(0); err == nil {
+		d.Close()
+		t.Skip("needs a machine without a GPU")
+	} else if !errors.Is(err, gpu.ErrNoGPU) {
+		t.Skipf("needs a machine without a GPU driver: %v", err)
+	}
+	code, _, errOut := stencil("run", "-gpus", "2", "-n", "9", "-reps", "1")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no NVIDIA driver found")
+	code, _, errOut = stencil("run", "-backend", "gpu", "-gpus", "0,2", "-py", "2", "-n", "9")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no NVIDIA driver found")
+	code, _, errOut = stencil("bench", "-gpus", "1,2,4", "-weak", "-n", "16")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no NVIDIA driver found")
+}
+
+func TestBenchSplitFlagsNeedGpus(t *testing.T) {
+	for _, args := range [][]string{{"-weak"}, {"-py", "2"}, {"-overlap", "none"}, {"-gpus", "1,2", "-device", "1"}, {"-gpus", "2,3", "-py", "2"}} {
+		code, _, errOut := stencil(append([]string{"bench", "-n", "16"}, args...)...)
+		assert.Equal(t, 2, code, "%q: %s", args, errOut)
+	}
+}
+
+// FuzzGpusFlag: whatever -gpus holds, parseGPUs either refuses it or
+// returns distinct ordinals that make a split lab accepts; `stencil run`
+// ends cleanly either way.
+func FuzzGpusFlag(f *testing.F) {
+	smallMemory(f)
+	for _, s := range []string{"4", "0,2", "1,2,4", "", "0", "-1", "1,,2", "2,2", "99999999999999999999", "3 , 1", "0x2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		devs, err := parseGPUs(s)
+		if err == nil {
+			require.NotEmpty(t, devs)
+			require.NoError(t, lab.Split{Devices: devs}.Check(lab.GPU), "%q", s)
+		}
+		counts, err := parseGPUCounts(s, 0)
+		if err == nil {
+			for _, g := range counts {
+				require.True(t, g >= 1 && g <= lab.MaxRanks, "%q gave %d", s, g)
+			}
+		}
+		args := []string{"run", "-gpus", s, "-n", "5", "-reps", "1"}
+		code, out, errOut := stencil(args...)
+		cleanExit(t, args, code, out, errOut)
+	})
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
