@@ -34,7 +34,7 @@ kinds=(
 	"class/alice $basic"   # correct basic kernel
 	"class/alice $chal"    # correct challenge
 	"class/bob $basic"     # c3/c4 swapped: wrong values
-	"class/carol $chal"    # TILE_Z 8: correct, slower
+	"class/carol $chal"    # TILE_Z 8: correct, another tile
 	"class/dave $chal"     # c3/c4 swapped: wrong values
 	"class/erin $basic"    # does not compile
 	"class/erin $chal"     # 64×32 blocks: too many threads

@@ -147,8 +147,9 @@ func bundleReadme(ids []string, cgo bool) string {
 		b.WriteString("Build the bundle again on a machine with gcc for the GPU machine's system.**\n\n")
 	}
 	b.WriteString("Copy the class folder (one folder per student) next to this folder, then, in this folder:\n\n")
-	fmt.Fprintf(&b, "```sh\n./grade -C . -class ../class -out ../gradebook-gpu -seed SEED %s\n```\n\n", strings.Join(ids, " "))
-	b.WriteString("Use the seed of the class's other runs. Bring `../gradebook-gpu` back to the instructor's machine and\n")
+	fmt.Fprintf(&b, "```sh\n./grade -C . -class ../class -out ../gradebook-gpu -seed SEED -gpus all %s\n```\n\n", strings.Join(ids, " "))
+	b.WriteString("Use the seed of the class's other runs. `-gpus all` grades on every GPU of the machine, one student's\n")
+	b.WriteString("kernel per GPU at a time. Bring `../gradebook-gpu` back to the instructor's machine and\n")
 	b.WriteString("merge it into the class's gradebook, which keeps every cell already graded and fills in the withheld ones:\n\n")
 	b.WriteString("```sh\ngrade merge -out gradebook gradebook-gpu\n```\n")
 	return b.String()

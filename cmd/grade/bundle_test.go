@@ -32,7 +32,7 @@ func TestBundleGradesWithoutGo(t *testing.T) {
 
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	require.NoError(t, err)
-	assert.Contains(t, string(readme), "./grade -C . -class ../class -out ../gradebook-gpu -seed SEED 20_cuda_basic")
+	assert.Contains(t, string(readme), "./grade -C . -class ../class -out ../gradebook-gpu -seed SEED -gpus all 20_cuda_basic")
 	assert.Contains(t, string(readme), "grade merge -out gradebook gradebook-gpu")
 	bin, err := os.ReadFile(filepath.Join(dir, "grade"))
 	require.NoError(t, err)
@@ -71,7 +71,7 @@ func TestBundleGradesWithoutGo(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(d, e.Files[0]), sol, 0o644))
 	}
 	out := filepath.Join(t.TempDir(), "gradebook-gpu")
-	cmd := exec.Command("./grade", "-C", ".", "-class", class, "-out", out, "-seed", "3", e.ID)
+	cmd := exec.Command("./grade", "-C", ".", "-class", class, "-out", out, "-seed", "3", "-gpus", "all", e.ID)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 	b, err := cmd.CombinedOutput()

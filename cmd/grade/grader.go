@@ -247,13 +247,22 @@ func Grade(cfg Config) (grading.Report, error) {
 			jobs[i].fail = err.Error()
 			jobs[i].status = st
 		}
+		// The result an earlier run kept for the same files, repository,
+		// seed and limits (class grading): neither built nor run again.
+		if jobs[i].fail == "" && jobs[i].sources != nil {
+			jobs[i].key = resultKey(cfg, e, jobs[i].sources)
+			var r grading.ExerciseResult
+			if loadVerdict(cfg, jobs[i].key, &r) && r.ID == e.ID && r.Validate() == nil {
+				jobs[i].kept = &r
+			}
+		}
 	}
 
 	// Build two at a time: linking is the slow part and there are few cores.
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for _, j := range jobs {
-		if j.fail != "" {
+		if j.fail != "" || j.kept != nil {
 			continue
 		}
 		wg.Add(1)
@@ -271,6 +280,8 @@ func Grade(cfg Config) (grading.Report, error) {
 		fmt.Fprintf(cfg.Log, "grade: %s\n", j.ex.ID)
 		var r grading.ExerciseResult
 		switch {
+		case j.kept != nil:
+			r = *j.kept
 		case j.fail != "":
 			r = grading.Fail(j.ex, j.status, j.fail, cfg.Seed)
 		default:
@@ -278,6 +289,9 @@ func Grade(cfg Config) (grading.Report, error) {
 		}
 		if err := r.Validate(); err != nil {
 			return grading.Report{}, fmt.Errorf("the grader's own result is inconsistent: %w", err)
+		}
+		if j.kept == nil && j.key != "" && keptResult(r) {
+			storeVerdict(cfg, j.key, r)
 		}
 		results = append(results, r)
 	}
@@ -326,6 +340,9 @@ type job struct {
 	bin         string            // the test binary
 	fail        string            // why it cannot run, or ""
 	status      grading.Status
+	sources     map[string][]byte       // every student file of the exercise, submitted or the repository's
+	key         string                  // the key of its result among the verdicts kept (verdicts.go), or ""
+	kept        *grading.ExerciseResult // the result an earlier run kept, or nil
 }
 
 // overlay reads the student files (the submission's, or the repository's
@@ -367,8 +384,9 @@ func (j *job) overlay(cfg Config, work string) (grading.Status, error) {
 			repl[rel] = b
 		}
 	}
+	j.sources = sources
 	if !cfg.skipStaticCheck {
-		if st, err := staticCheck(cfg.Root, j.ex, sources); err != nil {
+		if st, err := cachedStaticCheck(cfg, j.ex, sources); err != nil {
 			return st, err
 		}
 	}

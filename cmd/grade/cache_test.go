@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/exercises/grading"
+)
+
+// flipByte returns a copy of b with the last byte of the first
+// occurrence of old changed to to.
+func flipByte(t *testing.T, b []byte, old string, to byte) []byte {
+	t.Helper()
+	i := strings.Index(string(b), old)
+	require.GreaterOrEqual(t, i, 0, "%q", old)
+	out := append([]byte(nil), b...)
+	out[i+len(old)-1] = to
+	return out
+}
+
+// The key of a verdict changes with every byte of the files, the
+// repository's digest, the exercise and what else it depends on; a
+// configuration that keeps no binaries keeps no verdicts.
+func TestCacheVerdictKey(t *testing.T) {
+	cfg := Config{Root: "/repo", CacheDir: t.TempDir(), treeKey: "tree-1"}
+	files := map[string][]byte{"a.go": []byte("package a\n"), "b.go": []byte("package a // b\n")}
+	k := verdictKey(cfg, "static", "01_sine", files)
+	require.Len(t, k, 64)
+	assert.Equal(t, k, verdictKey(cfg, "static", "01_sine", map[string][]byte{"b.go": files["b.go"], "a.go": files["a.go"]}), "the order of the files does not count")
+	seen := map[string]string{k: "base"}
+	differ := func(what, key string) {
+		t.Helper()
+		require.NotEmpty(t, key, what)
+		assert.NotContains(t, seen, key, what)
+		seen[key] = what
+	}
+	for i := range files["b.go"] {
+		b := append([]byte(nil), files["b.go"]...)
+		b[i] ^= 1
+		differ(fmt.Sprintf("byte %d flipped", i), verdictKey(cfg, "static", "01_sine", map[string][]byte{"a.go": files["a.go"], "b.go": b}))
+	}
+	differ("a file renamed", verdictKey(cfg, "static", "01_sine", map[string][]byte{"a.go": files["a.go"], "c.go": files["b.go"]}))
+	differ("a file fewer", verdictKey(cfg, "static", "01_sine", map[string][]byte{"a.go": files["a.go"]}))
+	differ("the bytes moved between files", verdictKey(cfg, "static", "01_sine", map[string][]byte{"a.go": []byte("package a\npackage a"), "b.go": []byte(" // b\n")}))
+	differ("another exercise", verdictKey(cfg, "static", "03_five_point", files))
+	differ("another kind", verdictKey(cfg, "result", "01_sine", files))
+	differ("the result of a seed", verdictKey(cfg, "result", "01_sine", files, "7"))
+	differ("another seed", verdictKey(cfg, "result", "01_sine", files, "8"))
+	c2 := cfg
+	c2.treeKey = "tree-2"
+	differ("the repository changed", verdictKey(c2, "static", "01_sine", files))
+	c2 = cfg
+	c2.Root = "/other"
+	differ("another repository", verdictKey(c2, "static", "01_sine", files))
+	c2 = cfg
+	c2.treeKey = ""
+	assert.Empty(t, verdictKey(c2, "static", "01_sine", files), "no digest of the repository: nothing kept")
+	c2 = cfg
+	c2.CacheDir = ""
+	assert.Empty(t, verdictKey(c2, "static", "01_sine", files))
+
+	// Kept and read back as written, in a folder only the grader reads.
+	r := grading.ExerciseResult{ID: "01_sine", Title: "t", Points: 2, MaxPoints: 3, Status: grading.Graded, Seed: 7,
+		Checks: []grading.CheckResult{{ID: "a", Points: 2, MaxPoints: 2, Passed: true, Message: "ok"}, {ID: "b", MaxPoints: 1, Message: "no"}}}
+	storeVerdict(cfg, k, r)
+	var back grading.ExerciseResult
+	require.True(t, loadVerdict(cfg, k, &back))
+	assert.Equal(t, r, back)
+	st, err := os.Stat(filepath.Join(cfg.CacheDir, "verdicts"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+	assert.False(t, loadVerdict(cfg, verdictKey(c2, "x", "y", nil), &back), "no key, no verdict")
+	require.NoError(t, os.WriteFile(verdictPath(cfg, k), []byte("{half"), 0o600))
+	assert.False(t, loadVerdict(cfg, k, &back), "a verdict that cannot be read is work done again")
+
+	for st, kept := range map[grading.Status]bool{grading.Graded: true, grading.BuildFailed: true, grading.Rejected: true,
+		grading.TimedOut: false, grading.OutOfMemory: false, grading.Crashed: false, grading.Panicked: false,
+		grading.NotAvailable: false, grading.NeedsGPU: false, grading.Missing: false} {
+		assert.Equal(t, kept, keptResult(grading.ExerciseResult{Status: st}), "%s", st)
+	}
+}
+
+// The static check's verdict is kept: an unchanged file is not checked
+// again (the check, pointed at a folder where go list fails, is never
+// asked), and one flipped byte checks it again, the verdict changing when
+// the change breaks the file.
+func TestCacheStaticVerdict(t *testing.T) {
+	root := repoRoot(t)
+	needSolutions(t, root)
+	e := findExercise(t, "01_sine")
+	good, err := os.ReadFile(filepath.Join(root, "exercises", e.ID, e.Files[0]))
+	require.NoError(t, err)
+	cfg := Config{Root: root, CacheDir: t.TempDir(), treeKey: "tree-static"}
+	real, _ := statics.Load(root)
+	t.Cleanup(func() {
+		if real != nil {
+			statics.Store(root, real)
+		} else {
+			statics.Delete(root)
+		}
+	})
+	broken := func() { statics.Store(root, grading.NewStatic(t.TempDir())) } // go list fails there
+	fixed := func() { statics.Store(root, grading.NewStatic(root)) }
+
+	fixed()
+	st, err := cachedStaticCheck(cfg, e, map[string][]byte{e.Files[0]: good})
+	require.NoError(t, err)
+	assert.Empty(t, st)
+	broken()
+	st, err = cachedStaticCheck(cfg, e, map[string][]byte{e.Files[0]: good})
+	require.NoError(t, err, "the kept verdict: the check did not run")
+	assert.Empty(t, st)
+	other := cfg
+	other.treeKey = "tree-static-changed"
+	st, err = cachedStaticCheck(other, e, map[string][]byte{e.Files[0]: good})
+	assert.Equal(t, grading.NotAvailable, st, "a changed repository misses: the check runs (and fails here)")
+	require.Error(t, err)
+
+	// One byte flipped: fmt.Errorf becomes fmt.Errorg.
+	bad := flipByte(t, good, "fmt.Errorf", 'g')
+	require.Equal(t, len(good), len(bad))
+	st, err = cachedStaticCheck(cfg, e, map[string][]byte{e.Files[0]: bad})
+	assert.Equal(t, grading.NotAvailable, st, "a changed file misses: the check runs")
+	require.Error(t, err)
+	fixed()
+	st, err = cachedStaticCheck(cfg, e, map[string][]byte{e.Files[0]: bad})
+	assert.Equal(t, grading.BuildFailed, st)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Errorg")
+	broken()
+	st2, err2 := cachedStaticCheck(cfg, e, map[string][]byte{e.Files[0]: bad})
+	assert.Equal(t, st, st2, "the refusal is kept too")
+	require.Error(t, err2)
+	assert.Equal(t, err.Error(), err2.Error())
+	// The toolchain's failure is never kept.
+	sub := other
+	sub.treeKey = "tree-static-3"
+	_, _ = cachedStaticCheck(sub, e, map[string][]byte{e.Files[0]: good})
+	assert.False(t, loadVerdict(sub, verdictKey(sub, "static", e.ID, map[string][]byte{e.Files[0]: good}), &staticVerdict{}))
+}
+
+// A second run of an unchanged class takes every result from the cache
+// (an earlier run's results, marked here, come back as they were kept);
+// one byte flipped in a student's file grades that student's exercise
+// again, and only that one, and so does a change of the repository.
+func TestCacheClassRerun(t *testing.T) {
+	root := longRunRoot(t, "builds and runs an exercise for a class")
+	needSandbox(t)
+	old := classTreeDigest
+	tree := "tree-a"
+	classTreeDigest = func(string, string) (string, error) { return tree, nil }
+	t.Cleanup(func() { classTreeDigest = old })
+
+	class, cache := t.TempDir(), t.TempDir()
+	e := findExercise(t, "01_sine")
+	for _, s := range []string{"ann", "ben"} {
+		writeHonest(t, root, filepath.Join(class, s), e.ID)
+		// Each student's file is their own.
+		p := filepath.Join(class, s, "exercises", e.ID, e.Files[0])
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, append(b, "// "+s+"\n"...), 0o644))
+	}
+	grade := func() *Gradebook {
+		t.Helper()
+		out := t.TempDir()
+		_, err := GradeClass(ClassConfig{Grade: Config{Root: root, Only: []string{"01"}, Seed: 7, CacheDir: cache}, Class: class, Out: out})
+		require.NoError(t, err)
+		return readBook(t, out)
+	}
+	first := grade()
+	for _, s := range []string{"ann", "ben"} {
+		c := first.Students[s].Cells[e.ID]
+		require.Equal(t, grading.Graded, c.Result.Status, s)
+		assert.Equal(t, e.MaxPoints(), c.Points, s)
+	}
+	// Mark every kept result, to see where the next run's come from.
+	const mark = "kept by an earlier run"
+	marked := 0
+	require.NoError(t, filepath.WalkDir(filepath.Join(cache, "verdicts"), func(p string, d os.DirEntry, err error) error {
+		require.NoError(t, err)
+		if d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		var r grading.ExerciseResult
+		if json.Unmarshal(b, &r) != nil || len(r.Checks) == 0 {
+			return nil // a static verdict
+		}
+		r.Message = mark
+		b, err = json.Marshal(r)
+		require.NoError(t, err)
+		marked++
+		return os.WriteFile(p, b, 0o600)
+	}))
+	assert.Equal(t, 2, marked, "one result per student")
+
+	second := grade()
+	for _, s := range []string{"ann", "ben"} {
+		c := second.Students[s].Cells[e.ID]
+		assert.Equal(t, mark, c.Result.Message, "%s: the kept result", s)
+		assert.Equal(t, first.Students[s].Cells[e.ID].Points, c.Points)
+	}
+
+	// ann's file, one byte flipped: graded again, and refused.
+	p := filepath.Join(class, "ann", "exercises", e.ID, e.Files[0])
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p, flipByte(t, b, "fmt.Errorf", 'g'), 0o644))
+	third := grade()
+	ann, ben := third.Students["ann"].Cells[e.ID], third.Students["ben"].Cells[e.ID]
+	assert.Equal(t, grading.BuildFailed, ann.Result.Status)
+	assert.Zero(t, ann.Points)
+	assert.Contains(t, ann.Result.Message, "Errorg")
+	assert.Equal(t, mark, ben.Result.Message, "ben's files did not change")
+
+	// The repository changed: everyone graded again.
+	tree = "tree-b"
+	fourth := grade()
+	assert.NotEqual(t, mark, fourth.Students["ben"].Cells[e.ID].Result.Message)
+	assert.Equal(t, e.MaxPoints(), fourth.Students["ben"].Cells[e.ID].Points)
+	assert.Equal(t, grading.BuildFailed, fourth.Students["ann"].Cells[e.ID].Result.Status)
+}
