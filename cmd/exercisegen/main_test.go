@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,7 +158,7 @@ type ThrowawayFuncs struct {
 }
 
 var throwawayDecl = declare(&Decl[ThrowawayFuncs]{
-	ID: "12_throwaway", Title: "A throwaway exercise", Files: []string{"throwaway.go"},
+	ID: "99_throwaway", Title: "A throwaway exercise", Files: []string{"throwaway.go"},
 	Checks: func(fn ThrowawayFuncs) []grading.Check {
 		return []grading.Check{
 			{ID: "triple", Title: "Triple of random numbers", Points: 2, Run: func(t *grading.T) {
@@ -220,8 +221,8 @@ func TestANewExerciseIsItsFolderAndItsChecks(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
-	write("exercises/12_throwaway/throwaway.go", throwawayFile)
-	write("exercises/12_throwaway/grade_test.go", throwawayTest)
+	write("exercises/99_throwaway/throwaway.go", throwawayFile)
+	write("exercises/99_throwaway/grade_test.go", throwawayTest)
 	write("exercises/checks/throwaway.go", throwawayChecks)
 
 	sh(copyRoot, "go", "run", "./cmd/exercisegen")
@@ -233,11 +234,13 @@ func TestANewExerciseIsItsFolderAndItsChecks(t *testing.T) {
 	assert.Equal(t, "%%\ngrading.Print(checks.Throwaway(checks.ThrowawayFuncs{Triple: Triple}))", cells["throwaway-grade"])
 	md, err := os.ReadFile(filepath.Join(copyRoot, readmePath))
 	require.NoError(t, err)
-	assert.Contains(t, string(md), "| `12_throwaway` | `Triple` in `throwaway.go` | a throwaway exercise | 3 |")
-	assert.Contains(t, string(nb), "| 12 | a throwaway exercise | 3 |")
+	assert.Contains(t, string(md), "| `99_throwaway` | `Triple` in `throwaway.go` | a throwaway exercise | 3 |")
+	exs, err := exercises(root)
+	require.NoError(t, err)
+	assert.Contains(t, string(nb), fmt.Sprintf("| %d | a throwaway exercise | 3 |", len(exs)+1), "the last of the notebook's exercises")
 
 	list := sh(copyRoot, "go", "run", "./cmd/grade", "-list")
-	assert.Contains(t, list, "12_throwaway")
+	assert.Contains(t, list, "99_throwaway")
 	type report struct {
 		Exercises []struct {
 			ID        string `json:"id"`
@@ -246,7 +249,7 @@ func TestANewExerciseIsItsFolderAndItsChecks(t *testing.T) {
 		} `json:"exercises"`
 	}
 	var rep report
-	out := sh(copyRoot, "go", "run", "./cmd/grade", "-json", "-unsafe-no-sandbox", "-cache", t.TempDir(), "12_throwaway")
+	out := sh(copyRoot, "go", "run", "./cmd/grade", "-json", "-unsafe-no-sandbox", "-cache", t.TempDir(), "99_throwaway")
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Len(t, rep.Exercises, 1)
 	assert.Equal(t, 3, rep.Exercises[0].Points, "the solution scores full marks, through the child: %s", out)
@@ -258,7 +261,7 @@ func TestANewExerciseIsItsFolderAndItsChecks(t *testing.T) {
 	sh(copyRoot, "git", "commit", "-q", "-m", "copy")
 	rel := filepath.Join(t.TempDir(), "release")
 	sh(copyRoot, "go", "run", "./cmd/release", "-out", rel)
-	stub, err := os.ReadFile(filepath.Join(rel, "exercises", "12_throwaway", "throwaway.go"))
+	stub, err := os.ReadFile(filepath.Join(rel, "exercises", "99_throwaway", "throwaway.go"))
 	require.NoError(t, err)
 	assert.Contains(t, string(stub), "return 0, errNotImplemented")
 	assert.NotContains(t, string(stub), "x + x + x")
