@@ -650,11 +650,23 @@ func (b scaleBench) run(stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintf(stderr, "bench: %s ×%v GPUs (%s scaling)\n", b.props.Name, counts, map[bool]string{true: "weak", false: "strong"}[b.weak])
 	for _, n := range b.sizes {
+		// Strong scaling times every count on one input, made once.
+		var src *lab.Grid3[float32]
+		if !b.weak {
+			if err := lab.CheckMemory(fmt.Sprintf("N=%d: %s", n, lab.RunWhat(3, n, n, n)), 3*4*uint64(n)*uint64(n)*uint64(n), lab.CubeFit(3)); err != nil {
+				return 1, err
+			}
+			var err error
+			if src, err = lab.NewCube[float32](n); err != nil {
+				return 1, fmt.Errorf("N=%d: %w", n, err)
+			}
+			src.FillRandom(b.seed + uint64(n))
+		}
 		for _, c := range b.configs {
 			var base *benchfile.Scale
 			var baseOut *lab.Grid3[float32]
 			for _, g := range counts {
-				s, out, err := b.one(stderr, c, n, g)
+				s, out, err := b.one(stderr, c, src, n, g)
 				if err != nil {
 					return 1, fmt.Errorf("%s at N=%d on %d GPUs: %w", c.label, n, g, err)
 				}
@@ -699,9 +711,10 @@ func (b scaleBench) run(stdout, stderr io.Writer) (int, error) {
 	return 0, nil
 }
 
-// one times configuration c at side n on g GPUs, and returns its record
-// (efficiency still to set) and its output.
-func (b scaleBench) one(stderr io.Writer, c benchConfig, n, g int) (benchfile.Scale, *lab.Grid3[float32], error) {
+// one times configuration c at side n on g GPUs, from src when it is
+// given (strong scaling) or else from a random N×N×(N·g) grid (weak), and
+// returns its record (efficiency still to set) and its output.
+func (b scaleBench) one(stderr io.Writer, c benchConfig, src *lab.Grid3[float32], n, g int) (benchfile.Scale, *lab.Grid3[float32], error) {
 	nz := n
 	if b.weak {
 		nz = n * g
@@ -714,18 +727,21 @@ func (b scaleBench) one(stderr io.Writer, c benchConfig, n, g int) (benchfile.Sc
 	if g > 1 {
 		split.PY = b.py
 	}
-	// The input, the output and the base run's output kept for the check.
-	grids := 3
-	if err := lab.CheckMemory(fmt.Sprintf("N=%d on %d GPUs: %s", n, g, lab.RunWhat(grids, nz, n, n)),
-		uint64(grids)*4*uint64(nz)*uint64(n)*uint64(n), lab.CubeFit(grids)); err != nil {
-		return benchfile.Scale{}, nil, err
+	if src == nil {
+		// The input, the output and the base run's output kept for the
+		// check; strong scaling counted them with src.
+		const grids = 3
+		if err := lab.CheckMemory(fmt.Sprintf("N=%d on %d GPUs: %s", n, g, lab.RunWhat(grids, nz, n, n)),
+			uint64(grids)*4*uint64(nz)*uint64(n)*uint64(n), lab.CubeFit(grids)); err != nil {
+			return benchfile.Scale{}, nil, err
+		}
 	}
 	fmt.Fprintf(stderr, "bench: N=%d (nz %d): %s on %d GPUs\n", n, nz, c.label, g)
 	cfg := lab.Config{Tile: c.opts.Tile}
 	if c.opts.Block != [3]int{} {
 		cfg.Block = sim.Dim3{X: c.opts.Block[0], Y: c.opts.Block[1], Z: c.opts.Block[2]}
 	}
-	res, err := lab.Execute(lab.Run{Step: c.step, Backend: lab.GPU, Config: cfg, NZ: nz, NY: n, NX: n,
+	res, err := lab.Execute(lab.Run{Step: c.step, Backend: lab.GPU, Config: cfg, NZ: nz, NY: n, NX: n, Src: src,
 		C: lab.DistinctCoeffs(), Seed: b.seed + uint64(n), Steps: b.steps, Reps: b.warmup + b.reps, Split: split})
 	if err != nil {
 		return benchfile.Scale{}, nil, err
