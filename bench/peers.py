@@ -225,7 +225,7 @@ def run_sharded(n, gs, steps, reps, warmup, log):
     import numpy as np
 
     devices = jax.devices()
-    x0 = np.random.default_rng(1000 + n).uniform(-1, 1, (n, n, n)).astype(np.float32)
+    x0 = np.random.default_rng(1000 + n).random((n, n, n), dtype=np.float32) * 2 - 1
     rows, ref, base = [], None, None
     for g in gs:
         if g > len(devices) or n % g:
