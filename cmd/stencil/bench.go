@@ -273,7 +273,7 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if counts != nil {
 		p := d.Props()
 		d.Close()
-		sb := scaleBench{args: args, props: p, configs: configs, sizes: ns, counts: counts, weak: *weak, py: *py, overlap: *overlap,
+		sb := scaleBench{backend: lab.GPU, args: args, props: p, configs: configs, sizes: ns, counts: counts, weak: *weak, py: *py, overlap: *overlap,
 			steps: *steps, warmup: *warmup, reps: *reps, seed: *seed, check: *check, jsonFile: *jsonFile}
 		return sb.run(stdout, stderr)
 	}
@@ -616,6 +616,7 @@ func parseGPUCounts(s string, py int) ([]int, error) {
 
 // scaleBench times kernels split over several GPUs: `stencil bench -gpus`.
 type scaleBench struct {
+	backend             string // gpu; cpu or sim split over goroutine ranks in tests
 	args                []string
 	props               gpu.Props
 	configs             []benchConfig
@@ -724,6 +725,9 @@ func (b scaleBench) one(stderr io.Writer, c benchConfig, src *lab.Grid3[float32]
 		devs[i] = i
 	}
 	split := lab.Split{Devices: devs, Overlap: b.overlap}
+	if b.backend != lab.GPU {
+		split = lab.Split{Ranks: g, Overlap: b.overlap}
+	}
 	if g > 1 {
 		split.PY = b.py
 	}
@@ -741,7 +745,7 @@ func (b scaleBench) one(stderr io.Writer, c benchConfig, src *lab.Grid3[float32]
 	if c.opts.Block != [3]int{} {
 		cfg.Block = sim.Dim3{X: c.opts.Block[0], Y: c.opts.Block[1], Z: c.opts.Block[2]}
 	}
-	res, err := lab.Execute(lab.Run{Step: c.step, Backend: lab.GPU, Config: cfg, NZ: nz, NY: n, NX: n, Src: src,
+	res, err := lab.Execute(lab.Run{Step: c.step, Backend: b.backend, Config: cfg, NZ: nz, NY: n, NX: n, Src: src,
 		C: lab.DistinctCoeffs(), Seed: b.seed + uint64(n), Steps: b.steps, Reps: b.warmup + b.reps, Split: split})
 	if err != nil {
 		return benchfile.Scale{}, nil, err

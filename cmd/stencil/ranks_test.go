@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +14,7 @@ import (
 
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
+	"stencillab.dev/lab/benchfile"
 )
 
 // runJSON runs `stencil run` with -json and returns its object.
@@ -178,4 +182,64 @@ func FuzzGpusFlag(f *testing.F) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// TestScaleBenchOnRanks runs bench -gpus's loop on goroutine ranks of the
+// CPU, where no GPU is needed: every count is timed, its efficiency is
+// worked out against the fewest, strong runs match the base bit for bit,
+// and the JSON reads back.
+func TestScaleBenchOnRanks(t *testing.T) {
+	for _, weak := range []bool{false, true} {
+		for _, py := range []int{0, 2} {
+			path := filepath.Join(t.TempDir(), "scale.json")
+			const n, steps = 14, 2
+			b := scaleBench{backend: lab.CPU, props: gpu.Props{Name: "CPU"}, configs: []benchConfig{{label: "reference", step: "reference"}},
+				sizes: []int{n}, counts: []int{4, 1, 2}, weak: weak, py: py, steps: steps, warmup: 1, reps: 3, seed: 5, check: true, jsonFile: path}
+			var out, errOut bytes.Buffer
+			code, err := b.run(&out, &errOut)
+			require.NoError(t, err)
+			require.Equal(t, 0, code)
+			assert.Contains(t, out.String(), map[bool]string{false: "Strong scaling", true: "Weak scaling"}[weak])
+			f, err := benchfile.Load(path)
+			require.NoError(t, err)
+			require.Len(t, f.Scaling, 3)
+			for i, s := range f.Scaling {
+				g := []int{1, 2, 4}[i]
+				what := fmt.Sprintf("weak %v, py %d, %d ranks", weak, py, g)
+				assert.Equal(t, g, s.GPUs, what)
+				assert.Equal(t, 1, s.BaseGPUs, what)
+				assert.Equal(t, f.Scaling[0].MedianMs, s.BaseMs, what)
+				assert.Len(t, s.TimesMs, 3, what)
+				nz := n
+				if weak {
+					nz = n * g
+				}
+				assert.Equal(t, nz, s.NZ, what)
+				want := s.BaseMs / (float64(g) * s.MedianMs)
+				if weak {
+					want = s.BaseMs / s.MedianMs
+				}
+				assert.InDelta(t, want, s.Efficiency, 1e-12, what)
+				assert.InDelta(t, float64(nz-2)*(n-2)*(n-2)*steps/(s.MedianMs*1e-3), s.PointsPerSec, 1e-6*s.PointsPerSec, what)
+				switch {
+				case g == 1:
+					assert.Equal(t, "the base run", s.Checked, what)
+					assert.Zero(t, s.HaloBytesPerStep, what)
+				case weak:
+					assert.Contains(t, s.Checked, "not checked", what)
+				default:
+					assert.Equal(t, "bit for bit against 1 GPUs", s.Checked, what)
+				}
+				if py == 0 && g > 1 {
+					// Slabs: 2(G−1) planes of N² floats a step.
+					assert.InDelta(t, float64(2*(g-1)*n*n*4), s.HaloBytesPerStep, 0, what)
+					assert.InDelta(t, float64(2*(g-1)), s.MessagesPerStep, 0, what)
+				}
+				if g > 1 {
+					assert.Equal(t, py, s.PY, what)
+					assert.Len(t, s.RankMs, g, what)
+				}
+			}
+		}
+	}
 }
