@@ -307,7 +307,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		}
 		gcfg.pool = newDevicePool(devs)
 		if len(devs) > 0 {
-			fmt.Fprintf(cfg.Progress, "grade: the CUDA submissions are graded on %d GPU(s), one child each at a time: %s\n", len(devs), strings.Trim(strings.Join(strings.Fields(fmt.Sprint(devs)), ","), "[]"))
+			fmt.Fprintf(cfg.Progress, "grade: the CUDA submissions are graded on %d GPU(s), one child each at a time: %s\n", len(devs), strings.Join(gcfg.pool.names(), ","))
 		}
 	}
 	// The notebooks' extracted files are private to this run.

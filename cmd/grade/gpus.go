@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,6 +93,23 @@ func newDevicePool(devs []int) *devicePool {
 
 // size is the number of devices of the pool.
 func (p *devicePool) size() int { return len(p.locks) }
+
+// names are the pool's devices, in order ("" for the default device).
+func (p *devicePool) names() []string {
+	var out []string
+	for n := range p.locks {
+		out = append(out, n)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, errx := strconv.Atoi(out[a])
+		y, erry := strconv.Atoi(out[b])
+		if errx != nil || erry != nil {
+			return out[a] < out[b]
+		}
+		return x < y
+	})
+	return out
+}
 
 // use runs f with a device of the pool, waiting for one to be free; f
 // gets the device's ordinal ("" for the default device) and its lock.

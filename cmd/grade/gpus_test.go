@@ -126,6 +126,11 @@ func TestGPUsPoolOneUserPerDevice(t *testing.T) {
 		}
 		p := newDevicePool(devs)
 		require.Equal(t, n, p.size())
+		var want []string
+		for i := n - 1; i >= 0; i-- {
+			want = append(want, fmt.Sprint(devs[i]))
+		}
+		assert.Equal(t, want, p.names(), "in order")
 		var (
 			mu      sync.Mutex
 			busy    = map[string]bool{}
