@@ -238,3 +238,41 @@ func TestAPanicInARankIsAnError(t *testing.T) {
 	assert.Contains(t, err.Error(), "rank 0 panicked")
 	assert.ErrorIs(t, err, ErrDeadlock)
 }
+
+// TestTraceRecordsTheExchange: the trace of one exchange of three slabs
+// holds the four planes in flight, each from an owned edge plane to the
+// neighbour's halo plane.
+func TestTraceRecordsTheExchange(t *testing.T) {
+	parts, err := Decompose(8, 4, 3, 3, 1, 1)
+	require.NoError(t, err)
+	w, err := NewWorld(3)
+	require.NoError(t, err)
+	w.Trace(true)
+	require.NoError(t, guard(t, func() error {
+		return RunRanks(w.Comms(), func(c *ChanComm) error {
+			p := parts[c.Rank()]
+			return Exchange[[]float32](c, make([]float32, p.LocalLen()), p, 3)
+		})
+	}))
+	msgs := w.Messages()
+	require.Len(t, msgs, 4)
+	plane := 4 * 3
+	seen := map[[2]int]Message{}
+	for _, m := range msgs {
+		seen[[2]int{m.From, m.To}] = m
+		assert.Equal(t, plane, m.N)
+	}
+	// Interior planes 1…6 over 3 ranks: [1, 3), [3, 5), [5, 7).
+	// Rank 0 holds planes 0…3, rank 1 planes 2…5, rank 2 planes 4…7.
+	want := map[[2]int]Message{
+		{0, 1}: {From: 0, To: 1, SrcOff: 2 * plane, DstOff: 0},         // plane 2 into rank 1's plane 2
+		{1, 0}: {From: 1, To: 0, SrcOff: 1 * plane, DstOff: 3 * plane}, // plane 3
+		{1, 2}: {From: 1, To: 2, SrcOff: 2 * plane, DstOff: 0},         // plane 4
+		{2, 1}: {From: 2, To: 1, SrcOff: 1 * plane, DstOff: 3 * plane}, // plane 5
+	}
+	for k, m := range want {
+		m.N = plane
+		assert.Equal(t, m, seen[k], "%v", k)
+	}
+	w.Trace(false)
+}
