@@ -261,3 +261,33 @@ func checkOutcomes(c *gradebook.Cell) []string {
 	sort.Strings(out)
 	return out
 }
+
+// FuzzResolveGPUs: -gpus never panics; what it accepts is "", all, or
+// distinct device numbers from 0 to 255 that the driver has (where it
+// reports any).
+func FuzzResolveGPUs(f *testing.F) {
+	for _, s := range []string{"", "all", "0", "0,1,2,3", "3,1", " 2 , 5", "0,0", "-1", "256", "a", ",", "all,0", "1,,2"} {
+		f.Add(s, uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, spec string, n uint8) {
+		old := deviceCount
+		deviceCount = func() int { return int(n % 9) }
+		defer func() { deviceCount = old }()
+		devs, err := resolveGPUs(spec)
+		if err != nil {
+			assert.Nil(t, devs)
+			return
+		}
+		seen := map[int]bool{}
+		for _, d := range devs {
+			assert.False(t, seen[d], "device %d twice", d)
+			seen[d] = true
+			assert.True(t, d >= 0 && d <= 255, "device %d", d)
+			if n%9 > 0 {
+				assert.Less(t, d, int(n%9))
+			}
+		}
+		p := newDevicePool(devs)
+		assert.Equal(t, max(1, len(devs)), p.size())
+	})
+}
