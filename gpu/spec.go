@@ -61,10 +61,6 @@ type config3 struct {
 	// tuned is the configuration of a step that brings a tuning (see
 	// tuning); nil for a step whose launch is the lab's geometry.
 	tuned tuned
-	// fast and temporal are tuned as their concrete types, for the code
-	// that has not moved to the tuned interface yet.
-	fast     *fastParams
-	temporal *temporalParams
 }
 
 // A tuning is what a step whose launch the lab leaves to the gpu backend
@@ -318,8 +314,6 @@ func configOf(s lab.Step3, o Options) (config3, error) {
 		return config3{}, err
 	}
 	c.defines = append(c.defines, c.tuned.defines()...)
-	c.fast, _ = c.tuned.(*fastParams)
-	c.temporal, _ = c.tuned.(*temporalParams)
 	return c, nil
 }
 

@@ -15,33 +15,6 @@ type Stencil3 struct {
 	d   *Device
 	cfg config3
 	mod *Module
-
-	// Rows too long for mode 3's shared-memory ring run on mode 0.
-	fallbackOnce sync.Once
-	fallback     *Stencil3
-	fallbackErr  error
-}
-
-// ringTooLarge reports whether the fast kernel's bulk mode cannot hold its
-// ring of whole rows of nx points in the shared memory a block may have.
-func ringTooLarge(c config3, nx int, p Props) bool {
-	if c.fast == nil || c.fast.Mode != fastBulk || vec(nx) != 4 {
-		return false
-	}
-	limit := max(p.SharedPerBlock, p.SharedPerBlockOptin)
-	return c.geometry(3, 3, nx, 1).SharedBytes > limit
-}
-
-// route returns the kernel that runs rows of nx points: k itself, or for
-// rows too long for mode 3's ring the fast kernel in mode 0.
-func (k *Stencil3) route(nx int) (*Stencil3, error) {
-	if !ringTooLarge(k.cfg, nx, k.d.props) {
-		return k, nil
-	}
-	k.fallbackOnce.Do(func() {
-		k.fallback, k.fallbackErr = k.d.Stencil3(tunedStep, Options{Tile: k.cfg.fast.CZ, Defines: []Define{{"FAST_MODE", "0"}}})
-	})
-	return k.fallback, k.fallbackErr
 }
 
 // Stencil3 compiles a 3D step of the lab that has device code
@@ -52,7 +25,12 @@ func (d *Device) Stencil3(step string, o Options) (*Stencil3, error) {
 	if err != nil {
 		return nil, err
 	}
-	step = cfg.step
+	return d.compileStencil3(cfg)
+}
+
+// compileStencil3 compiles a resolved configuration.
+func (d *Device) compileStencil3(cfg config3) (*Stencil3, error) {
+	step := cfg.step
 	// The block and shared memory do not depend on the grid: check them on
 	// the smallest grid now.
 	if err := checkGeometry(cfg.geometry(3, 3, 4, 1), d.props, 0, 0); err != nil {
@@ -89,11 +67,7 @@ func (k *Stencil3) Module() *Module { return k.mod }
 // step has a float4 kernel for rows of a multiple of 4 points and a scalar
 // one for the others).
 func (k *Stencil3) Function(nx int) (*Function, error) {
-	r, err := k.route(nx)
-	if err != nil {
-		return nil, err
-	}
-	return r.mod.Function(r.cfg.entry(nx))
+	return k.mod.Function(k.cfg.entry(nx))
 }
 
 // Geometry returns the launch for an nz×ny×nx grid, with the shared memory
@@ -103,25 +77,17 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 	if nz < 3 || ny < 3 || nx < 3 {
 		return Geometry{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below 3 and no interior point: %w", k.cfg.step, nz, ny, nx, lab.ErrSize)
 	}
-	if r, err := k.route(nx); err != nil || r != k {
-		if err != nil {
-			return Geometry{}, err
-		}
-		return r.Geometry(nz, ny, nx)
+	// A configuration that cannot run these rows is refused, naming the
+	// limit: no other kernel is swapped in.
+	if err := k.cfg.check(nx, k.d.props); err != nil {
+		return Geometry{}, err
 	}
 	f, err := k.Function(nx)
 	if err != nil {
 		return Geometry{}, err
 	}
 	cz := 0
-	open, halo := false, chunkHalo
-	switch {
-	case k.cfg.fast != nil:
-		open = k.cfg.fast.CZ == 0
-	case k.cfg.temporal != nil:
-		open, halo = k.cfg.temporal.CZ == 0, 2*k.cfg.temporal.K
-	}
-	if open {
+	if open, halo := k.cfg.chunks(); open {
 		// Fill the GPU in whole waves: the blocks of one chunk of planes
 		// (any chunk length gives the same count), and how many fit at once.
 		one := k.cfg.geometry(nz, ny, nx, nz)
@@ -140,14 +106,6 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 }
 
 func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Function, Geometry, *args, error) {
-	if nz >= 3 && ny >= 3 && nx >= 3 {
-		if r, err := k.route(nx); err != nil || r != k {
-			if err != nil {
-				return nil, Geometry{}, nil, err
-			}
-			return r.prepare(dst, src, nz, ny, nx, c)
-		}
-	}
 	g, err := k.Geometry(nz, ny, nx)
 	if err != nil {
 		return nil, Geometry{}, nil, err
@@ -161,15 +119,14 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 
 // args are the kernel arguments of a sweep of the nz×ny×nx grid at src into
 // dst with launch g: the two grids, the sides, the seven coefficients, and
-// for the fast step the planes a block marches through.
+// a tuned step's extra arguments (fast and temporal: the planes a block
+// marches through).
 func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *args {
 	a := new(args).ptr(src).ptr(dst).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
 	for _, v := range co {
 		a.f32(float32(v))
 	}
-	if c.fast != nil || c.temporal != nil {
-		a.i32(int32(g.Planes))
-	}
+	c.extra(a, g)
 	return a
 }
 
@@ -378,7 +335,13 @@ func (backend) Runner(s lab.Step3, cfg lab.Config) (lab.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := d.Stencil3(s.Name, Options{Tile: cfg.Tile, Block: [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}})
+	// The lab resolved the step's name once (lab.NewRunner): its
+	// description comes as it is, not by name again.
+	c, err := configOf(s, Options{Tile: cfg.Tile, Block: [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}})
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.compileStencil3(c)
 	if err != nil {
 		return nil, err
 	}

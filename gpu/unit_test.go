@@ -350,21 +350,6 @@ func TestDefinesAndOptions(t *testing.T) {
 	}
 }
 
-func TestRingTooLarge(t *testing.T) {
-	p := h200
-	p.SharedPerBlockOptin = 227 * 1024
-	c, err := newConfig3("fast", Options{})
-	require.NoError(t, err)
-	// (depth+3)·((rows+2)·nx + windows) floats: 4·(6·nx + 40)·4 bytes.
-	for _, nx := range []int{4, 512, 1024, 2048} {
-		assert.False(t, ringTooLarge(c, nx, p), "nx=%d fits", nx)
-	}
-	assert.True(t, ringTooLarge(c, 2424, p), "16·(6·2424+40) bytes exceed 227 KiB")
-	assert.False(t, ringTooLarge(c, 2423, p), "odd rows run mode 0's code anyway")
-	c0, _ := newConfig3("fast", Options{Defines: []Define{{"FAST_MODE", "0"}}})
-	assert.False(t, ringTooLarge(c0, 8192, p))
-}
-
 func TestChooseChunk(t *testing.T) {
 	// N = 512 with 4×32 blocks per chunk and 3 blocks on each of 132
 	// multiprocessors: three chunks of 170 planes give 384 blocks, one wave.

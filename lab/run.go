@@ -108,7 +108,7 @@ func Backends(step string) []string {
 
 // NewRunner prepares a registered 3D step (or its alias) on a backend.
 func NewRunner(step, backendName string, cfg Config) (Runner, Step3, Config, error) {
-	s, err := LookupStep3(canonical(step))
+	s, err := LookupStep3(step) // the one lookup: aliases included; the backend gets s itself
 	if err != nil {
 		return nil, Step3{}, cfg, err
 	}
