@@ -1,0 +1,83 @@
+package nbrun
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/figures/fig"
+	"stencillab.dev/lab"
+	"stencillab.dev/lab/benchfile"
+)
+
+// scalingBench is a bench of strong scaling at two N and weak scaling,
+// with per-GPU times whose slowest compute is known.
+func scalingBench() *benchfile.File {
+	rank := func(g int, compute, exchange float64) []lab.RankTime {
+		out := make([]lab.RankTime, g)
+		for i := range out {
+			out[i] = lab.RankTime{Compute: compute - 0.01*float64(i), Exchange: exchange, Wait: 0.01 * float64(i)}
+		}
+		return out
+	}
+	b := &benchfile.File{Device: "NVIDIA H100 80GB HBM3", Command: "stencil bench -gpus 1,2,4 -json"}
+	for _, n := range []int{512, 1024} {
+		base := 0.4 * float64(n*n*n) / (512 * 512 * 512)
+		for _, g := range []int{1, 2, 4} {
+			ms := base/float64(g) + 0.02*float64(g-1)
+			b.Scaling = append(b.Scaling, benchfile.Scale{Kernel: "fast", N: n, NZ: n, GPUs: g, MedianMs: ms, PointsPerSec: 1e9,
+				BaseGPUs: 1, BaseMs: base, Efficiency: base / (float64(g) * ms), RankMs: rank(g, base/float64(g)*1.05, 0.02*float64(g-1))})
+		}
+	}
+	for _, g := range []int{1, 2, 4} {
+		b.Scaling = append(b.Scaling, benchfile.Scale{Kernel: "fast", N: 512, NZ: 512 * g, GPUs: g, Weak: true, MedianMs: 0.4 + 0.01*float64(g),
+			PointsPerSec: 1e9, BaseGPUs: 1, BaseMs: 0.41, Efficiency: 0.41 / (0.4 + 0.01*float64(g)), RankMs: rank(g, 0.405, 0.01)})
+	}
+	return b
+}
+
+func TestComputeOnly(t *testing.T) {
+	b := scalingBench()
+	for _, s := range b.Scaling {
+		got, ok := ComputeOnly(s)
+		require.True(t, ok)
+		slowest := s.RankMs[0].Compute // rank 0 computes longest
+		want := float64(s.BaseGPUs) * s.BaseMs / (float64(s.GPUs) * slowest)
+		if s.Weak {
+			want = s.BaseMs / slowest
+		}
+		assert.InDelta(t, want, got, 1e-12, "%d GPUs, N = %d, weak %v", s.GPUs, s.N, s.Weak)
+		assert.GreaterOrEqual(t, got, s.Efficiency*0.9, "compute alone is no slower than the whole step")
+	}
+	_, ok := ComputeOnly(benchfile.Scale{GPUs: 2, BaseGPUs: 1, BaseMs: 1})
+	assert.False(t, ok, "no per-GPU times, no compute-only line")
+}
+
+func TestTimelineRun(t *testing.T) {
+	s, ok := TimelineRun(scalingBench())
+	require.True(t, ok)
+	assert.Equal(t, 4, s.GPUs)
+	assert.Equal(t, 512, s.N)
+	assert.False(t, s.Weak)
+	_, ok = TimelineRun(&benchfile.File{})
+	assert.False(t, ok)
+}
+
+func TestScalingOutputs(t *testing.T) {
+	b := scalingBench()
+	table := ScalingTable([]*benchfile.File{b})
+	assert.Contains(t, table, "NVIDIA H100 80GB HBM3")
+	assert.Contains(t, table, "compute-only %")
+	p, err := ScalingChart(b)
+	require.NoError(t, err)
+	_, err = fig.PNG(p, fig.Wide, fig.Tall, 72)
+	require.NoError(t, err)
+	s, _ := TimelineRun(b)
+	d, err := TimelineChart(b.Device, s)
+	require.NoError(t, err)
+	_, err = fig.PNG(d, fig.Wide, fig.Tall, 72)
+	require.NoError(t, err)
+	_, err = TimelineChart(b.Device, benchfile.Scale{Kernel: "fast", GPUs: 2})
+	assert.ErrorContains(t, err, "no per-GPU times")
+}
