@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,5 +242,22 @@ func TestScaleBenchOnRanks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFillPlanes: the same seed gives the same grid, every value lies in
+// [−1, 1), each plane draws from its own generator as a loop would.
+func TestFillPlanes(t *testing.T) {
+	g, err := lab.NewGrid3[float32](9, 7, 5)
+	require.NoError(t, err)
+	fillPlanes(g, 3)
+	for z := range g.NZ {
+		r := rand.New(rand.NewPCG(3, uint64(z)))
+		for i := range g.NY * g.NX {
+			require.Equal(t, float32(2*r.Float64()-1), g.Data[z*g.NY*g.NX+i], "plane %d point %d", z, i)
+		}
+	}
+	for _, v := range g.Data {
+		require.True(t, v >= -1 && v < 1, "%g", v)
 	}
 }
