@@ -358,6 +358,10 @@ func splitFields(res lab.Result) []field {
 				Text: fmt.Sprintf("%.4f (%d halo points the ranks receive per exchange / the %d points they own)", ratio, h, in)})
 		}
 	}
+	if res.Backend == lab.Sim {
+		fields = append(fields, field{Key: "counters_of", Label: "Counters above", Value: "rank 0",
+			Text: "rank 0's last pass over its local grid, halo planes included"})
+	}
 	if n := len(res.RankTimes); n > 0 {
 		last := res.RankTimes[n-1]
 		text := ""
