@@ -13,7 +13,7 @@
 # sanitize: compute-sanitizer memcheck, racecheck and synccheck on the 2-GPU path
 # scaling:  strong (N = 512, 1024), weak (512²×512·G), temporal deep halos
 #           (N = 1024) and the overlap variants, from one process
-# bench:    stencil bench -gpus 1,2,4 when the command has the flag
+# bench:    stencil bench -gpus 1,2,4: strong, weak, temporal, copy (bench.json)
 # large:    N = 2048, 8 steps on 2 GPUs, checked
 # jax:      bench/peers.py's sharded JAX sweep at G = 1, 2, 4
 #
@@ -79,7 +79,23 @@ if want sanitize; then
 fi
 want scaling && STENCIL_SCALING_JSON=$OUT/scaling.json step scaling 400 "$T" -test.run TestMultiScaling -test.v
 if want bench && "$S" bench -h 2>&1 | grep -q -- '-gpus'; then
-	step bench-strong 240 "$S" bench -gpus 1,2,4 -kernels fast -n 512,1024 -steps 20 -reps 10 -json "$OUT/bench-strong.json"
+	G124=$(python3 -c "print(','.join(str(g) for g in (1, 2, 4) if g <= $NG))")
+	step bench-strong 240 "$S" bench -gpus "$G124" -kernels fast -n 512,1024 -steps 20 -reps 10 -json "$OUT/bench-strong.json"
+	step bench-weak 180 "$S" bench -gpus "$G124" -weak -kernels fast -n 512 -steps 20 -reps 10 -json "$OUT/bench-weak.json"
+	step bench-temporal 180 "$S" bench -gpus "$G124" -kernels temporal -n 1024 -steps 20 -reps 10 -json "$OUT/bench-temporal.json"
+	step bench-copy 240 "$S" bench -gpus "$G124" -overlap copy -kernels fast -n 512,1024 -steps 20 -reps 10 -json "$OUT/bench-copy.json"
+	# One file back for the four.
+	python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+docs = {}
+for k in ("strong", "weak", "temporal", "copy"):
+    p = os.path.join(out, f"bench-{k}.json")
+    if os.path.exists(p):
+        docs[k] = json.load(open(p))
+        os.remove(p)
+json.dump(docs, open(os.path.join(out, "bench.json"), "w"), indent=1)
+PY
 fi
 if want large; then
 	CUDA_VISIBLE_DEVICES=0,1 STENCIL_TEST_LARGE=1 step large 300 "$T" -test.run TestMultiLarge -test.v
