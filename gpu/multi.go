@@ -181,6 +181,9 @@ type world struct {
 // the communicator's unique id (nil: this process makes one, as it holds
 // every rank).
 func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, err error) {
+	if c.Overlap != "" && !slices.Contains(Overlaps(), c.Overlap) {
+		return nil, fmt.Errorf("gpu: overlap %q: want one of %v: %w", c.Overlap, Overlaps(), lab.ErrUnknown)
+	}
 	d0, err := deviceFor(deviceOf(c, w, 0))
 	if err != nil {
 		return nil, err

@@ -278,6 +278,11 @@ func TestCheckOverlap(t *testing.T) {
 	}
 	_, err := checkOverlap("sideways", 1, 1)
 	assert.ErrorIs(t, err, lab.ErrUnknown)
+	// Named before any device is opened, with or without a GPU.
+	_, err = NewMulti(MultiConfig{Step: "fast", Devices: []int{0}, Overlap: "sideways", NZ: 9, NY: 9, NX: 9})
+	assert.ErrorIs(t, err, lab.ErrUnknown)
+	_, err = NewMulti(MultiConfig{Step: "fast", NZ: 9, NY: 9, NX: 9})
+	assert.ErrorIs(t, err, lab.ErrSize)
 	_, err = checkOverlap(OverlapSplit, 4, 1)
 	assert.ErrorContains(t, err, "advances 4")
 	_, err = checkOverlap(OverlapEarly, 1, 2)
