@@ -17,6 +17,7 @@ TARGETS="
 ./cmd/stencil FuzzSedimentSizeFlags
 ./cmd/stencil FuzzSpecs
 ./cmd/stencil FuzzGpusFlag
+./cmd/grade FuzzResolveGPUs
 ./lab/halo FuzzDecompose
 ./lab FuzzParseBytes
 ./lab/benchfile FuzzRead
