@@ -1,7 +1,12 @@
 package nbrun
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -18,11 +23,14 @@ import (
 // compute, exchange and wait time.
 
 // MultiGPUGlob is where the measured multi-GPU benches live, relative to
-// the repository: the JSON of `stencil bench -gpus … -json`
-// (benchfile.File, its scaling list).
+// the repository. Each file holds the JSON of one `stencil bench -gpus …
+// -json` (a benchfile.File with its scaling list), or an object of such
+// benches by name ({"strong": …, "weak": …}, as scripts/multigpu-gpu.sh
+// gathers them into bench.json).
 const MultiGPUGlob = "notebooks/data/multigpu_gpu*.json"
 
-// MultiGPUBenches reads every committed multi-GPU bench; none is no error.
+// MultiGPUBenches reads every committed multi-GPU bench, those of a file
+// of several in the order of their names; none is no error.
 func MultiGPUBenches() ([]*benchfile.File, error) {
 	files, err := repoGlob(MultiGPUGlob)
 	if err != nil {
@@ -30,9 +38,32 @@ func MultiGPUBenches() ([]*benchfile.File, error) {
 	}
 	var out []*benchfile.File
 	for _, f := range files {
-		b, err := benchfile.Load(f)
+		bs, err := readBenches(f)
 		if err != nil {
-			return nil, fmt.Errorf("nbrun: %w", err)
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
+}
+
+// readBenches reads one file of MultiGPUGlob: a bench, or an object of
+// benches by name. It keeps those with scaling runs.
+func readBenches(path string) ([]*benchfile.File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: %w", err)
+	}
+	var named map[string]json.RawMessage
+	if json.Unmarshal(data, &named) != nil || named["scaling"] != nil || named["results"] != nil {
+		named = map[string]json.RawMessage{"": data}
+	}
+	names := slices.Sorted(maps.Keys(named))
+	var out []*benchfile.File
+	for _, name := range names {
+		b, err := benchfile.Read(bytes.NewReader(named[name]))
+		if err != nil {
+			return nil, fmt.Errorf("nbrun: %s %s: %w", filepath.Base(path), name, err)
 		}
 		if len(b.Scaling) > 0 {
 			out = append(out, b)
@@ -63,44 +94,57 @@ func ScalingTable(bs []*benchfile.File) string {
 	var b strings.Builder
 	for _, f := range bs {
 		fmt.Fprintf(&b, "%s, %s\n", f.Device, f.Command)
-		fmt.Fprintf(&b, "%-10s %5s %6s %5s %4s %10s %8s %13s %12s\n", "kernel", "N", "nz", "weak", "GPUs", "median ms", "eff %", "compute-only %", "halo MB/step")
+		fmt.Fprintf(&b, "%-10s %-10s %5s %6s %5s %4s %10s %8s %14s %12s\n", "kernel", "overlap", "N", "nz", "weak", "GPUs", "median ms", "eff %", "compute-only %", "halo MB/step")
 		for _, s := range f.Scaling {
 			co := "-"
 			if v, ok := ComputeOnly(s); ok {
 				co = fmt.Sprintf("%.1f", 100*v)
 			}
-			fmt.Fprintf(&b, "%-10s %5d %6d %5v %4d %10.3f %8.1f %13s %12.2f\n", s.Kernel, s.N, s.NZ, s.Weak, s.GPUs, s.MedianMs, 100*s.Efficiency, co, s.HaloBytesPerStep/1e6)
+			overlap := s.Overlap
+			if overlap == "" {
+				overlap = "default"
+			}
+			fmt.Fprintf(&b, "%-10s %-10s %5d %6d %5v %4d %10.3f %8.1f %14s %12.2f\n", s.Kernel, overlap, s.N, s.NZ, s.Weak, s.GPUs, s.MedianMs, 100*s.Efficiency, co, s.HaloBytesPerStep/1e6)
 		}
 	}
 	return b.String()
 }
 
-// ScalingChart draws the efficiency of each series of scaling runs (a
-// kernel, N and weak or strong) against the GPUs, with its compute-only
-// efficiency dashed beside it.
-func ScalingChart(f *benchfile.File) (*plot.Plot, error) {
-	p := fig.NewPlot("Scaling on "+f.Device+": efficiency, and what compute alone would give", "GPUs", "efficiency %")
+// ScalingChart draws the efficiency of each series of scaling runs of
+// the benches (a kernel, N, strong or weak, an overlap variant) against
+// the GPUs, with its compute-only efficiency dashed beside it.
+func ScalingChart(bs []*benchfile.File) (*plot.Plot, error) {
+	device := ""
+	if len(bs) > 0 {
+		device = bs[0].Device
+	}
+	p := fig.NewPlot("Scaling on "+device+": efficiency, and what compute alone would give", "GPUs", "efficiency %")
 	p.Add(plotter.NewGrid())
 	type key struct {
-		kernel string
-		n      int
-		weak   bool
+		kernel, overlap string
+		n               int
+		weak            bool
 	}
 	var order []key
 	eff, comp := map[key]plotter.XYs{}, map[key]plotter.XYs{}
 	var gs []int
-	for _, s := range f.Scaling {
-		k := key{s.Kernel, s.N, s.Weak}
-		if _, ok := eff[k]; !ok {
-			order = append(order, k)
+	for _, b := range bs {
+		for _, s := range b.Scaling {
+			k := key{s.Kernel, s.Overlap, s.N, s.Weak}
+			if _, ok := eff[k]; !ok {
+				order = append(order, k)
+			}
+			eff[k] = append(eff[k], plotter.XY{X: float64(s.GPUs), Y: 100 * s.Efficiency})
+			if v, ok := ComputeOnly(s); ok {
+				comp[k] = append(comp[k], plotter.XY{X: float64(s.GPUs), Y: 100 * v})
+			}
+			if !slices.Contains(gs, s.GPUs) {
+				gs = append(gs, s.GPUs)
+			}
 		}
-		eff[k] = append(eff[k], plotter.XY{X: float64(s.GPUs), Y: 100 * s.Efficiency})
-		if v, ok := ComputeOnly(s); ok {
-			comp[k] = append(comp[k], plotter.XY{X: float64(s.GPUs), Y: 100 * v})
-		}
-		if !slices.Contains(gs, s.GPUs) {
-			gs = append(gs, s.GPUs)
-		}
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("nbrun: scaling chart: no scaling run in %d benches", len(bs))
 	}
 	slices.Sort(gs)
 	for i, k := range order {
@@ -108,6 +152,9 @@ func ScalingChart(f *benchfile.File) (*plot.Plot, error) {
 		name := fmt.Sprintf("%s, strong N = %d", k.kernel, k.n)
 		if k.weak {
 			name = fmt.Sprintf("%s, weak %d²×%d·G", k.kernel, k.n, k.n)
+		}
+		if k.overlap != "" {
+			name += ", overlap " + k.overlap
 		}
 		ln, pts, err := plotter.NewLinePoints(eff[k])
 		if err != nil {
@@ -185,18 +232,32 @@ func TimelineChart(device string, s benchfile.Scale) (*fig.Diagram, error) {
 	return d, nil
 }
 
-// TimelineRun returns the run of b whose timeline the notebook draws:
-// strong scaling on the most GPUs at the smallest N, with per-GPU times.
-func TimelineRun(b *benchfile.File) (benchfile.Scale, bool) {
+// TimelineRun returns the run whose timeline the notebook draws: strong
+// scaling on the most GPUs at the smallest N, with per-GPU times, the
+// backend's default overlap first.
+func TimelineRun(bs []*benchfile.File) (benchfile.Scale, string, bool) {
 	var best benchfile.Scale
-	found := false
-	for _, s := range b.Scaling {
-		if s.Weak || len(s.RankMs) == 0 || s.GPUs < 2 {
-			continue
+	device, found := "", false
+	better := func(s benchfile.Scale) bool {
+		switch {
+		case !found:
+			return true
+		case (s.Overlap == "") != (best.Overlap == ""):
+			return s.Overlap == ""
+		case s.GPUs != best.GPUs:
+			return s.GPUs > best.GPUs
 		}
-		if !found || s.GPUs > best.GPUs || (s.GPUs == best.GPUs && s.N < best.N) {
-			best, found = s, true
+		return s.N < best.N
+	}
+	for _, b := range bs {
+		for _, s := range b.Scaling {
+			if s.Weak || len(s.RankMs) == 0 || s.GPUs < 2 {
+				continue
+			}
+			if better(s) {
+				best, device, found = s, b.Device, true
+			}
 		}
 	}
-	return best, found
+	return best, device, found
 }

@@ -1,6 +1,9 @@
 package nbrun
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,12 +58,13 @@ func TestComputeOnly(t *testing.T) {
 }
 
 func TestTimelineRun(t *testing.T) {
-	s, ok := TimelineRun(scalingBench())
+	s, device, ok := TimelineRun([]*benchfile.File{scalingBench()})
 	require.True(t, ok)
+	assert.Equal(t, "NVIDIA H100 80GB HBM3", device)
 	assert.Equal(t, 4, s.GPUs)
 	assert.Equal(t, 512, s.N)
 	assert.False(t, s.Weak)
-	_, ok = TimelineRun(&benchfile.File{})
+	_, _, ok = TimelineRun([]*benchfile.File{{}})
 	assert.False(t, ok)
 }
 
@@ -69,15 +73,40 @@ func TestScalingOutputs(t *testing.T) {
 	table := ScalingTable([]*benchfile.File{b})
 	assert.Contains(t, table, "NVIDIA H100 80GB HBM3")
 	assert.Contains(t, table, "compute-only %")
-	p, err := ScalingChart(b)
+	p, err := ScalingChart([]*benchfile.File{b})
 	require.NoError(t, err)
 	_, err = fig.PNG(p, fig.Wide, fig.Tall, 72)
 	require.NoError(t, err)
-	s, _ := TimelineRun(b)
+	s, _, _ := TimelineRun([]*benchfile.File{b})
 	d, err := TimelineChart(b.Device, s)
 	require.NoError(t, err)
 	_, err = fig.PNG(d, fig.Wide, fig.Tall, 72)
 	require.NoError(t, err)
 	_, err = TimelineChart(b.Device, benchfile.Scale{Kernel: "fast", GPUs: 2})
 	assert.ErrorContains(t, err, "no per-GPU times")
+}
+
+// TestReadBenches reads a bench file and an object of benches by name,
+// as scripts/multigpu-gpu.sh gathers them, and keeps every scaling run.
+func TestReadBenches(t *testing.T) {
+	dir := t.TempDir()
+	one, err := json.Marshal(scalingBench())
+	require.NoError(t, err)
+	plain := filepath.Join(dir, "multigpu_gpu.json")
+	require.NoError(t, os.WriteFile(plain, one, 0o644))
+	bs, err := readBenches(plain)
+	require.NoError(t, err)
+	require.Len(t, bs, 1)
+	assert.Len(t, bs[0].Scaling, len(scalingBench().Scaling))
+
+	named := filepath.Join(dir, "multigpu_gpu_all.json")
+	require.NoError(t, os.WriteFile(named, []byte(`{"weak": `+string(one)+`, "strong": `+string(one)+`}`), 0o644))
+	bs, err = readBenches(named)
+	require.NoError(t, err)
+	assert.Len(t, bs, 2)
+
+	bad := filepath.Join(dir, "multigpu_gpu_bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"strong": {"scaling": [{"kernel": "fast"}]}}`), 0o644))
+	_, err = readBenches(bad)
+	assert.ErrorContains(t, err, "strong")
 }
