@@ -298,6 +298,42 @@ func badCalls() []badCall {
 	}
 	add("ShowThreads/unknown", true, func() error { return ShowThreads("tiledd") })
 	add("ShowThreads/empty", true, func() error { return ShowThreads("") })
+
+	// multigpu.go, multigpu_bench.go
+	add("HaloRatio/zeros", false, ignore(func() { HaloRatio(0, 0, 0, 0) }))
+	add("HaloRatio/negative and NaN", false, ignore(func() { HaloRatio(-512, -4, math.NaN(), -1) }))
+	add("H200CopyGBps/no such N", true, func() error { return second(H200CopyGBps(-1)) })
+	add("HaloModelTable/empty and bad", false, ignore(func() { HaloModelTable(nil, []int{0, -2}, math.Inf(1), 0) }))
+	add("AnimateHaloExchange/too few planes", true, func() error { return AnimateHaloExchange(4, 3, 2, 0) })
+	add("AnimateHaloExchange/too many ranks", true, func() error { return AnimateHaloExchange(40, 9, 1, 0) })
+	add("AnimateHaloExchange/negative delay", true, func() error { return AnimateHaloExchange(14, 3, 1, -time.Second) })
+	add("PartsTable/nil", false, ignore(func() { PartsTable(nil) }))
+	add("RunSplitCPU/unknown step", true, func() error { return second(RunSplitCPU("referense", 16, 2, 0, 0)) })
+	add("RunSplitCPU/no split", true, func() error { return second(RunSplitCPU("reference", 16, -3, 0, 0)) })
+	add("RunSplitCPU/too many ranks", true, func() error { return second(RunSplitCPU("reference", 8, 7, 0, 0)) })
+	add("RunSplitCPU/huge grid", true, func() error { return second(RunSplitCPU("reference", huge, 2, 0, 0)) })
+	add("RunSplitCPU/py not dividing", true, func() error { return second(RunSplitCPU("reference", 16, 4, 3, 0)) })
+	add("SplitRun.String/zero", false, ignore(func() { _ = SplitRun{}.String() }))
+	add("SplitRun.MaxHalo/zero", false, ignore(func() { SplitRun{}.MaxHalo() }))
+	add("BusiestHalo/zeros", false, ignore(func() { BusiestHalo(0, 0, 0) }))
+	add("BestPencils/huge", false, ignore(func() { BestPencils(512, huge) }))
+	add("BestPencils/negative", false, ignore(func() { BestPencils(-1, -8) }))
+	add("PencilsChart/no ranks", true, func() error { return second(PencilsChart(66, nil, nil)) })
+	add("PencilsChart/zero ranks", true, func() error { return second(PencilsChart(66, []int{0, 4}, nil)) })
+	add("PencilsChart/small N", true, func() error { return second(PencilsChart(2, []int{2, 4}, nil)) })
+	add("MultiGPUBenches/no arguments", false, ignore(func() { _, _ = MultiGPUBenches() }))
+	add("ComputeOnly/zero", false, ignore(func() { ComputeOnly(benchfile.Scale{}) }))
+	add("ComputeOnly/NaN times", false, ignore(func() {
+		ComputeOnly(benchfile.Scale{GPUs: 2, BaseGPUs: 1, BaseMs: math.NaN(), RankMs: []lab.RankTime{{Compute: math.NaN()}}})
+	}))
+	add("ScalingTable/nil bench", false, ignore(func() { ScalingTable([]*benchfile.File{nil}) }))
+	add("ScalingChart/nil", true, func() error { return second(ScalingChart(nil)) })
+	add("ScalingChart/nil bench", true, func() error { return second(ScalingChart([]*benchfile.File{nil})) })
+	add("TimelineRun/nil bench", false, ignore(func() { TimelineRun([]*benchfile.File{nil}) }))
+	add("TimelineChart/no times", true, func() error { return second(TimelineChart("", benchfile.Scale{})) })
+	add("TimelineChart/NaN times", true, func() error {
+		return second(TimelineChart("", benchfile.Scale{GPUs: 2, RankMs: []lab.RankTime{{Compute: math.NaN()}, {Wait: -1}}}))
+	})
 	return cs
 }
 

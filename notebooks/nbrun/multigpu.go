@@ -160,6 +160,9 @@ func RunSplitCPU(step string, n, ranks, py, steps int) (SplitRun, error) {
 func (s SplitRun) String() string {
 	var b strings.Builder
 	c := s.Result.Comm
+	if c == nil || len(c.Messages) < len(s.Surface) || len(c.Bytes) < len(s.Surface) {
+		return fmt.Sprintf("%s on %d³: no split was counted\n", s.Step, s.N)
+	}
 	shape := fmt.Sprintf("%d z-slabs", s.Ranks)
 	if s.PY > 1 {
 		shape = fmt.Sprintf("%d×%d pencils (z×y)", s.Ranks/s.PY, s.PY)
@@ -186,8 +189,12 @@ func BusiestHalo(n, pz, py int) float64 {
 }
 
 // BestPencils returns the pz×py split of g ranks, py > 1, whose busiest
-// rank receives the smallest halo (the first such, fewest along y).
+// rank receives the smallest halo (the first such, fewest along y); 0, 0
+// for g outside 2 … lab.MaxRanks.
 func BestPencils(n, g int) (pz, py int) {
+	if g < 2 || g > lab.MaxRanks {
+		return 0, 0
+	}
 	best := math.Inf(1)
 	for y := 2; y <= g; y++ {
 		if g%y != 0 {
@@ -213,6 +220,9 @@ func (s SplitRun) MaxHalo() float64 {
 // N², against the number of ranks, for z-slabs and the best pencils;
 // counted marks the CPU ranks' busiest halo (slabs, pencils) at g ranks.
 func PencilsChart(n int, gs []int, counted map[int][2]float64) (*plot.Plot, error) {
+	if n < 3 || len(gs) == 0 || slices.ContainsFunc(gs, func(g int) bool { return g < 1 || g > lab.MaxRanks }) {
+		return nil, fmt.Errorf("nbrun: pencils chart: N = %d over ranks %v: want N ≥ 3 and counts of 1 … %d", n, gs, lab.MaxRanks)
+	}
 	p := fig.NewPlot(fmt.Sprintf("The busiest rank's halo per exchange, slabs and pencils (N = %d, h = 1)", n),
 		"ranks G", "halo points / N²")
 	p.Add(plotter.NewGrid())

@@ -93,6 +93,9 @@ func ComputeOnly(s benchfile.Scale) (float64, bool) {
 func ScalingTable(bs []*benchfile.File) string {
 	var b strings.Builder
 	for _, f := range bs {
+		if f == nil {
+			continue
+		}
 		fmt.Fprintf(&b, "%s, %s\n", f.Device, f.Command)
 		fmt.Fprintf(&b, "%-10s %-10s %5s %6s %5s %4s %10s %8s %14s %12s\n", "kernel", "overlap", "N", "nz", "weak", "GPUs", "median ms", "eff %", "compute-only %", "halo MB/step")
 		for _, s := range f.Scaling {
@@ -114,6 +117,7 @@ func ScalingTable(bs []*benchfile.File) string {
 // the benches (a kernel, N, strong or weak, an overlap variant) against
 // the GPUs, with its compute-only efficiency dashed beside it.
 func ScalingChart(bs []*benchfile.File) (*plot.Plot, error) {
+	bs = slices.DeleteFunc(slices.Clone(bs), func(b *benchfile.File) bool { return b == nil })
 	device := ""
 	if len(bs) > 0 {
 		device = bs[0].Device
@@ -250,6 +254,9 @@ func TimelineRun(bs []*benchfile.File) (benchfile.Scale, string, bool) {
 		return s.N < best.N
 	}
 	for _, b := range bs {
+		if b == nil {
+			continue
+		}
 		for _, s := range b.Scaling {
 			if s.Weak || len(s.RankMs) == 0 || s.GPUs < 2 {
 				continue
