@@ -75,6 +75,8 @@ func TestMultiScaling(t *testing.T) {
 	for _, g := range []int{2, 4} {
 		if g <= len(devs) {
 			counts = append(counts, g)
+		} else {
+			t.Logf("skipped: the rows on %d GPUs (this machine has %d)", g, len(devs))
 		}
 	}
 	parts := os.Getenv(envScalingParts)
