@@ -47,8 +47,21 @@ func Overlaps() []string {
 // copies reports whether a variant moves halos by peer copies.
 func copies(overlap string) bool { return overlap == OverlapCopy || overlap == OverlapCopyEarly }
 
-// DefaultOverlap is the variant used when lab.Split.Overlap is empty.
+// DefaultOverlap is the variant used when lab.Split.Overlap is empty and
+// the ranks live in one process on z-slabs (defaultOverlap says which
+// otherwise).
 const DefaultOverlap = OverlapNone
+
+// defaultOverlap returns the variant of a split that names none: the
+// default for slabs of one process; compute then exchange through NCCL for
+// a launch of several processes (peer copies stay in one process) and for
+// pencils.
+func defaultOverlap(per, py int, oneProcess bool) string {
+	if !oneProcess || py > 1 || (DefaultOverlap != OverlapNone && DefaultOverlap != OverlapCopy && per != 1) {
+		return OverlapNone
+	}
+	return DefaultOverlap
+}
 
 // cuStreamNonBlocking is CU_STREAM_NON_BLOCKING: the stream does not wait
 // for the legacy default stream.
@@ -134,9 +147,9 @@ func deviceFor(ordinal int) (*Device, error) {
 }
 
 // checkOverlap returns the variant named, or an error listing them.
-func checkOverlap(name string, per int, py int) (string, error) {
+func checkOverlap(name string, per int, py int, oneProcess bool) (string, error) {
 	if name == "" {
-		name = DefaultOverlap
+		name = defaultOverlap(per, py, oneProcess)
 	}
 	if !slices.Contains(Overlaps(), name) {
 		return "", fmt.Errorf("gpu: overlap %q: want one of %v: %w", name, Overlaps(), lab.ErrUnknown)
@@ -193,7 +206,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 		return nil, err
 	}
 	per := k0.StepsPerPass()
-	overlap, err := checkOverlap(c.Overlap, per, c.PY)
+	overlap, err := checkOverlap(c.Overlap, per, c.PY, len(w.local) == w.size)
 	if err != nil {
 		return nil, err
 	}

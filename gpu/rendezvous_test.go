@@ -270,31 +270,43 @@ func TestCommStats(t *testing.T) {
 
 func TestCheckOverlap(t *testing.T) {
 	for _, name := range append(Overlaps(), "") {
-		got, err := checkOverlap(name, 1, 1)
+		got, err := checkOverlap(name, 1, 1, true)
 		require.NoError(t, err)
 		if name == "" {
 			assert.Equal(t, DefaultOverlap, got)
 		}
 	}
-	_, err := checkOverlap("sideways", 1, 1)
+	_, err := checkOverlap("sideways", 1, 1, true)
 	assert.ErrorIs(t, err, lab.ErrUnknown)
 	// Named before any device is opened, with or without a GPU.
 	_, err = NewMulti(MultiConfig{Step: "fast", Devices: []int{0}, Overlap: "sideways", NZ: 9, NY: 9, NX: 9})
 	assert.ErrorIs(t, err, lab.ErrUnknown)
 	_, err = NewMulti(MultiConfig{Step: "fast", NZ: 9, NY: 9, NX: 9})
 	assert.ErrorIs(t, err, lab.ErrSize)
-	_, err = checkOverlap(OverlapSplit, 4, 1)
+	_, err = checkOverlap(OverlapSplit, 4, 1, true)
 	assert.ErrorContains(t, err, "advances 4")
-	_, err = checkOverlap(OverlapEarly, 1, 2)
+	_, err = checkOverlap(OverlapEarly, 1, 2, true)
 	assert.ErrorContains(t, err, "pencils")
-	_, err = checkOverlap(OverlapNone, 4, 2)
+	_, err = checkOverlap(OverlapNone, 4, 2, true)
 	assert.NoError(t, err)
-	_, err = checkOverlap(OverlapCopy, 4, 1)
+	_, err = checkOverlap(OverlapCopy, 4, 1, true)
 	assert.NoError(t, err, "peer copies move deep halos too")
-	_, err = checkOverlap(OverlapCopyEarly, 4, 1)
+	_, err = checkOverlap(OverlapCopyEarly, 4, 1, true)
 	assert.ErrorContains(t, err, "advances 4")
-	_, err = checkOverlap(OverlapCopy, 1, 2)
+	_, err = checkOverlap(OverlapCopy, 1, 2, true)
 	assert.ErrorContains(t, err, "pencils")
+	// Unnamed, the default fits the split: NCCL for processes and pencils.
+	for _, c := range []struct {
+		per, py int
+		one     bool
+	}{{1, 1, true}, {4, 1, true}, {1, 1, false}, {1, 2, true}, {4, 2, false}} {
+		got, err := checkOverlap("", c.per, c.py, c.one)
+		require.NoError(t, err, "%+v", c)
+		assert.Equal(t, defaultOverlap(c.per, c.py, c.one), got)
+		if !c.one || c.py > 1 {
+			assert.Equal(t, OverlapNone, got, "%+v", c)
+		}
+	}
 }
 
 func TestRankTimes(t *testing.T) {
