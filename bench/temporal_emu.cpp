@@ -38,6 +38,7 @@ template <class T> void __stcs(T* p, T v) { *p = v; }
 static inline int min(int a, int b) { return a < b ? a : b; }
 static inline int max(int a, int b) { return a > b ? a : b; }
 static void __syncthreads() { blockBar->arrive_and_wait(); }
+static inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 static float shfl(float v, int delta) {
     int w = linTid / 32, lane = linTid % 32;
     warpBars[w]->arrive_and_wait();

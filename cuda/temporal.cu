@@ -62,12 +62,21 @@
 #ifndef TB_STREAM
 #define TB_STREAM 0
 #endif
+#ifndef TB_V
+#define TB_V 0
+#endif
 
 #define TB_TX (TB_BX / 4)                 // threads per row of the tile
 #define TB_THREADS (TB_TX * TB_BY)        // threads per block
 #define TB_HX ((TB_K + 3) / 4 * 4)        // x halo: TB_K rounded up to whole float4s
 #define TB_OX (TB_BX - 2 * TB_HX)         // output points per row
 #define TB_OY (TB_BY - 2 * TB_K)          // output rows
+#define TB_PLANE (TB_BX * TB_BY)          // floats of one shared plane
+#if TB_V == 1
+#define TB_NBUF 3                         // shared planes per level (TB_V = 1: one per phase of three)
+#else
+#define TB_NBUF 2                         // shared planes per level, used alternately
+#endif
 
 #if TB_K < 1
 #error "TB_K must be at least 1"
@@ -77,6 +86,9 @@
 #endif
 #if TB_THREADS % 32 != 0
 #error "TB_BX/4 × TB_BY must be a multiple of 32 threads (whole warps)"
+#endif
+#if TB_V != 0 && TB_V != 1
+#error "TB_V must be 0 or 1"
 #endif
 #if TB_OX < 4 || TB_OY < 1
 #error "the tile leaves no output: TB_BX > 2·TB_HX and TB_BY > 2·TB_K are needed"
@@ -113,6 +125,7 @@ __device__ __forceinline__ float4 tb_load(const float* __restrict__ in, int q, i
     return r;
 }
 
+#if TB_V == 0
 extern "C" __global__ void __launch_bounds__(TB_THREADS, TB_MINB)
 temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
          float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
@@ -240,3 +253,184 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
         __syncthreads();
     }
 }
+#endif // TB_V == 0
+
+#if TB_V == 1
+// TB_V = 1: the same pipeline with fewer instructions a plane. The march is
+// unrolled by three iterations, and each level keeps its last three planes
+// in three register slots and three shared planes, slot (q − zs) mod 3 for
+// plane q: at phase PH = (i − zs) mod 3 every slot and every shared offset
+// is a constant, so no register is copied from one plane to the next and no
+// shared address is computed in the loop. The faces of the grid in z are a
+// uniform test per stage, those in x and y a select on predicates that hold
+// for the whole march, and the input and output rows are found once.
+
+// TB_SL(PH, d): the slot of plane i − d at phase PH.
+#define TB_SL(PH, d) ((((PH) - (d)) % 3 + 3) % 3)
+
+// TbLane is what a thread of the march keeps from plane to plane besides its
+// register slots.
+struct TbLane {
+    const float* row;   // its input row in plane 0 (vec and inside the grid), else nullptr
+    float* orow;        // its output row in plane 0 (an output thread), else nullptr
+    int sw, su, sd;     // its own point, its up and its down neighbour in a shared plane
+    long long sz;       // floats per plane
+    int y, x0, zs, z0, iEnd;
+    bool vec, m0, m1, m2, m3, whole; // x and y masks; whole: one float4 store
+};
+
+// tb_stencil applies the stencil to the 4 points of b, level s − 1 of plane
+// p, with the planes a (p − 1) and c (p + 1), the rows up and dn and the x
+// neighbours left and right.
+__device__ __forceinline__ float4 tb_stencil(float4 a, float4 b, float4 c, float4 up, float4 dn, float left, float right,
+                                             float c0, float c1, float c2, float c3, float c4, float c5, float c6)
+{
+    // One multiply and six fused multiply-adds a point, in the order of
+    // march 0's expression, the plane just computed last.
+    float4 v;
+    v.x = __fmaf_rn(c6, c.x, __fmaf_rn(c5, a.x, __fmaf_rn(c4, dn.x, __fmaf_rn(c3, up.x, __fmaf_rn(c2, b.y, __fmaf_rn(c1, left, c0 * b.x))))));
+    v.y = __fmaf_rn(c6, c.y, __fmaf_rn(c5, a.y, __fmaf_rn(c4, dn.y, __fmaf_rn(c3, up.y, __fmaf_rn(c2, b.z, __fmaf_rn(c1, b.x, c0 * b.y))))));
+    v.z = __fmaf_rn(c6, c.z, __fmaf_rn(c5, a.z, __fmaf_rn(c4, dn.z, __fmaf_rn(c3, up.z, __fmaf_rn(c2, b.w, __fmaf_rn(c1, b.y, c0 * b.z))))));
+    v.w = __fmaf_rn(c6, c.w, __fmaf_rn(c5, a.w, __fmaf_rn(c4, dn.w, __fmaf_rn(c3, up.w, __fmaf_rn(c2, right, __fmaf_rn(c1, b.z, c0 * b.w))))));
+    return v;
+}
+
+template <int PH>
+__device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][3], float4& next, int i, const TbLane& L,
+                                             const float* __restrict__ in, int nz, int ny, int nx,
+                                             float c0, float c1, float c2, float c3, float c4, float c5, float c6)
+{
+    // Level 0 of plane i, loaded an iteration ago, and the load of plane i + 1.
+    R[0][TB_SL(PH, 0)] = next;
+    *reinterpret_cast<float4*>(S + L.sw + (TB_SL(PH, 0) * TB_K) * TB_PLANE) = next;
+    const int q = i + 1;
+    if (L.vec) {
+        next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if (L.row != nullptr && q < nz && q <= L.iEnd) {
+            next = __ldg(reinterpret_cast<const float4*>(L.row + q * L.sz));
+        }
+    } else if (q <= L.iEnd) {
+        next = tb_load(in, q, L.y, L.x0, nz, ny, nx, false);
+    }
+#pragma unroll
+    for (int s = 1; s <= TB_K; ++s) {
+        const int p = i - s; // the plane of level s this stage computes
+        const float4 a = R[s - 1][TB_SL(PH, s + 1)];
+        const float4 b = R[s - 1][TB_SL(PH, s)];
+        const float4 c = R[s - 1][TB_SL(PH, s - 1)];
+        const int level = (TB_SL(PH, s) * TB_K + (s - 1)) * TB_PLANE; // level s − 1 of plane p
+        const float4 up = *reinterpret_cast<const float4*>(S + L.su + level);
+        const float4 dn = *reinterpret_cast<const float4*>(S + L.sd + level);
+        const float left = __shfl_up_sync(TB_FULL, b.w, 1);
+        const float right = __shfl_down_sync(TB_FULL, b.x, 1);
+        float4 v = tb_stencil(a, b, c, up, dn, left, right, c0, c1, c2, c3, c4, c5, c6);
+        // A point on a face of the grid keeps its value at every level.
+        if (p <= 0 || p >= nz - 1) {
+            v = b;
+        } else {
+            v.x = L.m0 ? v.x : b.x;
+            v.y = L.m1 ? v.y : b.y;
+            v.z = L.m2 ? v.z : b.z;
+            v.w = L.m3 ? v.w : b.w;
+        }
+        if (s < TB_K) {
+            R[s][TB_SL(PH, s)] = v;
+            *reinterpret_cast<float4*>(S + L.sw + (TB_SL(PH, s) * TB_K + s) * TB_PLANE) = v;
+        } else if (L.orow != nullptr && p >= L.z0) {
+            float* o = L.orow + p * L.sz;
+            if (L.whole) {
+#if TB_STREAM
+                __stcs(reinterpret_cast<float4*>(o), v);
+#else
+                *reinterpret_cast<float4*>(o) = v;
+#endif
+            } else {
+                const float r[4] = {v.x, v.y, v.z, v.w};
+                const bool m[4] = {L.m0, L.m1, L.m2, L.m3};
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    if (m[e]) {
+#if TB_STREAM
+                        __stcs(o + e, r[e]);
+#else
+                        o[e] = r[e];
+#endif
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(TB_THREADS, TB_MINB)
+temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
+         float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
+{
+    // S[slot][level][row][point]: three planes of each level 0 … TB_K−1.
+    extern __shared__ __align__(16) float S[];
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    const int ix0 = blockIdx.x * TB_OX - TB_HX;
+    TbLane L;
+    L.x0 = ix0 + 4 * tx;
+    L.y = 1 + blockIdx.y * TB_OY - TB_K + ty;
+    L.z0 = 1 + blockIdx.z * cz;
+    const int z1 = min(L.z0 + cz, nz - 1);
+    L.zs = max(L.z0 - TB_K, 0);
+    L.iEnd = z1 - 1 + TB_K;
+    L.sz = (long long)ny * nx;
+    L.vec = (nx & 3) == 0;
+    const bool rowInterior = L.y >= 1 && L.y <= ny - 2;
+    L.m0 = rowInterior && L.x0 >= 1 && L.x0 <= nx - 2;
+    L.m1 = rowInterior && L.x0 + 1 >= 1 && L.x0 + 1 <= nx - 2;
+    L.m2 = rowInterior && L.x0 + 2 >= 1 && L.x0 + 2 <= nx - 2;
+    L.m3 = rowInterior && L.x0 + 3 >= 1 && L.x0 + 3 <= nx - 2;
+    L.whole = L.vec && L.m0 && L.m3;
+    const bool outThread = tx * 4 >= TB_HX && tx * 4 < TB_HX + TB_OX && ty >= TB_K && ty < TB_K + TB_OY && rowInterior;
+    const bool inside = L.y >= 0 && L.y < ny && L.x0 >= 0 && L.x0 + 3 < nx;
+    L.row = (L.vec && inside) ? in + (long long)L.y * nx + L.x0 : nullptr;
+    L.orow = outThread ? out + (long long)L.y * nx + L.x0 : nullptr;
+    const int tyU = ty > 0 ? ty - 1 : ty;
+    const int tyD = ty < TB_BY - 1 ? ty + 1 : ty;
+    L.sw = ty * TB_BX + 4 * tx;
+    L.su = tyU * TB_BX + 4 * tx;
+    L.sd = tyD * TB_BX + 4 * tx;
+
+    for (int t = ty * TB_TX + tx; t < TB_NBUF * TB_K * TB_PLANE; t += TB_THREADS) {
+        S[t] = 0.0f;
+    }
+    __syncthreads();
+
+    float4 R[TB_K][3];
+#pragma unroll
+    for (int s = 0; s < TB_K; ++s) {
+#pragma unroll
+        for (int j = 0; j < 3; ++j) {
+            R[s][j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+    }
+    float4 next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (L.vec) {
+        if (L.row != nullptr && L.zs < nz) {
+            next = __ldg(reinterpret_cast<const float4*>(L.row + L.zs * L.sz));
+        }
+    } else {
+        next = tb_load(in, L.zs, L.y, L.x0, nz, ny, nx, false);
+    }
+    for (int i = L.zs;;) {
+        tb_iteration<0>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);
+        if (++i > L.iEnd) {
+            break;
+        }
+        tb_iteration<1>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);
+        if (++i > L.iEnd) {
+            break;
+        }
+        tb_iteration<2>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);
+        if (++i > L.iEnd) {
+            break;
+        }
+    }
+}
+#endif // TB_V == 1

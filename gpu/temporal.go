@@ -25,6 +25,7 @@ type temporalParams struct {
 	MinBlocks int // TB_MINB, for __launch_bounds__
 	Stream    int // TB_STREAM: 1 writes outputs with evict-first stores
 	CZ        int // output planes per block; 0: chosen per grid
+	V         int // TB_V: 0 two shared planes a level and register copies; 1 three, unrolled by three
 
 	file, entryName string // the lab's CUDA file and entry of the step
 }
@@ -43,6 +44,8 @@ var temporalTable = paramTable[temporalParams]{
 		func(p *temporalParams) *int { return &p.MinBlocks }, nil},
 	{Param{Name: "TB_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
 		func(p *temporalParams) *int { return &p.Stream }, nil},
+	{Param{Name: "TB_V", Lo: 0, Hi: 1, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots, unrolled by three so that nothing is copied (more registers: TB_MINB defaults to 1)"},
+		func(p *temporalParams) *int { return &p.V }, nil},
 	{Param{Name: "TB_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
 		func(p *temporalParams) *int { return &p.CZ }, nil},
 }
@@ -52,16 +55,21 @@ var temporalTable = paramTable[temporalParams]{
 // per k by temporalMinBlocks.
 var temporalDefaults = temporalParams{BX: 64, BY: 32}
 
-// temporalMinBlocks is the default TB_MINB for k time steps a pass: two
-// resident blocks of 512 threads (at most 64 registers each) for k ≤ 4,
-// which measured fastest on an H100 at k = 4 (docs/gpu.md); one above,
-// where the 8k registers each thread holds across the march would spill.
-func temporalMinBlocks(k int) int {
-	if k <= 4 {
+// temporalMinBlocks is the default TB_MINB for k time steps a pass and
+// march v (TB_V): two resident blocks of 512 threads (at most 64 registers
+// each) for k ≤ 4 with march 0, which measured fastest on an H100 at k = 4
+// (docs/gpu.md); one above, where the 8k registers each thread holds
+// across the march would spill, and for march 1, which holds 12k.
+func temporalMinBlocks(k, v int) int {
+	if k <= 4 && v == 0 {
 		return 2
 	}
 	return 1
 }
+
+// sharedPlanes returns the shared planes the march keeps per time level:
+// two for march 0, three for march 1.
+func (p temporalParams) sharedPlanes() int { return 2 + p.V }
 
 // halo returns the x halo, k rounded up to whole float4s.
 func (p temporalParams) halo() int { return (p.K + 3) / 4 * 4 }
@@ -79,10 +87,12 @@ func (temporalTuning) params() []Param { return temporalTable.params() }
 func (temporalTuning) configure(s lab.Step3, tile int, user map[string]string) (tuned, error) {
 	p := temporalDefaults
 	p.K = tile
-	p.MinBlocks = temporalMinBlocks(p.K)
 	p.file, p.entryName = s.CUDA.File, s.CUDA.Entry
 	if err := temporalTable.set(s.Name, &p, user); err != nil {
 		return nil, err
+	}
+	if _, given := user["TB_MINB"]; !given {
+		p.MinBlocks = temporalMinBlocks(p.K, p.V)
 	}
 	if p.K > 16 {
 		return nil, fmt.Errorf("gpu: %s: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 registers per thread)", s.Name, p.K)
@@ -117,7 +127,7 @@ func (p *temporalParams) extra(a *args, g Geometry) { a.i32(int32(g.Planes)) }
 // geometry is the temporal kernel's launch on an nz×ny×nx grid
 // with cz output planes per block (when its configuration leaves them
 // open): blocks of TB_BX/4 × TB_BY threads, one per output tile and chunk
-// of planes, and 2k shared planes of the tile, dynamic.
+// of planes, and 2k shared planes of the tile (3k for TB_V = 1), dynamic.
 func (tp *temporalParams) geometry(nz, ny, nx, cz int) Geometry {
 	p := *tp
 	if p.CZ > 0 {
@@ -128,7 +138,7 @@ func (tp *temporalParams) geometry(nz, ny, nx, cz int) Geometry {
 	}
 	cz = max(min(cz, nz-2), 1)
 	ox, oy := p.outputs()
-	dyn := 4 * 2 * p.K * p.BX * p.BY
+	dyn := 4 * p.sharedPlanes() * p.K * p.BX * p.BY
 	return Geometry{Block: [3]int{p.BX / 4, p.BY, 1},
 		Grid:        [3]int{ceilDiv(nx-1, ox), ceilDiv(ny-2, oy), ceilDiv(nz-2, cz)},
 		SharedBytes: dyn, DynamicShared: dyn, Planes: cz}

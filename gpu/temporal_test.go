@@ -44,6 +44,15 @@ var temporalConfigs = func() []Options {
 		Options{Tile: 2, Defines: def("TB_STREAM", "1")},
 		Options{Tile: 4, Defines: def("TB_L2PF", "3", "TB_BX", "128", "TB_BY", "32")},
 		Options{Tile: 6, Defines: def("TB_BX", "128", "TB_BY", "32")},
+		// March 1 (TB_V=1): three register slots and shared planes a level.
+		Options{Tile: 1, Defines: def("TB_V", "1")},
+		Options{Tile: 2, Defines: def("TB_V", "1")},
+		Options{Tile: 3, Defines: def("TB_V", "1", "TB_CZ", "3")},
+		Options{Tile: 4, Defines: def("TB_V", "1")},
+		Options{Tile: 5, Defines: def("TB_V", "1", "TB_BX", "32", "TB_BY", "16")},
+		Options{Tile: 4, Defines: def("TB_V", "1", "TB_BX", "128", "TB_BY", "16", "TB_STREAM", "1")},
+		Options{Tile: 4, Defines: def("TB_V", "1", "TB_MINB", "2", "TB_BY", "16")},
+		Options{Tile: 8, Defines: def("TB_V", "1", "TB_CZ", "5")},
 	)
 }()
 
@@ -181,7 +190,7 @@ func TestTemporalOptionsRefused(t *testing.T) {
 		{Options{Tile: 4, Defines: []Define{{"TB_BX", "128"}, {"TB_BY", "64"}}}, "at most 1024"},
 		{Options{Tile: 4, Defines: []Define{{"TB_L2PF", "x"}}}, "TB_L2PF = x must be an integer from 0 to 16"},
 		{Options{Defines: []Define{{"TB_K", "4"}}}, "set TB_K through the tile"},
-		{Options{Defines: []Define{{"TB_BXX", "64"}}}, `unknown define TB_BXX (did you mean "TB_BX"?) (known: TB_BX, TB_BY, TB_L2PF, TB_MINB, TB_STREAM, TB_CZ)`},
+		{Options{Defines: []Define{{"TB_BXX", "64"}}}, `unknown define TB_BXX (did you mean "TB_BX"?) (known: TB_BX, TB_BY, TB_L2PF, TB_MINB, TB_STREAM, TB_V, TB_CZ)`},
 		{Options{Defines: []Define{{"FAST_BY", "4"}}}, "unknown define FAST_BY"},
 	} {
 		_, err := PlanLaunch("temporal", c.o, 64, 64, 64)
