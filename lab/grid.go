@@ -14,8 +14,11 @@ type Float interface {
 }
 
 // MaxPoints bounds the number of points of one grid, so that a typo in a
-// notebook (n = 100000) is an error rather than an out-of-memory crash.
-const MaxPoints = 1 << 32
+// notebook (n = 100000) is an error rather than an out-of-memory crash:
+// 2³⁶ points, 256 GiB of float32. A grid within it may still not fit the
+// memory at hand, which CheckMemory decides; N = 2048 (2³³ points) fits
+// a host of 128 GiB and, split in slabs, two GPUs of 80 GB.
+const MaxPoints = 1 << 36
 
 // ErrSize is wrapped by every error about an invalid grid size.
 var ErrSize = errors.New("invalid grid size")

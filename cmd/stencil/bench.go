@@ -113,11 +113,9 @@ func parseTiles(s string) (all int, per map[string]int, err error) {
 	return 0, per, nil
 }
 
-// maxBenchPoints bounds a bench grid: 2³⁶ points, 256 GiB of float32,
-// above any GPU's memory, which the device's own check then decides on
-// (N = 2048 has 2³³ points, more than the host's lab.MaxPoints, and runs
-// on the GPU with -check=false).
-const maxBenchPoints = 1 << 36
+// maxBenchPoints bounds a bench grid as lab.MaxPoints bounds a host grid:
+// above any GPU's memory, which the device's own check then decides on.
+const maxBenchPoints = lab.MaxPoints
 
 func parseSizes(s string) ([]int, error) {
 	var ns []int

@@ -62,7 +62,7 @@ func TestSedimentBadInputExits2WithOneLine(t *testing.T) {
 		{"sediment", "-scenario", "delta", "-nx", "4"},
 		{"sediment", "-bench"},
 		{"sediment", "-bench", "-backend", "gpu", "-tune", "8"},
-		{"sediment", "-nx", "70000", "-ny", "70000"},
+		{"sediment", "-nx", "300000", "-ny", "300000"}, // beyond lab.MaxPoints
 		{"sediment", "extra"},
 		{"sediment", "-frobnicate"},
 	} {

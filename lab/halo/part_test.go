@@ -118,7 +118,7 @@ func TestDecomposeNamesTheLimit(t *testing.T) {
 		{9, 9, 9, 4, 3, 1, "3 ranks along y do not divide 4 ranks"},
 		{9, 9, 9, 2, -1, 1, "want 0 to 2 along y"},
 		{9, 9, 9, 2, 1, 0, "the halo must be at least 1 plane"},
-		{1 << 20, 1 << 20, 1 << 20, 2, 1, 1, "exceeds the limit of 4294967296 points"},
+		{1 << 20, 1 << 20, 1 << 20, 2, 1, 1, "exceeds the limit of 68719476736 points"},
 	} {
 		_, err := Decompose(c.nz, c.ny, c.nx, c.ranks, c.py, c.h)
 		require.ErrorIs(t, err, lab.ErrSize, "%+v", c)
