@@ -4,15 +4,17 @@
 # and the interior copy (about 6 minutes in all).
 #
 #   1. fast, one sweep (-steps 1), at N = 512, 1024 and 2048: the registered
-#      choice beside rows per block (FAST_BY), warps per block (FAST_WX) and
-#      planes per block (tile) around it;
+#      choice (rows and warps per block chosen per grid) beside the old
+#      default (FAST_BY=4,FAST_WX=8) and rows per block (FAST_BY), warps
+#      per block (FAST_WX) and planes per block (tile) around them;
 #   2. temporal at N = 512 (whole output checked against lab.Advance) and
 #      1024, 24 time steps a run (so that k = 1, 2, 3, 4, 6 and 8 all fit),
-#      beside fast: march 0 (TB_V=0, the two-plane march) and march 1
-#      (TB_V=1, three register slots, unrolled by three) at several k and
-#      tiles;
+#      beside fast: march 0 (TB_V=0, the two-plane march), march 1
+#      (TB_V=1, three register slots, unrolled by three) and march 2
+#      (TB_V=2, two, unrolled by two) at several k and tiles;
 #   3. the temporal tests (TestGPUTemporal: every configuration of
-#      gpu/temporal_test.go, march 1 included, against lab.Advance).
+#      gpu/temporal_test.go, marches 1 and 2 included, against lab.Advance),
+#      then the sweeps' (TestGPUSevenPoint, TestGPUNonCubic, TestFast…).
 #
 # Build on a machine with Go, from the repository root:
 #   CGO_ENABLED=1 go build -o build/f/stencil ./cmd/stencil
@@ -30,32 +32,41 @@ nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,memory.total,driver_ver
 : >"$out/summary.txt"
 note() { echo "$*" | tee -a "$out/summary.txt"; }
 
-# fastVariants N: the configurations timed beside the registered choice.
+# fastVariants N: the configurations timed beside the registered choice
+# (fast, rows and warps chosen per grid): the old default (FAST_BY=4,
+# FAST_WX=8, the chunk filling the GPU in whole waves), then rows, warps
+# and planes per block around them, every variant giving FAST_BY and
+# FAST_WX (a variant that gives neither has them chosen per grid).
 fastVariants() {
-  local v=()
+  local v=(B4W8)
   case $1 in
   512)
-    v+=(FAST_WX=16 FAST_BY=2 FAST_BY=3 FAST_BY=6,FAST_WX=16 FAST_BY=8,FAST_WX=16
-      FAST_WX=16,tile=64 FAST_WX=16,tile=85 FAST_WX=16,tile=128 FAST_WX=16,tile=255
-      tile=64 tile=85 tile=255 FAST_BY=2,tile=64 FAST_BY=2,tile=128 FAST_BY=2,tile=255
-      FAST_WX=16,FAST_DEPTH=2 FAST_WX=12 FAST_WX=16,FAST_PFD=1)
+    v+=(B4W16 B2W8 B3W8 B6W16 B8W16 B4W16:64 B4W16:85 B4W16:128 B4W16:255
+      B4W8:64 B4W8:85 B4W8:255 B2W8:64 B2W8:128 B2W8:255 B4W12 B4W16,FAST_DEPTH=2 B4W16,FAST_PFD=1 :64 :85 :170)
     ;;
   1024)
-    v+=(FAST_WX=16 FAST_BY=2 FAST_BY=3 FAST_BY=2,FAST_WX=16 FAST_BY=1 FAST_BY=1,FAST_WX=16
-      tile=64 tile=103 tile=128 tile=256 tile=511
-      FAST_WX=16,tile=64 FAST_WX=16,tile=103 FAST_WX=16,tile=128 FAST_WX=16,tile=256
-      FAST_BY=2,tile=64 FAST_BY=2,tile=128 FAST_BY=2,tile=205
-      FAST_BY=2,FAST_WX=16,tile=64 FAST_BY=2,FAST_WX=16,tile=128
-      FAST_BY=3,FAST_WX=16 FAST_BY=3,FAST_WX=16,tile=64 FAST_BY=1,tile=128 FAST_WX=32,tile=128)
+    v+=(B4W16 B2W8 B3W8 B2W16 B1W8 B1W16
+      B4W8:64 B4W8:103 B4W8:128 B4W8:256 B4W8:511
+      B4W16:64 B4W16:103 B4W16:128 B4W16:256
+      B2W8:64 B2W8:128 B2W8:205 B2W16:64 B2W16:128
+      B3W16 B3W16:64 B1W8:128 B4W32:128 :64 :103 :205)
     ;;
   2048)
-    v+=(FAST_WX=16 FAST_WX=32 tile=64 tile=128 tile=171
-      FAST_WX=16,tile=64 FAST_WX=16,tile=128 FAST_WX=32,tile=128
-      FAST_BY=1 FAST_BY=1,tile=128 FAST_BY=1,FAST_WX=16,tile=128 FAST_BY=1,FAST_WX=16,tile=64
-      FAST_BY=2,tile=128 FAST_BY=2,FAST_WX=16,tile=128 FAST_BY=3,FAST_WX=16,tile=128)
+    v+=(B4W16 B4W32 B4W8:64 B4W8:128 B4W8:171
+      B4W16:64 B4W16:128 B4W32:128
+      B1W8 B1W8:128 B1W16:128 B1W16:64
+      B2W8:128 B2W16:128 B3W16:128 :64 :228 :512)
     ;;
   esac
-  for x in "${v[@]}"; do printf -- '-variant\nfast:%s\n' "$x"; done
+  local x spec
+  for x in "${v[@]}"; do
+    spec=${x%%:*}
+    spec=${spec/B/FAST_BY=}
+    spec=${spec/W/,FAST_WX=}
+    [[ $x == *:* ]] && spec="$spec,tile=${x#*:}"
+    spec=${spec#,}
+    printf -- '-variant\nfast:%s\n' "$spec"
+  done
 }
 
 if [[ " $parts " == *" fast "* ]]; then
@@ -63,7 +74,7 @@ if [[ " $parts " == *" fast "* ]]; then
     reps=20 warm=3 lim=100
     [ "$n" = 2048 ] && reps=6 warm=1 lim=170
     mapfile -t vs < <(fastVariants "$n")
-    timeout "$lim" "$bin/stencil" bench -n "$n" -steps 1 -reps "$reps" -warmup "$warm" -check=false -kernels fast "${vs[@]}" \
+    timeout "$lim" "$bin/stencil" bench -n "$n" -steps 1 -reps "$reps" -warmup "$warm" -kernels fast "${vs[@]}" \
       -json "$out/fast$n.json" >"$out/fast$n.log" 2>&1
     note "fast $n rc=$?"
   done
@@ -73,8 +84,9 @@ if [[ " $parts " == *" temporal "* ]]; then
   # Two processes a size, march 0 then march 1, so that a failure in one
   # leaves the other's table.
   v0=(tile=1 tile=2 tile=3 tile=8 "tile=4,TB_MINB=1" "tile=4,TB_BY=64,TB_MINB=1" "tile=4,TB_BX=128,TB_BY=32,TB_MINB=1")
-  v1=("tile=2,TB_V=1" "tile=3,TB_V=1" "tile=4,TB_V=1" "tile=6,TB_V=1" "tile=4,TB_V=1,TB_BY=16" "tile=2,TB_V=1,TB_BY=16"
-    "tile=4,TB_V=1,TB_MINB=2" "tile=3,TB_V=1,TB_MINB=2" "tile=4,TB_V=1,TB_STREAM=1" "tile=8,TB_V=1")
+  v1=("tile=2,TB_V=1" "tile=3,TB_V=1" "tile=4,TB_V=1" "tile=6,TB_V=1" "tile=8,TB_V=1" "tile=4,TB_V=1,TB_BY=36"
+    "tile=3,TB_V=1,TB_BY=40" "tile=4,TB_V=1,TB_STREAM=1" "tile=2,TB_V=2" "tile=3,TB_V=2" "tile=4,TB_V=2"
+    "tile=4,TB_V=2,TB_MINB=1" "tile=8,TB_V=2")
   for m in 0 1; do
     tv=()
     if [ $m = 0 ]; then set -- "${v0[@]}"; else set -- "${v1[@]}"; fi
@@ -90,8 +102,11 @@ fi
 
 if [[ " $parts " == *" tests "* ]]; then
   STENCIL_TEST_N=3,67,68,130 timeout 90 "$bin/gpu.test" -test.run 'TestGPUTemporal|TestTemporal|TestChooseChunk' -test.v >"$out/tests.log" 2>&1
-  note "tests rc=$? pass=$(grep -c -- '--- PASS' "$out/tests.log") fail=$(grep -c -- '--- FAIL' "$out/tests.log")"
+  note "temporal tests rc=$? pass=$(grep -c -- '--- PASS' "$out/tests.log") fail=$(grep -c -- '--- FAIL' "$out/tests.log")"
   grep -- '--- FAIL' "$out/tests.log" | head -20 | tee -a "$out/summary.txt"
+  timeout 90 "$bin/gpu.test" -test.run 'TestGPUSevenPoint|TestGPUNonCubic|TestFast' -test.v >"$out/tests-fast.log" 2>&1
+  note "sweep tests rc=$? pass=$(grep -c -- '--- PASS' "$out/tests-fast.log") fail=$(grep -c -- '--- FAIL' "$out/tests-fast.log")"
+  grep -- '--- FAIL' "$out/tests-fast.log" | head -20 | tee -a "$out/summary.txt"
 fi
 
 for f in fast512 fast1024 fast2048 temporal512v0 temporal512v1 temporal1024v0 temporal1024v1; do

@@ -71,12 +71,17 @@
 #define TB_HX ((TB_K + 3) / 4 * 4)        // x halo: TB_K rounded up to whole float4s
 #define TB_OX (TB_BX - 2 * TB_HX)         // output points per row
 #define TB_OY (TB_BY - 2 * TB_K)          // output rows
+#if TB_V == 0
 #define TB_PLANE (TB_BX * TB_BY)          // floats of one shared plane
+#else
+#define TB_PLANE (TB_BX * (TB_BY + 2))    // floats of one shared plane: a row of padding above and below
+#endif
 #if TB_V == 1
 #define TB_NBUF 3                         // shared planes per level (TB_V = 1: one per phase of three)
 #else
 #define TB_NBUF 2                         // shared planes per level, used alternately
 #endif
+#define TB_SLOTS (TB_V == 1 ? 3 : 2)      // register slots per level of marches 1 and 2
 
 #if TB_K < 1
 #error "TB_K must be at least 1"
@@ -87,8 +92,8 @@
 #if TB_THREADS % 32 != 0
 #error "TB_BX/4 × TB_BY must be a multiple of 32 threads (whole warps)"
 #endif
-#if TB_V != 0 && TB_V != 1
-#error "TB_V must be 0 or 1"
+#if TB_V < 0 || TB_V > 2
+#error "TB_V must be 0, 1 or 2"
 #endif
 #if TB_OX < 4 || TB_OY < 1
 #error "the tile leaves no output: TB_BX > 2·TB_HX and TB_BY > 2·TB_K are needed"
@@ -255,7 +260,7 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
 }
 #endif // TB_V == 0
 
-#if TB_V == 1
+#if TB_V >= 1
 // TB_V = 1: the same pipeline with fewer instructions a plane. The march is
 // unrolled by three iterations, and each level keeps its last three planes
 // in three register slots and three shared planes, slot (q − zs) mod 3 for
@@ -264,18 +269,24 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
 // shared address is computed in the loop. The faces of the grid in z are a
 // uniform test per stage, those in x and y a select on predicates that hold
 // for the whole march, and the input and output rows are found once.
+// TB_V = 2 is march 1 with two shared planes a level and two register
+// slots, zm and ce as in march 0, copied from plane to plane: unrolled by
+// two, so that the shared offsets are constants, in the registers that
+// march 0 fits in.
 
-// TB_SL(PH, d): the slot of plane i − d at phase PH.
-#define TB_SL(PH, d) ((((PH) - (d)) % 3 + 3) % 3)
+// TB_SL(PH, d): the slot of plane i − d at phase PH, and TB_BUF its shared
+// plane.
+#define TB_SL(PH, d) ((((PH) - (d)) % TB_SLOTS + TB_SLOTS) % TB_SLOTS)
+#define TB_BUF(PH, d) ((((PH) - (d)) % TB_NBUF + TB_NBUF) % TB_NBUF)
 
 // TbLane is what a thread of the march keeps from plane to plane besides its
 // register slots.
 struct TbLane {
     const float* row;   // its input row in plane 0 (vec and inside the grid), else nullptr
     float* orow;        // its output row in plane 0 (an output thread), else nullptr
-    int sw, su, sd;     // its own point, its up and its down neighbour in a shared plane
+    int sw;             // its own point in a shared plane (row ty + 1; the pad rows only feed non-outputs)
     long long sz;       // floats per plane
-    int y, x0, zs, z0, iEnd;
+    int z0, iEnd;
     bool vec, m0, m1, m2, m3, whole; // x and y masks; whole: one float4 store
 };
 
@@ -295,14 +306,25 @@ __device__ __forceinline__ float4 tb_stencil(float4 a, float4 b, float4 c, float
     return v;
 }
 
-template <int PH>
-__device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][3], float4& next, int i, const TbLane& L,
+// tb_y and tb_x0 are the thread's row and first point.
+__device__ __forceinline__ int tb_y() { return 1 + (int)blockIdx.y * TB_OY - TB_K + (int)threadIdx.y; }
+__device__ __forceinline__ int tb_x0() { return (int)blockIdx.x * TB_OX - TB_HX + 4 * (int)threadIdx.x; }
+
+// tb_iteration is iteration i of the march at phase PH. CAREFUL: the tile or
+// a stage's plane may touch a face of the grid, whose points keep their
+// values; without it every point of the tile is updated.
+template <int PH, bool CAREFUL>
+__device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][TB_SLOTS], float4& next, int i, const TbLane& L,
                                              const float* __restrict__ in, int nz, int ny, int nx,
                                              float c0, float c1, float c2, float c3, float c4, float c5, float c6)
 {
     // Level 0 of plane i, loaded an iteration ago, and the load of plane i + 1.
+#if TB_V == 1
     R[0][TB_SL(PH, 0)] = next;
-    *reinterpret_cast<float4*>(S + L.sw + (TB_SL(PH, 0) * TB_K) * TB_PLANE) = next;
+#else
+    float4 newest = next; // level s − 1 of plane p + 1 for stage s
+#endif
+    *reinterpret_cast<float4*>(S + L.sw + (TB_BUF(PH, 0) * TB_K) * TB_PLANE) = next;
     const int q = i + 1;
     if (L.vec) {
         next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
@@ -310,35 +332,49 @@ __device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][3], flo
             next = __ldg(reinterpret_cast<const float4*>(L.row + q * L.sz));
         }
     } else if (q <= L.iEnd) {
-        next = tb_load(in, q, L.y, L.x0, nz, ny, nx, false);
+        next = tb_load(in, q, tb_y(), tb_x0(), nz, ny, nx, false);
     }
 #pragma unroll
     for (int s = 1; s <= TB_K; ++s) {
         const int p = i - s; // the plane of level s this stage computes
+#if TB_V == 1
         const float4 a = R[s - 1][TB_SL(PH, s + 1)];
         const float4 b = R[s - 1][TB_SL(PH, s)];
         const float4 c = R[s - 1][TB_SL(PH, s - 1)];
-        const int level = (TB_SL(PH, s) * TB_K + (s - 1)) * TB_PLANE; // level s − 1 of plane p
-        const float4 up = *reinterpret_cast<const float4*>(S + L.su + level);
-        const float4 dn = *reinterpret_cast<const float4*>(S + L.sd + level);
+#else
+        const float4 a = R[s - 1][0]; // zm
+        const float4 b = R[s - 1][1]; // ce
+        const float4 c = newest;
+        R[s - 1][0] = b;
+        R[s - 1][1] = c;
+#endif
+        const int level = (TB_BUF(PH, s) * TB_K + (s - 1)) * TB_PLANE; // level s − 1 of plane p
+        const float4 up = *reinterpret_cast<const float4*>(S + L.sw - TB_BX + level);
+        const float4 dn = *reinterpret_cast<const float4*>(S + L.sw + TB_BX + level);
         const float left = __shfl_up_sync(TB_FULL, b.w, 1);
         const float right = __shfl_down_sync(TB_FULL, b.x, 1);
         float4 v = tb_stencil(a, b, c, up, dn, left, right, c0, c1, c2, c3, c4, c5, c6);
         // A point on a face of the grid keeps its value at every level.
-        if (p <= 0 || p >= nz - 1) {
-            v = b;
-        } else {
-            v.x = L.m0 ? v.x : b.x;
-            v.y = L.m1 ? v.y : b.y;
-            v.z = L.m2 ? v.z : b.z;
-            v.w = L.m3 ? v.w : b.w;
+        if (CAREFUL) {
+            if (p <= 0 || p >= nz - 1) {
+                v = b;
+            } else {
+                v.x = L.m0 ? v.x : b.x;
+                v.y = L.m1 ? v.y : b.y;
+                v.z = L.m2 ? v.z : b.z;
+                v.w = L.m3 ? v.w : b.w;
+            }
         }
         if (s < TB_K) {
+#if TB_V == 1
             R[s][TB_SL(PH, s)] = v;
-            *reinterpret_cast<float4*>(S + L.sw + (TB_SL(PH, s) * TB_K + s) * TB_PLANE) = v;
+#else
+            newest = v;
+#endif
+            *reinterpret_cast<float4*>(S + L.sw + (TB_BUF(PH, s) * TB_K + s) * TB_PLANE) = v;
         } else if (L.orow != nullptr && p >= L.z0) {
             float* o = L.orow + p * L.sz;
-            if (L.whole) {
+            if (!CAREFUL || L.whole) {
 #if TB_STREAM
                 __stcs(reinterpret_cast<float4*>(o), v);
 #else
@@ -367,70 +403,76 @@ extern "C" __global__ void __launch_bounds__(TB_THREADS, TB_MINB)
 temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
          float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
 {
-    // S[slot][level][row][point]: three planes of each level 0 … TB_K−1.
+    // S[slot][level][row][point]: TB_NBUF planes of each level 0 … TB_K−1,
+    // each with a row of padding above and below the tile.
     extern __shared__ __align__(16) float S[];
     const int tx = threadIdx.x;
     const int ty = threadIdx.y;
-    const int ix0 = blockIdx.x * TB_OX - TB_HX;
     TbLane L;
-    L.x0 = ix0 + 4 * tx;
-    L.y = 1 + blockIdx.y * TB_OY - TB_K + ty;
+    const int x0 = tb_x0();
+    const int y = tb_y();
     L.z0 = 1 + blockIdx.z * cz;
     const int z1 = min(L.z0 + cz, nz - 1);
-    L.zs = max(L.z0 - TB_K, 0);
+    const int zs = max(L.z0 - TB_K, 0);
     L.iEnd = z1 - 1 + TB_K;
     L.sz = (long long)ny * nx;
     L.vec = (nx & 3) == 0;
-    const bool rowInterior = L.y >= 1 && L.y <= ny - 2;
-    L.m0 = rowInterior && L.x0 >= 1 && L.x0 <= nx - 2;
-    L.m1 = rowInterior && L.x0 + 1 >= 1 && L.x0 + 1 <= nx - 2;
-    L.m2 = rowInterior && L.x0 + 2 >= 1 && L.x0 + 2 <= nx - 2;
-    L.m3 = rowInterior && L.x0 + 3 >= 1 && L.x0 + 3 <= nx - 2;
+    const bool rowInterior = y >= 1 && y <= ny - 2;
+    L.m0 = rowInterior && x0 >= 1 && x0 <= nx - 2;
+    L.m1 = rowInterior && x0 + 1 >= 1 && x0 + 1 <= nx - 2;
+    L.m2 = rowInterior && x0 + 2 >= 1 && x0 + 2 <= nx - 2;
+    L.m3 = rowInterior && x0 + 3 >= 1 && x0 + 3 <= nx - 2;
     L.whole = L.vec && L.m0 && L.m3;
     const bool outThread = tx * 4 >= TB_HX && tx * 4 < TB_HX + TB_OX && ty >= TB_K && ty < TB_K + TB_OY && rowInterior;
-    const bool inside = L.y >= 0 && L.y < ny && L.x0 >= 0 && L.x0 + 3 < nx;
-    L.row = (L.vec && inside) ? in + (long long)L.y * nx + L.x0 : nullptr;
-    L.orow = outThread ? out + (long long)L.y * nx + L.x0 : nullptr;
-    const int tyU = ty > 0 ? ty - 1 : ty;
-    const int tyD = ty < TB_BY - 1 ? ty + 1 : ty;
-    L.sw = ty * TB_BX + 4 * tx;
-    L.su = tyU * TB_BX + 4 * tx;
-    L.sd = tyD * TB_BX + 4 * tx;
+    const bool inside = y >= 0 && y < ny && x0 >= 0 && x0 + 3 < nx;
+    L.row = (L.vec && inside) ? in + (long long)y * nx + x0 : nullptr;
+    L.orow = outThread ? out + (long long)y * nx + x0 : nullptr;
+    L.sw = (ty + 1) * TB_BX + 4 * tx;
 
     for (int t = ty * TB_TX + tx; t < TB_NBUF * TB_K * TB_PLANE; t += TB_THREADS) {
         S[t] = 0.0f;
     }
     __syncthreads();
 
-    float4 R[TB_K][3];
+    float4 R[TB_K][TB_SLOTS];
 #pragma unroll
     for (int s = 0; s < TB_K; ++s) {
 #pragma unroll
-        for (int j = 0; j < 3; ++j) {
+        for (int j = 0; j < TB_SLOTS; ++j) {
             R[s][j] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         }
     }
     float4 next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (L.vec) {
-        if (L.row != nullptr && L.zs < nz) {
-            next = __ldg(reinterpret_cast<const float4*>(L.row + L.zs * L.sz));
+        if (L.row != nullptr && zs < nz) {
+            next = __ldg(reinterpret_cast<const float4*>(L.row + zs * L.sz));
         }
     } else {
-        next = tb_load(in, L.zs, L.y, L.x0, nz, ny, nx, false);
+        next = tb_load(in, zs, y, x0, nz, ny, nx, false);
     }
-    for (int i = L.zs;;) {
-        tb_iteration<0>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);
-        if (++i > L.iEnd) {
-            break;
-        }
-        tb_iteration<1>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);
-        if (++i > L.iEnd) {
-            break;
-        }
-        tb_iteration<2>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);
-        if (++i > L.iEnd) {
-            break;
-        }
+    // A block whose tile lies inside the grid's interior in x and y (rows of
+    // a multiple of 4 points) needs no care in the iterations whose stages
+    // all compute interior planes, i from TB_K + 1 to nz − 1.
+    const int tileY = 1 + (int)blockIdx.y * TB_OY - TB_K;
+    const int tileX = (int)blockIdx.x * TB_OX - TB_HX;
+    const bool plain = L.vec && tileX >= 1 && tileX + TB_BX - 1 <= nx - 2 && tileY >= 1 && tileY + TB_BY - 1 <= ny - 2;
+    const int plainLo = plain ? TB_K + 1 : 1 << 30, plainHi = nz - 1;
+#define TB_ITERATION(PH)                                                                                \
+    if (i >= plainLo && i <= plainHi) {                                                                 \
+        tb_iteration<PH, false>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);          \
+    } else {                                                                                            \
+        tb_iteration<PH, true>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);           \
+    }                                                                                                   \
+    if (++i > L.iEnd) {                                                                                 \
+        break;                                                                                          \
     }
+    for (int i = zs;;) {
+        TB_ITERATION(0)
+        TB_ITERATION(1)
+#if TB_V == 1
+        TB_ITERATION(2)
+#endif
+    }
+#undef TB_ITERATION
 }
-#endif // TB_V == 1
+#endif // TB_V >= 1

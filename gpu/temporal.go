@@ -25,7 +25,7 @@ type temporalParams struct {
 	MinBlocks int // TB_MINB, for __launch_bounds__
 	Stream    int // TB_STREAM: 1 writes outputs with evict-first stores
 	CZ        int // output planes per block; 0: chosen per grid
-	V         int // TB_V: 0 two shared planes a level and register copies; 1 three, unrolled by three
+	V         int // TB_V, the march: 0, 1 or 2 (see cuda/temporal.cu)
 
 	file, entryName string // the lab's CUDA file and entry of the step
 }
@@ -44,7 +44,7 @@ var temporalTable = paramTable[temporalParams]{
 		func(p *temporalParams) *int { return &p.MinBlocks }, nil},
 	{Param{Name: "TB_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
 		func(p *temporalParams) *int { return &p.Stream }, nil},
-	{Param{Name: "TB_V", Lo: 0, Hi: 1, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots, unrolled by three so that nothing is copied (more registers: TB_MINB defaults to 1)"},
+	{Param{Name: "TB_V", Lo: 0, Hi: 2, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (TB_MINB defaults to 1); 2 as 1 with two of each, copied, unrolled by two"},
 		func(p *temporalParams) *int { return &p.V }, nil},
 	{Param{Name: "TB_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
 		func(p *temporalParams) *int { return &p.CZ }, nil},
@@ -61,15 +61,24 @@ var temporalDefaults = temporalParams{BX: 64, BY: 32}
 // (docs/gpu.md); one above, where the 8k registers each thread holds
 // across the march would spill, and for march 1, which holds 12k.
 func temporalMinBlocks(k, v int) int {
-	if k <= 4 && v == 0 {
+	if k <= 4 && v != 1 {
 		return 2
 	}
 	return 1
 }
 
-// sharedPlanes returns the shared planes the march keeps per time level:
-// two for march 0, three for march 1.
-func (p temporalParams) sharedPlanes() int { return 2 + p.V }
+// sharedFloats returns the floats of shared memory the march keeps per
+// time level: two planes of the tile for march 0, three for march 1 and
+// two for march 2, whose planes have a row of padding above and below.
+func (p temporalParams) sharedFloats() int {
+	switch p.V {
+	case 0:
+		return 2 * p.BX * p.BY
+	case 1:
+		return 3 * p.BX * (p.BY + 2)
+	}
+	return 2 * p.BX * (p.BY + 2)
+}
 
 // halo returns the x halo, k rounded up to whole float4s.
 func (p temporalParams) halo() int { return (p.K + 3) / 4 * 4 }
@@ -138,7 +147,7 @@ func (tp *temporalParams) geometry(nz, ny, nx, cz int) Geometry {
 	}
 	cz = max(min(cz, nz-2), 1)
 	ox, oy := p.outputs()
-	dyn := 4 * p.sharedPlanes() * p.K * p.BX * p.BY
+	dyn := 4 * p.K * p.sharedFloats()
 	return Geometry{Block: [3]int{p.BX / 4, p.BY, 1},
 		Grid:        [3]int{ceilDiv(nx-1, ox), ceilDiv(ny-2, oy), ceilDiv(nz-2, cz)},
 		SharedBytes: dyn, DynamicShared: dyn, Planes: cz}

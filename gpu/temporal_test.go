@@ -53,6 +53,13 @@ var temporalConfigs = func() []Options {
 		Options{Tile: 4, Defines: def("TB_V", "1", "TB_BX", "128", "TB_BY", "16", "TB_STREAM", "1")},
 		Options{Tile: 4, Defines: def("TB_V", "1", "TB_MINB", "2", "TB_BY", "16")},
 		Options{Tile: 8, Defines: def("TB_V", "1", "TB_CZ", "5")},
+		Options{Tile: 4, Defines: def("TB_V", "1", "TB_BY", "36")},
+		// March 2: two, copied, unrolled by two.
+		Options{Tile: 1, Defines: def("TB_V", "2")},
+		Options{Tile: 2, Defines: def("TB_V", "2", "TB_BX", "16", "TB_BY", "8")},
+		Options{Tile: 3, Defines: def("TB_V", "2", "TB_CZ", "3")},
+		Options{Tile: 4, Defines: def("TB_V", "2")},
+		Options{Tile: 8, Defines: def("TB_V", "2", "TB_BX", "32", "TB_BY", "32")},
 	)
 }()
 
