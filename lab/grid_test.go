@@ -37,7 +37,7 @@ func TestNewCubeRejectsSmallSides(t *testing.T) {
 	assert.Equal(t, 27, g.Len())
 	_, err = NewGrid3[float32](0, 4, 4)
 	assert.ErrorIs(t, err, ErrSize)
-	_, err = NewGrid3[float32](1<<12, 1<<12, 1<<12)
+	_, err = NewGrid3[float32](1<<12, 1<<12, 1<<13) // 2³⁷ points, beyond MaxPoints
 	assert.ErrorContains(t, err, "exceeds the limit")
 }
 
