@@ -282,8 +282,8 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
 // TbLane is what a thread of the march keeps from plane to plane besides its
 // register slots.
 struct TbLane {
-    const float* row;   // its input row in plane 0 (vec and inside the grid), else nullptr
-    float* orow;        // its output row in plane 0 (an output thread), else nullptr
+    int row;            // its first point in a plane, y·nx + x0
+    bool load, store;   // it loads float4s (vec and inside the grid); it stores (an output thread)
     int sw;             // its own point in a shared plane (row ty + 1; the pad rows only feed non-outputs)
     long long sz;       // floats per plane
     int z0, iEnd;
@@ -315,7 +315,7 @@ __device__ __forceinline__ int tb_x0() { return (int)blockIdx.x * TB_OX - TB_HX 
 // values; without it every point of the tile is updated.
 template <int PH, bool CAREFUL>
 __device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][TB_SLOTS], float4& next, int i, const TbLane& L,
-                                             const float* __restrict__ in, int nz, int ny, int nx,
+                                             const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
                                              float c0, float c1, float c2, float c3, float c4, float c5, float c6)
 {
     // Level 0 of plane i, loaded an iteration ago, and the load of plane i + 1.
@@ -328,8 +328,8 @@ __device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][TB_SLOT
     const int q = i + 1;
     if (L.vec) {
         next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        if (L.row != nullptr && q < nz && q <= L.iEnd) {
-            next = __ldg(reinterpret_cast<const float4*>(L.row + q * L.sz));
+        if (L.load && q < nz && q <= L.iEnd) {
+            next = __ldg(reinterpret_cast<const float4*>(in + q * L.sz + L.row));
         }
     } else if (q <= L.iEnd) {
         next = tb_load(in, q, tb_y(), tb_x0(), nz, ny, nx, false);
@@ -372,8 +372,8 @@ __device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][TB_SLOT
             newest = v;
 #endif
             *reinterpret_cast<float4*>(S + L.sw + (TB_BUF(PH, s) * TB_K + s) * TB_PLANE) = v;
-        } else if (L.orow != nullptr && p >= L.z0) {
-            float* o = L.orow + p * L.sz;
+        } else if (L.store && p >= L.z0) {
+            float* o = out + p * L.sz + L.row;
             if (!CAREFUL || L.whole) {
 #if TB_STREAM
                 __stcs(reinterpret_cast<float4*>(o), v);
@@ -425,8 +425,9 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
     L.whole = L.vec && L.m0 && L.m3;
     const bool outThread = tx * 4 >= TB_HX && tx * 4 < TB_HX + TB_OX && ty >= TB_K && ty < TB_K + TB_OY && rowInterior;
     const bool inside = y >= 0 && y < ny && x0 >= 0 && x0 + 3 < nx;
-    L.row = (L.vec && inside) ? in + (long long)y * nx + x0 : nullptr;
-    L.orow = outThread ? out + (long long)y * nx + x0 : nullptr;
+    L.row = y * nx + x0;
+    L.load = L.vec && inside;
+    L.store = outThread;
     L.sw = (ty + 1) * TB_BX + 4 * tx;
 
     for (int t = ty * TB_TX + tx; t < TB_NBUF * TB_K * TB_PLANE; t += TB_THREADS) {
@@ -444,8 +445,8 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
     }
     float4 next = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     if (L.vec) {
-        if (L.row != nullptr && zs < nz) {
-            next = __ldg(reinterpret_cast<const float4*>(L.row + zs * L.sz));
+        if (L.load && zs < nz) {
+            next = __ldg(reinterpret_cast<const float4*>(in + zs * L.sz + L.row));
         }
     } else {
         next = tb_load(in, zs, y, x0, nz, ny, nx, false);
@@ -459,9 +460,9 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
     const int plainLo = plain ? TB_K + 1 : 1 << 30, plainHi = nz - 1;
 #define TB_ITERATION(PH)                                                                                \
     if (i >= plainLo && i <= plainHi) {                                                                 \
-        tb_iteration<PH, false>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);          \
+        tb_iteration<PH, false>(S, R, next, i, L, in, out, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);          \
     } else {                                                                                            \
-        tb_iteration<PH, true>(S, R, next, i, L, in, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);           \
+        tb_iteration<PH, true>(S, R, next, i, L, in, out, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);           \
     }                                                                                                   \
     if (++i > L.iEnd) {                                                                                 \
         break;                                                                                          \

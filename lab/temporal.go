@@ -58,7 +58,10 @@ func temporalGeometry(nz, ny, nx int, cfg Config) Geometry {
 // has two shared planes, used alternately, so one barrier per iteration
 // suffices. A point on a face of the grid keeps its value at every level:
 // the boundary stays fixed at every time step. The block's outputs are
-// its tile less k points on each side, where level k is still valid.
+// its tile less k points on each side, where level k is still valid. The
+// CUDA kernel's marches (TB_V) differ from this one only in how many
+// shared planes and register slots a level keeps and how far the march is
+// unrolled, not in the values, loads and stores of each stage.
 func TemporalKernel(a StencilArgs) (sim.Kernel, error) {
 	k := a.tile(TemporalDefaultK)
 	T := TemporalSimTile
