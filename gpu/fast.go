@@ -114,7 +114,7 @@ func fastShape(depth, nx int) (by, wx, czMax int) {
 
 // fastMaxChunk is the most planes a block of mode 3 marches through when
 // the planes are chosen per grid.
-const fastMaxChunk = 128
+const fastMaxChunk = 256
 
 // fastTuning is the fast step's tuning.
 type fastTuning struct{}
