@@ -5,10 +5,11 @@
 # the temporal tests and one Nsight Compute pass of each temporal march
 # (about 7 minutes in all).
 #
-#   1. fast, one sweep, at N = 512, 1024 and 2048: the registered choice
-#      (rows, warps and planes per block chosen per grid), the old default
-#      (FAST_BY=4,FAST_WX=8, the chunk filling the GPU in whole waves) and
-#      neighbours; three planes of each output checked;
+#   1. fast, one sweep, at N = 512, 1024 and 2048 in one process: the
+#      registered choice (rows, warps and planes per block chosen per
+#      grid), the old default (FAST_BY=4,FAST_WX=8, the chunk filling the
+#      GPU in whole waves) and neighbours; three planes of each output
+#      checked;
 #   2. temporal, 8 time steps a run, at N = 512 (the whole output checked
 #      against lab.Advance) and 1024: fast, the registered temporal step,
 #      the old default (march 0, TB_V=0) and neighbours;
@@ -34,24 +35,18 @@ nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,memory.total,driver_ver
 : >"$out/summary.txt"
 note() { echo "$*" | tee -a "$out/summary.txt"; }
 
-# The neighbours of the registered fast choice at each N.
-fast512=(FAST_BY=4,FAST_WX=8 FAST_BY=4,FAST_WX=16 FAST_BY=2,FAST_WX=8 tile=64 tile=170)
-fast1024=(FAST_BY=4,FAST_WX=8 FAST_BY=2,FAST_WX=8 FAST_BY=2,FAST_WX=16 FAST_BY=4,FAST_WX=16,tile=128 tile=64 tile=205)
-fast2048=(FAST_BY=4,FAST_WX=8 FAST_BY=4,FAST_WX=16 tile=64 tile=228)
+# The old default and the neighbours of the registered fast choice, the
+# same at every N.
+fastv=(FAST_BY=4,FAST_WX=8 FAST_BY=4,FAST_WX=16 FAST_BY=2,FAST_WX=8 FAST_BY=2,FAST_WX=16 FAST_BY=3,FAST_WX=16 tile=64 tile=128)
 # The temporal variants beside the registered step.
 temporal=("tile=4,TB_V=0" "tile=2" "tile=3" "tile=8" "tile=4,TB_V=1" "tile=4,TB_V=2")
 
 if [[ " $parts " == *" fast "* ]]; then
-  for n in 512 1024 2048; do
-    reps=30 warm=3 lim=60
-    [ "$n" = 2048 ] && reps=8 warm=1 lim=120
-    eval "list=(\"\${fast$n[@]}\")"
-    vs=()
-    for x in "${list[@]}"; do vs+=(-variant "fast:$x"); done
-    timeout "$lim" "$bin/stencil" bench -n "$n" -steps 1 -reps "$reps" -warmup "$warm" -kernels fast "${vs[@]}" \
-      -json "$out/fast$n.json" >"$out/fast$n.log" 2>&1
-    note "fast $n rc=$?"
-  done
+  vs=()
+  for x in "${fastv[@]}"; do vs+=(-variant "fast:$x"); done
+  timeout 200 "$bin/stencil" bench -n 512,1024,2048 -steps 1 -reps 12 -warmup 2 -kernels fast "${vs[@]}" \
+    -json "$out/fast.json" >"$out/fast.log" 2>&1
+  note "fast 512,1024,2048 rc=$?"
 fi
 
 if [[ " $parts " == *" temporal "* ]]; then
@@ -93,7 +88,7 @@ if [[ " $parts " == *" ncu "* ]]; then
   done
 fi
 
-for f in fast512 fast1024 fast2048 temporal512 temporal1024; do
+for f in fast temporal512 temporal1024; do
   [ -f "$out/$f.log" ] || continue
   echo "== $f"
   sed -n '/^kernel /,$p' "$out/$f.log" | cut -c1-120
