@@ -303,8 +303,14 @@ func TestCheckOverlap(t *testing.T) {
 		got, err := checkOverlap("", c.per, c.py, c.one)
 		require.NoError(t, err, "%+v", c)
 		assert.Equal(t, defaultOverlap(c.per, c.py, c.one), got)
-		if !c.one || c.py > 1 {
-			assert.Equal(t, OverlapNone, got, "%+v", c)
+		if c.py > 1 {
+			assert.Equal(t, OverlapNone, got, "%+v: pencils exchange through NCCL only", c)
+		}
+		if !c.one {
+			assert.False(t, copies(got), "%+v: no peer copies between processes", c)
+		}
+		if c.per != 1 {
+			assert.NotContains(t, []string{OverlapSplit, OverlapEarly, OverlapCopyEarly}, got, "%+v: deep halos", c)
 		}
 	}
 }
