@@ -14,7 +14,8 @@
 # scaling:  strong (N = 512, 1024), weak (512²×512·G), temporal deep halos
 #           (N = 1024) and the overlap variants, from one process
 # bench:    stencil bench -gpus 1,2,4: strong, weak, temporal, copy (bench.json)
-# large:    N = 2048, 8 steps on 2 GPUs, checked (the gpu test, then stencil run -check)
+# large:    N = 2048, 8 steps on 2 GPUs, checked against the CPU on the cones of
+#           four planes (TestMultiLarge)
 #
 # On a machine of 2 GPUs every group runs what fits: the 4-GPU rows and
 # tests are skipped, each with a line that says so.
@@ -102,7 +103,8 @@ PY
 fi
 if want large; then
 	CUDA_VISIBLE_DEVICES=0,1 STENCIL_TEST_LARGE=1 step large 300 "$T" -test.run TestMultiLarge -test.v
-	CUDA_VISIBLE_DEVICES=0,1 step large-stencil 420 "$S" run -backend gpu -gpus 2 -kernel fast -n 2048 -steps 8 -reps 1 -check
+	# Not `stencil run -n 2048 -check`: its float64 check of 2048³ × 8 steps on
+	# the CPU ran past 7 minutes (2026-11-26); the test checks cones instead.
 fi
 want jax && step jax 300 "$PY" "$BA/peers.py" -n 512,1024 -sharded 1,2,4 -sharded-only -reps 10 -steps 20 -out "$OUT/peers.json"
 cd - >/dev/null 2>&1 || true
