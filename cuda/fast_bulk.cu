@@ -21,11 +21,6 @@
 // row segment: blockDim = (32, FAST_BY, 1). Launch of fast4: blockDim =
 // (32·FAST_WX, 1, 1); gridDim = (1, ceil((ny−2)/FAST_BY), ceil((nz−2)/cz)),
 // (FAST_DEPTH+3)·(FAST_BY+2)·nx·4 bytes of dynamic shared memory.
-//
-// fast4 takes its rows and warps from the launch, which the host chooses
-// per grid unless FAST_BY or FAST_WX were given (gpu/fast.go): a block
-// takes ceil((ny−2)/gridDim.y) rows (at most the FAST_BY its ring was sized
-// for) and blockDim.x threads, at most 32·FAST_WX or 512.
 
 #ifndef FAST_DEPTH
 #define FAST_DEPTH 1
@@ -44,7 +39,7 @@
 #endif
 
 // Threads per block of fast4 and fast1, for __launch_bounds__.
-#define FAST4_THREADS (FAST_WX > 16 ? 32 * FAST_WX : 512)
+#define FAST4_THREADS (32 * FAST_WX)
 #define FAST1_THREADS (32 * FAST_BY)
 
 #define RING (FAST_DEPTH + 3)
@@ -104,13 +99,12 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
 {
     const int tid = threadIdx.x;
     const int threads = blockDim.x;
-    const int by = (ny - 2 + gridDim.y - 1) / gridDim.y;      // output rows per block, from the launch
-    const int jb = 1 + blockIdx.y * by;                       // first output row
+    const int jb = 1 + blockIdx.y * FAST_BY;                  // first output row
     const int z0 = 1 + blockIdx.z * cz;
     const int z1 = min(z0 + cz, nz - 1);                      // planes z0 … z1−1; the last needed input is z1
     const long long sz = (long long)ny * nx;
-    const int rows = min(jb + by, ny - 1) - (jb - 1) + 1;     // tile rows that exist
-    const int slotFloats = (by + 2) * nx;
+    const int rows = min(jb + FAST_BY, ny - 1) - (jb - 1) + 1; // tile rows that exist
+    const int slotFloats = (FAST_BY + 2) * nx;
     const unsigned bytes = (unsigned)rows * nx * 4;
     const float* tileBase = in + (long long)(jb - 1) * nx;     // plane 0 of the tile
     const unsigned ringAddr = shared_address(ring);
@@ -138,7 +132,7 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
     // the plane's iteration, or with FAST_PFD = 0 at its start (before its
     // barrier, so about a plane's compute ahead of the stores), or with
     // FAST_PFD < 0 −FAST_PFD planes after.
-    const int edgeRows = min(jb + by - 1, ny - 2) - jb + 1;
+    const int edgeRows = min(jb + FAST_BY - 1, ny - 2) - jb + 1;
     auto edges = [&](int p) {
         if (tid < 2 * edgeRows) {
             edge_touch(out + (long long)p * sz + (long long)(jb + (tid >> 1)) * nx + ((tid & 1) ? nx - 2 : 1));
@@ -152,7 +146,7 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
     bar_wait(barAddr + 8, 0); // plane z0
 
     // Each thread's outputs in the tile: float4 q = tid, tid+threads, …
-    // of by rows of nx/4; its first (row, column) pair.
+    // of FAST_BY rows of nx/4; its first (row, column) pair.
     const int nx4 = nx >> 2;
     const int r0 = tid / nx4;
     const int c0i = tid - r0 * nx4;
@@ -178,7 +172,7 @@ __device__ __forceinline__ void march_bulk(const float* __restrict__ in, float* 
         const float* C = ring + (long long)(f % RING) * slotFloats;
         const float* N = ring + (long long)(fNext % RING) * slotFloats;
         int r = r0, cc = c0i;
-        while (r < by) {
+        while (r < FAST_BY) {
             const int j = jb + r;
             if (j > ny - 2) {
                 break;

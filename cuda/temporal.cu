@@ -334,6 +334,20 @@ __device__ __forceinline__ void tb_iteration(float* S, float4 (&R)[TB_K][TB_SLOT
     } else if (q <= L.iEnd) {
         next = tb_load(in, q, tb_y(), tb_x0(), nz, ny, nx, false);
     }
+#if TB_L2PF > 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (threadIdx.x == 0 && L.vec) {
+        // One thread per row asks L2 for the row's tile segment TB_L2PF
+        // planes ahead, as march 0 does.
+        const int qa = i + TB_L2PF;
+        const int ya = tb_y();
+        const int xa = max((int)blockIdx.x * TB_OX - TB_HX, 0);
+        const int xb = min((int)blockIdx.x * TB_OX - TB_HX + TB_BX, nx);
+        if (qa <= L.iEnd && qa < nz && ya >= 0 && ya < ny && xb > xa) {
+            const float* pa = in + ((long long)qa * ny + ya) * nx + xa;
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(pa), "r"((unsigned)(xb - xa) * 4u) : "memory");
+        }
+    }
+#endif
 #pragma unroll
     for (int s = 1; s <= TB_K; ++s) {
         const int p = i - s; // the plane of level s this stage computes

@@ -33,9 +33,6 @@ type fastParams struct {
 	PFD                                      int // planes between the x-face sectors' touch and their stores
 	CZ                                       int // planes per block; 0: chosen per grid
 	Prefetch, Stream                         int // 0 or 1
-	// pinBY and pinWX: the user gave FAST_BY or FAST_WX, which mode 3's
-	// fast4 then keeps instead of choosing them per grid (fastShape).
-	pinBY, pinWX bool
 }
 
 // bulk reports whether p runs mode 3, and mode3 is the table's condition.
@@ -48,11 +45,11 @@ func (p *fastParams) mode0() bool { return p.Mode == fastRegisters }
 var fastTable = paramTable[fastParams]{
 	{Param{Name: "FAST_MODE", Lo: 0, Hi: 3, Help: "0: planes in registers, y neighbours through L1 (fast_registers.cu); 3: a ring of whole-row tiles moved by bulk copies (fast_bulk.cu, the default)"},
 		func(p *fastParams) *int { return &p.Mode }, nil},
-	{Param{Name: "FAST_BY", Lo: 1, Hi: 32, Help: "rows of threads per block (mode 3: output rows per block, chosen per grid unless given)"},
+	{Param{Name: "FAST_BY", Lo: 1, Hi: 32, Help: "rows of threads per block (mode 3: output rows per block)"},
 		func(p *fastParams) *int { return &p.BY }, nil},
 	{Param{Name: "FAST_RY", Lo: 1, Hi: 8, Help: "output rows per thread", Applies: "FAST_MODE=0"},
 		func(p *fastParams) *int { return &p.RY }, (*fastParams).mode0},
-	{Param{Name: "FAST_WX", Lo: 1, Hi: 32, Help: "warps across a row (mode 0) or per block (mode 3: chosen per grid unless given)"},
+	{Param{Name: "FAST_WX", Lo: 1, Hi: 32, Help: "warps across a row (mode 0) or per block (mode 3)"},
 		func(p *fastParams) *int { return &p.WX }, nil},
 	{Param{Name: "FAST_DEPTH", Lo: 1, Hi: 8, Help: "planes the ring's copies run ahead of the plane computed", Applies: "FAST_MODE=3"},
 		func(p *fastParams) *int { return &p.Depth }, (*fastParams).bulk},
@@ -70,51 +67,13 @@ var fastTable = paramTable[fastParams]{
 
 // fastDefaults returns the fast kernel's default parameters for a mode;
 // mode 3's, the default mode, were chosen by measurement on an H200
-// (docs/gpu.md). Mode 3's float4 blocks (fast4) take their rows and warps
-// from the launch: unless the user gives FAST_BY or FAST_WX, fastShape
-// chooses them per grid, and FAST_BY is then the rows of threads of the
-// scalar blocks (fast1), FAST_WX·32 and 512 the most threads of fast4.
+// (docs/gpu.md).
 func fastDefaults(mode int) fastParams {
 	if mode == fastRegisters {
 		return fastParams{Mode: mode, BY: 8, RY: 1, WX: 1, Depth: 1, MinBlocks: 1, Prefetch: 1}
 	}
 	return fastParams{Mode: fastBulk, BY: 4, RY: 1, WX: 8, Depth: 1, MinBlocks: 1, Prefetch: 1}
 }
-
-// fastShape is mode 3's choice of output rows (by) and warps (wx) per block
-// of fast4 on rows of nx points, and the most planes a block marches
-// through (czMax; 0: no limit), from the measurements in docs/gpu.md:
-//
-//   - a block holds a ring of (FAST_DEPTH+3)·(by+2) rows of nx floats in
-//     shared memory, which sets how many blocks fit on a multiprocessor;
-//     by is the most rows, at most 4, whose ring leaves room for three
-//     blocks (of 228 KiB a multiprocessor on Hopper), and 4 where none
-//     does;
-//   - wx is 16 warps where that leaves each thread at least one float4 of
-//     the block's by·nx/4 a plane, else 8;
-//   - a long march through z costs even a plain copy (the section on the
-//     ceiling under the boundary contract), so blocks march through at
-//     most czMax planes, and the chunk chosen to fill the GPU in whole
-//     waves is split into as many equal parts as that takes.
-func fastShape(depth, nx int) (by, wx, czMax int) {
-	const perSM = 228 * 1024
-	by = 4
-	for b := 4; b >= 1; b-- {
-		if 3*(4*(depth+3)*(b+2)*nx+8*(depth+3)) <= perSM {
-			by = b
-			break
-		}
-	}
-	wx = 8
-	if by*nx/4 >= 32*16 {
-		wx = 16
-	}
-	return by, wx, fastMaxChunk
-}
-
-// fastMaxChunk is the most planes a block of mode 3 marches through when
-// the planes are chosen per grid.
-const fastMaxChunk = 256
 
 // fastTuning is the fast step's tuning.
 type fastTuning struct{}
@@ -142,8 +101,6 @@ func (fastTuning) configure(s lab.Step3, tile int, user map[string]string) (tune
 	if err := fastTable.check(s.Name, &f, user); err != nil {
 		return nil, err
 	}
-	_, f.pinBY = user["FAST_BY"]
-	_, f.pinWX = user["FAST_WX"]
 	f.CZ = tile
 	return &f, nil
 }
@@ -168,25 +125,6 @@ func (p *fastParams) chunks() (open bool, halo int) { return p.CZ == 0, chunkHal
 
 func (p *fastParams) extra(a *args, g Geometry) { a.i32(int32(g.Planes)) }
 
-// bulkShape returns the output rows and warps per block of mode 3's fast4
-// on rows of nx points: those the user gave, the others fastShape's, and
-// the most planes a block marches through when they are chosen per grid
-// (0: no limit, when the user gave both).
-func (p *fastParams) bulkShape(nx int) (by, wx, czMax int) {
-	by, wx = p.BY, p.WX
-	if p.pinBY && p.pinWX {
-		return by, wx, 0
-	}
-	aby, awx, czMax := fastShape(p.Depth, nx)
-	if !p.pinBY {
-		by = aby
-	}
-	if !p.pinWX {
-		wx = awx
-	}
-	return by, wx, czMax
-}
-
 // geometry is the fast kernel's launch on an nz×ny×nx grid with cz planes
 // per block (when the configuration leaves them open).
 func (p *fastParams) geometry(nz, ny, nx, cz int) Geometry {
@@ -197,15 +135,9 @@ func (p *fastParams) geometry(nz, ny, nx, cz int) Geometry {
 	cz = max(cz, 1)
 	v := vec(nx)
 	if f.Mode == fastBulk && v == 4 {
-		by, wx, czMax := f.bulkShape(nx)
-		if f.CZ == 0 && czMax > 0 && cz > czMax {
-			// Split the chunk into equal parts of at most czMax planes.
-			cz = ceilDiv(cz, ceilDiv(cz, czMax))
-		}
-		// The kernel takes ceil((ny−2)/gridDim.y) rows a block, at most by.
-		dyn := 4 * (f.Depth + 3) * (by + 2) * nx
-		return Geometry{Block: [3]int{32 * wx, 1, 1},
-			Grid:        [3]int{1, ceilDiv(ny-2, by), ceilDiv(nz-2, cz)},
+		dyn := 4 * (f.Depth + 3) * (f.BY + 2) * nx
+		return Geometry{Block: [3]int{32 * f.WX, 1, 1},
+			Grid:        [3]int{1, ceilDiv(ny-2, f.BY), ceilDiv(nz-2, cz)},
 			SharedBytes: dyn + 8*(f.Depth+3), DynamicShared: dyn, Planes: cz}
 	}
 	// Mode 0's march, which mode 3 runs too on rows of any length, one warp
@@ -227,9 +159,8 @@ func (p *fastParams) check(nx int, pr Props) error {
 	}
 	limit := max(pr.SharedPerBlock, pr.SharedPerBlockOptin)
 	if g := p.geometry(3, 3, nx, 1); g.SharedBytes > limit {
-		by, _, _ := p.bulkShape(nx)
 		return fmt.Errorf("gpu: %s: rows of %d points need a ring of %d B of shared memory a block (FAST_DEPTH+3 = %d tiles of FAST_BY+2 = %d rows), over the %d B a block may have: run FAST_MODE=0, or lower FAST_BY or FAST_DEPTH",
-			tunedStep, nx, g.SharedBytes, p.Depth+3, by+2, limit)
+			tunedStep, nx, g.SharedBytes, p.Depth+3, p.BY+2, limit)
 	}
 	return nil
 }
@@ -239,12 +170,10 @@ func (p *fastParams) check(nx int, pr Props) error {
 func (p *fastParams) describe(nx, cz int) string {
 	g := p.geometry(3, 3, nx, cz)
 	points := g.Block[0] * vec(nx)
-	rows := g.Block[1] * p.RY
 	if p.Mode == fastBulk && vec(nx) == 4 {
 		points = nx
-		rows, _, _ = p.bulkShape(nx)
 	}
-	return fmt.Sprintf("%dx%dx%d", points, rows, g.Planes)
+	return fmt.Sprintf("%dx%dx%d", points, p.BY*p.RY, g.Planes)
 }
 
 // vec returns the points per thread of the fast kernel for rows of nx

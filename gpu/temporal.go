@@ -51,9 +51,11 @@ var temporalTable = paramTable[temporalParams]{
 }
 
 // temporalDefaults is the default tile of the temporal kernel: 64×32
-// input points, 512 threads, (64−2·hx)×(32−2k) outputs. MinBlocks is set
-// per k by temporalMinBlocks.
-var temporalDefaults = temporalParams{BX: 64, BY: 32}
+// input points, 512 threads, (64−2·hx)×(32−2k) outputs, and march 2, which
+// measured faster than march 0 at k = 2, 3, 4 and 8 on an H200 (k = 4:
+// 1.16× at N = 1024, docs/gpu.md). MinBlocks is set per k by
+// temporalMinBlocks.
+var temporalDefaults = temporalParams{BX: 64, BY: 32, V: 2}
 
 // temporalMinBlocks is the default TB_MINB for k time steps a pass and
 // march v (TB_V): two resident blocks of 512 threads (at most 64 registers

@@ -54,7 +54,12 @@ var temporalConfigs = func() []Options {
 		Options{Tile: 4, Defines: def("TB_V", "1", "TB_MINB", "2", "TB_BY", "16")},
 		Options{Tile: 8, Defines: def("TB_V", "1", "TB_CZ", "5")},
 		Options{Tile: 4, Defines: def("TB_V", "1", "TB_BY", "36")},
-		// March 2: two, copied, unrolled by two.
+		// March 0 (TB_V=0), the default before march 2.
+		Options{Tile: 1, Defines: def("TB_V", "0")},
+		Options{Tile: 4, Defines: def("TB_V", "0")},
+		Options{Tile: 8, Defines: def("TB_V", "0", "TB_CZ", "5")},
+		Options{Tile: 4, Defines: def("TB_V", "0", "TB_L2PF", "2", "TB_BX", "128", "TB_BY", "16")},
+		// March 2, the default: two, copied, unrolled by two.
 		Options{Tile: 1, Defines: def("TB_V", "2")},
 		Options{Tile: 2, Defines: def("TB_V", "2", "TB_BX", "16", "TB_BY", "8")},
 		Options{Tile: 3, Defines: def("TB_V", "2", "TB_CZ", "3")},
@@ -165,11 +170,12 @@ func TestTemporalPlan(t *testing.T) {
 	assert.Contains(t, p.Defines, Define{"TB_BX", "64"})
 	assert.Contains(t, p.Defines, Define{"TB_BY", "32"})
 	assert.Contains(t, p.Defines, Define{"TB_MINB", "2"}, "two blocks a multiprocessor up to k = 4")
+	assert.Contains(t, p.Defines, Define{"TB_V", "2"}, "march 2")
 	// 64 − 2·4 = 56 outputs a row: ceil(511/56) = 10 blocks cover x = 0 … 559;
 	// 32 − 2·4 = 24 rows: ceil(510/24) = 22; one chunk of 510 planes.
 	assert.Equal(t, [3]int{16, 32, 1}, p.Geometry.Block)
 	assert.Equal(t, [3]int{10, 22, 1}, p.Geometry.Grid)
-	assert.Equal(t, 2*4*64*32*4, p.Geometry.DynamicShared)
+	assert.Equal(t, 2*4*64*(32+2)*4, p.Geometry.DynamicShared, "two planes a level with a row of padding above and below")
 	assert.Equal(t, "k4:64x32x510", p.Tile)
 
 	// k = 1 still keeps a whole float4 of halo in x; k = 8 two.
