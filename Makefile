@@ -69,6 +69,7 @@ vet:
 # failing checks are reported as skipped here, and graded by cmd/grade.
 unit:
 	STENCILLAB_EXERCISES_UNGRADED=1 go test -timeout 30m ./...
+	go test -tags hidden ./exercises/checks
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
 	GOEXPERIMENT=simd go test -tags purego ./lab -run 'SevenPoint'
 	go test -tags purego ./lab -run 'SevenPoint'
