@@ -4,9 +4,10 @@
 # and the interior copy (about 6 minutes in all).
 #
 #   1. fast, one sweep (-steps 1), at N = 512, 1024 and 2048: the registered
-#      choice (rows and warps per block chosen per grid) beside the old
-#      default (FAST_BY=4,FAST_WX=8) and rows per block (FAST_BY), warps
-#      per block (FAST_WX) and planes per block (tile) around them;
+#      default beside rows per block (FAST_BY), warps per block (FAST_WX)
+#      and planes per block (tile) around it (the run recorded in
+#      docs/fast_sweep_h200_n*.json timed a per-grid rule, since withdrawn,
+#      as "fast");
 #   2. temporal at N = 512 (whole output checked against lab.Advance) and
 #      1024, 24 time steps a run (so that k = 1, 2, 3, 4, 6 and 8 all fit),
 #      beside fast: march 0 (TB_V=0, the two-plane march), march 1
@@ -32,11 +33,9 @@ nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem,memory.total,driver_ver
 : >"$out/summary.txt"
 note() { echo "$*" | tee -a "$out/summary.txt"; }
 
-# fastVariants N: the configurations timed beside the registered choice
-# (fast, rows and warps chosen per grid): the old default (FAST_BY=4,
-# FAST_WX=8, the chunk filling the GPU in whole waves), then rows, warps
-# and planes per block around them, every variant giving FAST_BY and
-# FAST_WX (a variant that gives neither has them chosen per grid).
+# fastVariants N: the configurations timed beside the registered default:
+# the default spelled out (FAST_BY=4, FAST_WX=8, the chunk filling the GPU
+# in whole waves), then rows, warps and planes per block around it.
 fastVariants() {
   local v=(B4W8)
   case $1 in
