@@ -283,14 +283,35 @@ var introRow = regexp.MustCompile(`^\| (\d+) \| (.*) \| \d+ \|$`)
 // points |": the points from the checks, the text kept for a number the
 // table has, the title for one it lacks.
 func introTable(text string, exs []exercise) string {
-	lines := strings.Split(text, "\n")
-	prose := map[int]string{}
-	first, last := -1, -1
-	for i, l := range lines {
-		if m := introRow.FindStringSubmatch(l); m != nil {
+	return rewriteTable(text, introRow, func(ms [][]string) []string {
+		prose := map[int]string{}
+		for _, m := range ms {
 			var n int
 			fmt.Sscan(m[1], &n)
 			prose[n] = m[2]
+		}
+		var rows []string
+		for _, ex := range exs {
+			p, ok := prose[ex.N]
+			if !ok {
+				p = lowerFirst(ex.Title)
+			}
+			rows = append(rows, fmt.Sprintf("| %d | %s | %d |", ex.N, p, ex.Points))
+		}
+		return rows
+	})
+}
+
+// rewriteTable replaces the run of text's lines from the first to the last
+// that row matches by the rows rows returns, given each matched line's
+// submatches; text without such a line comes back as it is.
+func rewriteTable(text string, row *regexp.Regexp, rows func(matches [][]string) []string) string {
+	lines := strings.Split(text, "\n")
+	var ms [][]string
+	first, last := -1, -1
+	for i, l := range lines {
+		if m := row.FindStringSubmatch(l); m != nil {
+			ms = append(ms, m)
 			if first < 0 {
 				first = i
 			}
@@ -300,15 +321,7 @@ func introTable(text string, exs []exercise) string {
 	if first < 0 {
 		return text
 	}
-	var rows []string
-	for _, ex := range exs {
-		p, ok := prose[ex.N]
-		if !ok {
-			p = lowerFirst(ex.Title)
-		}
-		rows = append(rows, fmt.Sprintf("| %d | %s | %d |", ex.N, p, ex.Points))
-	}
-	out := append(append(append([]string{}, lines[:first]...), rows...), lines[last+1:]...)
+	out := append(append(append([]string{}, lines[:first]...), rows(ms)...), lines[last+1:]...)
 	return strings.Join(out, "\n")
 }
 
@@ -334,42 +347,32 @@ var readmeRow = regexp.MustCompile("^\\| `(\\d\\d_\\w+)` \\| (.*) \\| (.*) \\| (
 // from the checks; the student's functions and the topic kept for a folder
 // the table has, derived from the file and the title for one it lacks.
 func readme(text string, exs []exercise) string {
-	lines := strings.Split(text, "\n")
 	type row struct{ writes, topic, hidden string }
-	have := map[string]row{}
-	first, last := -1, -1
-	for i, l := range lines {
-		if m := readmeRow.FindStringSubmatch(l); m != nil {
+	return rewriteTable(text, readmeRow, func(ms [][]string) []string {
+		have := map[string]row{}
+		for _, m := range ms {
 			have[m[1]] = row{m[2], m[3], m[5]}
-			if first < 0 {
-				first = i
-			}
-			last = i
 		}
-	}
-	if first < 0 {
-		return text
-	}
-	var rows []string
-	for _, ex := range exs {
-		r, ok := have[ex.ID]
-		if !ok {
-			names := make([]string, len(ex.Funcs))
-			for i, f := range ex.Funcs {
-				names[i] = "`" + f + "`"
+		var rows []string
+		for _, ex := range exs {
+			r, ok := have[ex.ID]
+			if !ok {
+				names := make([]string, len(ex.Funcs))
+				for i, f := range ex.Funcs {
+					names[i] = "`" + f + "`"
+				}
+				r = row{writes: strings.Join(names, ", ") + " in `" + ex.File + "`", topic: lowerFirst(ex.Title)}
 			}
-			r = row{writes: strings.Join(names, ", ") + " in `" + ex.File + "`", topic: lowerFirst(ex.Title)}
-		}
-		if ex.hiddenKnown {
-			r.hidden = ""
-			if ex.Hidden > 0 {
-				r.hidden = fmt.Sprintf(" (+%d)", ex.Hidden)
+			if ex.hiddenKnown {
+				r.hidden = ""
+				if ex.Hidden > 0 {
+					r.hidden = fmt.Sprintf(" (+%d)", ex.Hidden)
+				}
 			}
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %d%s |", ex.ID, r.writes, r.topic, ex.Points, r.hidden))
 		}
-		rows = append(rows, fmt.Sprintf("| `%s` | %s | %s | %d%s |", ex.ID, r.writes, r.topic, ex.Points, r.hidden))
-	}
-	out := append(append(append([]string{}, lines[:first]...), rows...), lines[last+1:]...)
-	return strings.Join(out, "\n")
+		return rows
+	})
 }
 
 func mustMarshal(s string) json.RawMessage {
