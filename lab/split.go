@@ -32,12 +32,11 @@ type Split struct {
 // rank per goroutine or GPU, far beyond any machine the lab runs on.
 const MaxRanks = 4096
 
-// Splits reports whether s asks for the run to be split on a backend:
-// more than one rank on cpu/sim (or pencils asked for), any device on gpu.
+// Splits reports whether s asks for the run to be split: more than one
+// rank, pencils, or any device. The answer is the same on every backend,
+// so that a split the backend cannot run (ranks on gpu, devices on cpu)
+// reaches Check, which names what is wrong; backend is kept for callers.
 func (s Split) Splits(backend string) bool {
-	if backend == GPU {
-		return len(s.Devices) > 0 || s.Ranks > 1 || s.PY > 1
-	}
 	return s.Ranks > 1 || s.PY > 1 || len(s.Devices) > 0
 }
 
