@@ -18,34 +18,6 @@ import (
 	"stencillab.dev/exercises/release"
 )
 
-// keepSolutions returns src with the solution blocks for which keep(i)
-// holds (the i-th block of the text, from 0) written out, markers and stub
-// dropped, as a student who wrote that function has it; the other blocks
-// keep their markers, for the release to strip.
-func keepSolutions(src string, keep func(i int) bool) string {
-	var out []string
-	block, state := -1, ""
-	for _, line := range strings.SplitAfter(src, "\n") {
-		trim := strings.TrimSpace(line)
-		marker := false
-		switch {
-		case trim == release.BeginSolution:
-			block, state, marker = block+1, "solution", true
-		case state == "solution" && trim == release.EndSolution:
-			state, marker = "after", true
-		case state == "after" && strings.HasPrefix(trim, release.BeginStub):
-			state, marker = "stub", true
-		case state == "stub" && trim == release.EndStub:
-			state, marker = "", true
-		}
-		if block >= 0 && keep(block) && (marker || state == "stub") {
-			continue
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "")
-}
-
 // TestNotebookAndFilesScoreTheSame grades one partly finished piece of
 // work handed in twice, as the exercise files and as the notebook: the
 // first function of each exercise written, the others stubs, and one
@@ -77,7 +49,7 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 			rel := filepath.ToSlash(filepath.Join("exercises", id, f))
 			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 			require.NoError(t, err)
-			b, err = release.StripGo(rel, []byte(breakIt(id, keepSolutions(string(b), func(i int) bool { return i == 0 }))))
+			b, err = release.StripGo(rel, []byte(breakIt(id, release.KeepSolutions(string(b), func(i int) bool { return i == 0 }))))
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(files, id, f), b, 0o644))
 		}
@@ -100,7 +72,7 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 		if json.Unmarshal(c["source"], &lines) != nil || topics[id] == "" {
 			continue
 		}
-		src := breakIt(topics[id], keepSolutions(strings.Join(lines, ""), func(i int) bool { return i == 0 }))
+		src := breakIt(topics[id], release.KeepSolutions(strings.Join(lines, ""), func(i int) bool { return i == 0 }))
 		c["source"], err = json.Marshal(strings.SplitAfter(src, "\n"))
 		require.NoError(t, err)
 	}

@@ -15,43 +15,6 @@ import (
 	"stencillab.dev/exercises/release"
 )
 
-// keepSolutions returns src with the solution blocks for which keep(i)
-// holds (the i-th block of the text, from 0) written out: their markers and
-// stubs dropped, as a student who wrote that function has it. The other
-// blocks keep their markers, for the release's stripping.
-func keepSolutions(src string, keep func(i int) bool) string {
-	var out []string
-	block, state := -1, ""
-	for _, line := range strings.SplitAfter(src, "\n") {
-		trim := strings.TrimSpace(line)
-		switch {
-		case trim == release.BeginSolution:
-			block++
-			state = "solution"
-			if keep(block) {
-				continue
-			}
-		case state == "solution" && trim == release.EndSolution:
-			state = "after"
-			if keep(block) {
-				continue
-			}
-		case state == "after" && strings.HasPrefix(trim, release.BeginStub):
-			state = "stub"
-		case state == "stub" && trim == release.EndStub:
-			state = ""
-			if keep(block) {
-				continue
-			}
-		}
-		if keep(block) && (state == "stub" || state == "after") {
-			continue
-		}
-		out = append(out, line)
-	}
-	return strings.Join(out, "")
-}
-
 // partialNotebook returns the repository's notebook as a student who wrote
 // the solution blocks for which keep(cell, i) holds has it: every other
 // block is its stub, outputs cleared.
@@ -70,7 +33,7 @@ func partialNotebook(t *testing.T, root string, keep func(cell string, i int) bo
 		if json.Unmarshal(c["source"], &lines) != nil {
 			continue
 		}
-		src := keepSolutions(strings.Join(lines, ""), func(i int) bool { return keep(id, i) })
+		src := release.KeepSolutions(strings.Join(lines, ""), func(i int) bool { return keep(id, i) })
 		c["source"], err = json.Marshal([]string{src})
 		require.NoError(t, err)
 	}
