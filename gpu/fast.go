@@ -35,9 +35,14 @@ type fastParams struct {
 	Prefetch, Stream                         int // 0 or 1
 }
 
-// bulk reports whether p runs mode 3, and mode3 is the table's condition.
+// bulk and mode0 report whether p runs mode 3 or mode 0: the table's
+// conditions.
 func (p *fastParams) bulk() bool  { return p.Mode == fastBulk }
 func (p *fastParams) mode0() bool { return p.Mode == fastRegisters }
+
+// ring reports whether p runs rows of nx points through mode 3's ring of
+// whole rows: float4 rows in mode 3 (other rows take mode 0's march).
+func (p *fastParams) ring(nx int) bool { return p.bulk() && vec(nx) == 4 }
 
 // fastTable is the fast step's parameter table: validation, defines (in
 // this order) and help text. cuda/fast_common.cu and the mode's file give
@@ -134,7 +139,7 @@ func (p *fastParams) geometry(nz, ny, nx, cz int) Geometry {
 	}
 	cz = max(cz, 1)
 	v := vec(nx)
-	if f.Mode == fastBulk && v == 4 {
+	if f.ring(nx) {
 		dyn := 4 * (f.Depth + 3) * (f.BY + 2) * nx
 		return Geometry{Block: [3]int{32 * f.WX, 1, 1},
 			Grid:        [3]int{1, ceilDiv(ny-2, f.BY), ceilDiv(nz-2, cz)},
@@ -154,7 +159,7 @@ func (p *fastParams) geometry(nz, ny, nx, cz int) Geometry {
 // check refuses float4 rows too long for mode 3's ring in the shared
 // memory a block may have on a device with props pr.
 func (p *fastParams) check(nx int, pr Props) error {
-	if p.Mode != fastBulk || vec(nx) != 4 {
+	if !p.ring(nx) {
 		return nil
 	}
 	limit := max(pr.SharedPerBlock, pr.SharedPerBlockOptin)
@@ -170,7 +175,7 @@ func (p *fastParams) check(nx int, pr Props) error {
 func (p *fastParams) describe(nx, cz int) string {
 	g := p.geometry(3, 3, nx, cz)
 	points := g.Block[0] * vec(nx)
-	if p.Mode == fastBulk && vec(nx) == 4 {
+	if p.ring(nx) {
 		points = nx
 	}
 	return fmt.Sprintf("%dx%dx%d", points, p.BY*p.RY, g.Planes)
