@@ -694,7 +694,7 @@ func (b scaleBench) run(stdout, stderr io.Writer) (int, error) {
 				case b.weak:
 					s.Checked = "not checked: weak scaling grows the grid past the base run's"
 				default:
-					if differ := bitsDiffer(out, baseOut); differ > 0 {
+					if differ, _ := bitsDiffer(out, baseOut); differ > 0 {
 						printScale(stdout, s)
 						return 1, fmt.Errorf("%s at N=%d on %d GPUs differs from the run on %d at %d points", c.label, n, g, base.GPUs, differ)
 					}
@@ -798,18 +798,22 @@ func median(ts []float64) float64 {
 }
 
 // bitsDiffer returns the number of points where two grids of one shape
-// differ bit for bit (every point when the shapes differ).
-func bitsDiffer(a, b *lab.Grid3[float32]) int {
+// differ bit for bit (every point when the shapes differ) and the index of
+// the first of them, −1 when none does.
+func bitsDiffer(a, b *lab.Grid3[float32]) (n, first int) {
 	if a == nil || b == nil || len(a.Data) != len(b.Data) {
-		return max(lenData(a), lenData(b), 1)
+		return max(lenData(a), lenData(b), 1), 0
 	}
-	n := 0
+	first = -1
 	for i, v := range a.Data {
 		if math.Float32bits(v) != math.Float32bits(b.Data[i]) {
+			if first < 0 {
+				first = i
+			}
 			n++
 		}
 	}
-	return n
+	return n, first
 }
 
 func lenData(g *lab.Grid3[float32]) int {

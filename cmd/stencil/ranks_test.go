@@ -261,3 +261,38 @@ func TestFillPlanes(t *testing.T) {
 		require.True(t, v >= -1 && v < 1, "%g", v)
 	}
 }
+
+// TestBitsDiffer: flipping chosen points of a copy counts exactly those
+// points and names the lowest index first; grids of other shapes differ
+// everywhere.
+func TestBitsDiffer(t *testing.T) {
+	a, err := lab.NewGrid3[float32](5, 4, 7)
+	require.NoError(t, err)
+	a.FillRandom(11)
+	b := a.Clone()
+	n, first := bitsDiffer(a, b)
+	assert.Equal(t, 0, n)
+	assert.Equal(t, -1, first)
+
+	r := rand.New(rand.NewPCG(5, 6))
+	picked := map[int]bool{}
+	for len(picked) < 6 {
+		picked[r.IntN(len(a.Data))] = true
+	}
+	lowest := len(a.Data)
+	for i := range picked {
+		lowest = min(lowest, i)
+		b.Data[i] = -b.Data[i]
+	}
+	n, first = bitsDiffer(a, b)
+	assert.Equal(t, len(picked), n)
+	assert.Equal(t, lowest, first)
+
+	c, err := lab.NewGrid3[float32](5, 4, 6)
+	require.NoError(t, err)
+	n, first = bitsDiffer(a, c)
+	assert.Equal(t, len(a.Data), n)
+	assert.Equal(t, 0, first)
+	n, _ = bitsDiffer(nil, nil)
+	assert.Equal(t, 1, n)
+}

@@ -408,15 +408,7 @@ func checkSplit(run lab.Run, res lab.Result) ([]field, error) {
 		}
 		return nil, fmt.Errorf("the single-domain run to compare with: %w", err)
 	}
-	differ, first := 0, -1
-	for i, v := range res.Out.Data {
-		if math.Float32bits(v) != math.Float32bits(want.Out.Data[i]) {
-			if first < 0 {
-				first = i
-			}
-			differ++
-		}
-	}
+	differ, first := bitsDiffer(res.Out, want.Out)
 	if differ > 0 {
 		g := res.Out
 		z, y, x := first/(g.NY*g.NX), first/g.NX%g.NY, first%g.NX
