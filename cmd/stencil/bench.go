@@ -765,11 +765,11 @@ func (b scaleBench) one(stderr io.Writer, c benchConfig, src *lab.Grid3[float32]
 	if len(res.Millis) <= b.warmup {
 		return benchfile.Scale{}, nil, fmt.Errorf("the split returned %d times for %d runs", len(res.Millis), b.warmup+b.reps)
 	}
-	times := res.Millis[b.warmup:]
-	med := median(times)
+	res.Millis = res.Millis[b.warmup:] // the timed repetitions only
+	times, med := res.Millis, res.MedianMillis()
 	s := benchfile.Scale{Kernel: c.step, Label: c.label, N: n, NZ: nz, Tile: c.opts.Tile, GPUs: g, Devices: devs, PY: split.PY,
 		Overlap: b.overlap, Weak: b.weak, MedianMs: med, MinMs: slices.Min(times), TimesMs: times,
-		PointsPerSec: float64(nz-2) * float64(n-2) * float64(n-2) * float64(res.Steps) / (med * 1e-3)}
+		PointsPerSec: float64(res.Interior()) * float64(res.Steps) / (med * 1e-3)}
 	if res.Steps > 1 {
 		s.Steps = res.Steps
 	}
@@ -785,16 +785,6 @@ func (b scaleBench) one(stderr io.Writer, c benchConfig, src *lab.Grid3[float32]
 		}
 	}
 	return s, res.Out, nil
-}
-
-// median returns the median of ts (0 with none).
-func median(ts []float64) float64 {
-	if len(ts) == 0 {
-		return 0
-	}
-	t := slices.Clone(ts)
-	slices.Sort(t)
-	return t[len(t)/2]
 }
 
 // bitsDiffer returns the number of points where two grids of one shape
