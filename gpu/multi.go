@@ -732,29 +732,47 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 	return t, nil
 }
 
+// op is one enqueue of a pass on a stream: a launch, an event recorded or
+// waited for, an exchange. It runs on the worker.
+type op func() error
+
+// enqueue runs ops in order and stops at the first error.
+func enqueue(ops ...op) error {
+	for _, o := range ops {
+		if err := o(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordOp records event i of the pool on stream s.
+func (mr *mrank) recordOp(i int, s handle) op { return func() error { return mr.record(i, s) } }
+
+// waitOp makes stream s wait for event i of the pool.
+func (mr *mrank) waitOp(s handle, i int) op { return func() error { return mr.wait(s, i) } }
+
+// exchangeOp swaps the halos of buf with the neighbours on stream s.
+func (mr *mrank) exchangeOp(buf *Buffer, s handle) op {
+	return func() error { return mr.exchange(buf, s) }
+}
+
+// launchOp runs prepared launches on stream s.
+func launchOp(s handle, plans []launchPlan) op { return func() error { return launchOn(s, plans) } }
+
 // passNone computes the whole local grid, then exchanges, on the low
 // stream.
 func (mr *mrank) passNone(pp passPlans, dir int, out *Buffer, e0 int) error {
 	s := mr.lo
-	if err := mr.record(e0+evComputeStart, s); err != nil {
-		return err
-	}
-	if err := launchOn(s, pp.interior[dir]); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evComputeEnd, s); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evExchangeStart, s); err != nil {
-		return err
-	}
-	if err := mr.exchange(out, s); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evExchangeEnd, s); err != nil {
-		return err
-	}
-	return mr.record(e0+evInteriorEnd, s)
+	return enqueue(
+		mr.recordOp(e0+evComputeStart, s),
+		launchOp(s, pp.interior[dir]),
+		mr.recordOp(e0+evComputeEnd, s),
+		mr.recordOp(e0+evExchangeStart, s),
+		mr.exchangeOp(out, s),
+		mr.recordOp(e0+evExchangeEnd, s),
+		mr.recordOp(e0+evInteriorEnd, s),
+	)
 }
 
 // passSplit computes the boundary planes on the high-priority stream and
@@ -766,38 +784,20 @@ func (mr *mrank) passSplit(pp passPlans, dir int, out *Buffer, e0, pass int) err
 	if pass > 0 {
 		prevHi, prevLo = e0-evPerPass+evExchangeEnd, e0-evPerPass+evInteriorEnd
 	}
-	if err := mr.wait(mr.hi, prevLo); err != nil {
-		return err
-	}
-	if err := mr.wait(mr.lo, prevHi); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evComputeStart, mr.hi); err != nil {
-		return err
-	}
-	if err := launchOn(mr.hi, pp.boundary[dir]); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evExchangeStart, mr.hi); err != nil {
-		return err
-	}
-	if err := mr.exchange(out, mr.hi); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evExchangeEnd, mr.hi); err != nil {
-		return err
-	}
-	if err := launchOn(mr.lo, pp.interior[dir]); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evInteriorEnd, mr.lo); err != nil {
-		return err
-	}
-	// Compute ends when both the boundary and the interior are done.
-	if err := mr.wait(mr.lo, e0+evExchangeStart); err != nil {
-		return err
-	}
-	return mr.record(e0+evComputeEnd, mr.lo)
+	return enqueue(
+		mr.waitOp(mr.hi, prevLo),
+		mr.waitOp(mr.lo, prevHi),
+		mr.recordOp(e0+evComputeStart, mr.hi),
+		launchOp(mr.hi, pp.boundary[dir]),
+		mr.recordOp(e0+evExchangeStart, mr.hi),
+		mr.exchangeOp(out, mr.hi),
+		mr.recordOp(e0+evExchangeEnd, mr.hi),
+		launchOp(mr.lo, pp.interior[dir]),
+		mr.recordOp(e0+evInteriorEnd, mr.lo),
+		// Compute ends when both the boundary and the interior are done.
+		mr.waitOp(mr.lo, e0+evExchangeStart),
+		mr.recordOp(e0+evComputeEnd, mr.lo),
+	)
 }
 
 // passEarly computes the boundary planes, then the interior, on the low
@@ -809,31 +809,17 @@ func (mr *mrank) passEarly(pp passPlans, dir int, out *Buffer, e0, pass int) err
 			return err
 		}
 	}
-	if err := mr.record(e0+evComputeStart, mr.lo); err != nil {
-		return err
-	}
-	if err := launchOn(mr.lo, pp.boundary[dir]); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evExchangeStart, mr.lo); err != nil {
-		return err
-	}
-	if err := mr.wait(mr.hi, e0+evExchangeStart); err != nil {
-		return err
-	}
-	if err := mr.exchange(out, mr.hi); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evExchangeEnd, mr.hi); err != nil {
-		return err
-	}
-	if err := launchOn(mr.lo, pp.interior[dir]); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evComputeEnd, mr.lo); err != nil {
-		return err
-	}
-	return mr.record(e0+evInteriorEnd, mr.lo)
+	return enqueue(
+		mr.recordOp(e0+evComputeStart, mr.lo),
+		launchOp(mr.lo, pp.boundary[dir]),
+		mr.recordOp(e0+evExchangeStart, mr.lo),
+		mr.waitOp(mr.hi, e0+evExchangeStart),
+		mr.exchangeOp(out, mr.hi),
+		mr.recordOp(e0+evExchangeEnd, mr.hi),
+		launchOp(mr.lo, pp.interior[dir]),
+		mr.recordOp(e0+evComputeEnd, mr.lo),
+		mr.recordOp(e0+evInteriorEnd, mr.lo),
+	)
 }
 
 // exchange swaps halos of buf with the neighbours on stream s, through
