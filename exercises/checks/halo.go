@@ -461,10 +461,14 @@ func (g *haloGrid) checkPlanes(t *grading.T, r haloRun, what string) {
 				continue
 			}
 			off := (z - p.LZ0) * n
+			from := p.Down
+			if z >= p.Z1 {
+				from = p.Up
+			}
 			if !slices.ContainsFunc(r.Received, func(m haloMsg) bool {
-				return m.To == rank && m.Off <= off && off+n <= m.Off+m.N && slices.Equal(m.Data[off-m.Off:off-m.Off+n], g.plane(z))
+				return m.From == from && m.To == rank && m.Off <= off && off+n <= m.Off+m.N && slices.Equal(m.Data[off-m.Off:off-m.Off+n], g.plane(z))
 			}) {
-				t.Fatalf("%s: rank %d's halo plane z = %d is right, but no message brought it: ranks share nothing but the communicator, so a halo is received with Recv", what, rank, z)
+				t.Fatalf("%s: rank %d's halo plane z = %d is right, but no message brought it from rank %d, which owns it: ranks share nothing but the communicator, so a halo is received with Recv from its owner", what, rank, z, from)
 			}
 		}
 	}

@@ -196,3 +196,50 @@ func TestHaloCaseRefused(t *testing.T) {
 	big := slices.Repeat([]halo.Part{parts[0]}, maxHaloRanks+1)
 	assert.ErrorContains(t, run(haloCase{NY: 3, NX: 3, Parts: big, Local: make([][]float32, len(big)), TimeoutMs: 100}), "ranks")
 }
+
+// TestHaloHaloFromItsOwner: a run whose planes are all right and whose
+// halos each came in a message of h·ny·nx values, but from a rank that
+// does not own them (here the receiving rank itself, as a rank that read
+// its neighbour's planes through shared memory could send them), passes
+// no check of the planes.
+func TestHaloHaloFromItsOwner(t *testing.T) {
+	forged := haloFuncs{Run: func(a haloCase) (haloRun, error) {
+		n := a.NY * a.NX
+		nz := a.Parts[0].NZ
+		// The global grid, from the planes each rank starts with.
+		global := make([][]float32, nz)
+		for r, p := range a.Parts {
+			for z := p.LZ0; z < p.LZ1; z++ {
+				if z >= p.Z0 && z < p.Z1 || z == 0 || z == nz-1 {
+					global[z] = a.Local[r][(z-p.LZ0)*n : (z-p.LZ0+1)*n]
+				}
+			}
+		}
+		out := haloRun{Local: make([][]float32, len(a.Parts)), Err: make([]string, len(a.Parts)),
+			Deadlock: make([]bool, len(a.Parts)), NotImpl: make([]bool, len(a.Parts))}
+		for r, p := range a.Parts {
+			buf := slices.Concat(global[p.LZ0:p.LZ1]...)
+			out.Local[r] = buf
+			if p.Down >= 0 {
+				m := haloMsg{From: r, To: r, Off: 0, N: (p.Z0 - p.LZ0) * n}
+				m.Data = slices.Clone(buf[:m.N])
+				out.Received = append(out.Received, m)
+			}
+			if p.Up >= 0 {
+				m := haloMsg{From: r, To: r, Off: (p.Z1 - p.LZ0) * n, N: (p.LZ1 - p.Z1) * n}
+				m.Data = slices.Clone(buf[m.Off : m.Off+m.N])
+				out.Received = append(out.Received, m)
+			}
+		}
+		return out, nil
+	}}
+	res := grading.Run(haloDecl.Exercise(forged), grading.Options{Seed: 5})
+	byID := map[string]grading.CheckResult{}
+	for _, c := range res.Checks {
+		byID[c.ID] = c
+	}
+	for _, id := range []string{"two-ranks", "h1", "deep"} {
+		assert.False(t, byID[id].Passed, "check %s passes halos that their owner did not send", id)
+		assert.Contains(t, byID[id].Message, "which owns it", id)
+	}
+}
