@@ -140,20 +140,15 @@ func verbS(n int) string {
 // build without the tag "hidden" draws it from the committed record of
 // the same launch (Star13RecordFile).
 func Threads(step string) (*Diagram, error) {
-	for _, s := range threadSpecs {
-		if s.step == step {
-			bt, err := s.trace()
-			if err != nil {
-				return nil, err
-			}
-			return ThreadPicture(bt)
-		}
+	s, err := threadSpecOf(step)
+	if err != nil {
+		return nil, err
 	}
-	var names []string
-	for _, s := range threadSpecs {
-		names = append(names, s.step)
+	bt, err := s.trace()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("fig: threads: no thread figure of %q (have %v): %w", step, names, ErrUnknownFigure)
+	return ThreadPicture(bt)
 }
 
 // threadFigures are the figures of one block's threads, one per kernel.

@@ -116,7 +116,11 @@ func threadSpecOf(step string) (threadSpec, error) {
 			return s, nil
 		}
 	}
-	return threadSpec{}, fmt.Errorf("fig: threads: no thread figure of %q: %w", step, ErrUnknownFigure)
+	var names []string
+	for _, s := range threadSpecs {
+		names = append(names, s.step)
+	}
+	return threadSpec{}, fmt.Errorf("fig: threads: no thread figure of %q (have %v): %w", step, names, ErrUnknownFigure)
 }
 
 // encodeThreadRecord writes bt as a record: indented JSON with one line

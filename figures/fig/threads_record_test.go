@@ -191,3 +191,13 @@ func FuzzParseThreadRecord(f *testing.F) {
 		require.NoError(t, err)
 	})
 }
+
+// A step without a thread figure is refused, naming the steps that have
+// one.
+func TestThreadsUnknownStep(t *testing.T) {
+	_, err := Threads("no_such_step")
+	require.ErrorIs(t, err, ErrUnknownFigure)
+	for _, s := range threadSpecs {
+		assert.ErrorContains(t, err, s.step)
+	}
+}
