@@ -682,11 +682,7 @@ func (b scaleBench) run(stdout, stderr io.Writer) (int, error) {
 					base, baseOut = &s, out
 				}
 				s.BaseGPUs, s.BaseMs = base.GPUs, base.MedianMs
-				if b.weak {
-					s.Efficiency = base.MedianMs / s.MedianMs
-				} else {
-					s.Efficiency = float64(base.GPUs) * base.MedianMs / (float64(g) * s.MedianMs)
-				}
+				s.Efficiency = s.EfficiencyAt(s.MedianMs)
 				switch {
 				case !b.check:
 				case g == base.GPUs:

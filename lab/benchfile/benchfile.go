@@ -75,6 +75,18 @@ type Scale struct {
 	Checked string `json:"check,omitempty"`
 }
 
+// EfficiencyAt returns the efficiency of a run of s's split that took ms
+// against s's base run: BaseGPUs·BaseMs / (GPUs·ms) for strong scaling,
+// BaseMs / ms for weak. At s.MedianMs it is s.Efficiency; at the slowest
+// rank's compute time it is what the split would reach were its exchange
+// free.
+func (s Scale) EfficiencyAt(ms float64) float64 {
+	if s.Weak {
+		return s.BaseMs / ms
+	}
+	return float64(s.BaseGPUs) * s.BaseMs / (float64(s.GPUs) * ms)
+}
+
 // Check returns an error wrapping ErrInvalid when the scaling result
 // cannot be used: no kernel, a side below 3, no GPU, a time or rate that
 // is not positive, a negative efficiency.

@@ -43,3 +43,17 @@ func TestReadScaling(t *testing.T) {
 		assert.Contains(t, err.Error(), field)
 	}
 }
+
+// EfficiencyAt: strong scaling weighs the time by the GPUs, weak does not;
+// seven times on 2 to 8 GPUs against a base on 2.
+func TestEfficiencyAt(t *testing.T) {
+	const baseMs = 0.91
+	for i, ms := range []float64{0.13, 0.29, 0.37, 0.41, 0.53, 0.67, 0.71} {
+		g := i + 2
+		strong := Scale{GPUs: g, BaseGPUs: 2, BaseMs: baseMs}
+		assert.InDelta(t, 2*baseMs/(float64(g)*ms), strong.EfficiencyAt(ms), 1e-12, "strong on %d", g)
+		weak := strong
+		weak.Weak = true
+		assert.InDelta(t, baseMs/ms, weak.EfficiencyAt(ms), 1e-12, "weak on %d", g)
+	}
+}

@@ -82,10 +82,7 @@ func ComputeOnly(s benchfile.Scale) (float64, bool) {
 	if c <= 0 || s.BaseMs <= 0 {
 		return 0, false
 	}
-	if s.Weak {
-		return s.BaseMs / c, true
-	}
-	return float64(s.BaseGPUs) * s.BaseMs / (float64(s.GPUs) * c), true
+	return s.EfficiencyAt(c), true
 }
 
 // ScalingTable prints the scaling runs of the benches: time, efficiency,
