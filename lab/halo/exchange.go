@@ -124,23 +124,10 @@ func (e *Exchanger[B]) Exchange(buf B) error {
 	zoff := func(z int) int { return (z - p.LZ0) * plane }
 	if p.Down >= 0 || p.Up >= 0 {
 		err := c.Group(func() error {
-			if p.Down >= 0 {
-				if err := c.Send(buf, zoff(p.Z0), h*plane, p.Down); err != nil {
-					return err
-				}
-				if err := c.Recv(buf, zoff(p.Z0-h), h*plane, p.Down); err != nil {
-					return err
-				}
+			if err := swap(c, p.Down, h*plane, buf, zoff(p.Z0), buf, zoff(p.Z0-h)); err != nil {
+				return err
 			}
-			if p.Up >= 0 {
-				if err := c.Send(buf, zoff(p.Z1-h), h*plane, p.Up); err != nil {
-					return err
-				}
-				if err := c.Recv(buf, zoff(p.Z1), h*plane, p.Up); err != nil {
-					return err
-				}
-			}
-			return nil
+			return swap(c, p.Up, h*plane, buf, zoff(p.Z1-h), buf, zoff(p.Z1))
 		})
 		if err != nil {
 			return fmt.Errorf("halo: exchange along z of %s: %w", p, err)
@@ -166,23 +153,10 @@ func (e *Exchanger[B]) Exchange(buf B) error {
 		}
 	}
 	err := c.Group(func() error {
-		if p.South >= 0 {
-			if err := c.Send(st[0], 0, face, p.South); err != nil {
-				return err
-			}
-			if err := c.Recv(st[2], 0, face, p.South); err != nil {
-				return err
-			}
+		if err := swap(c, p.South, face, st[0], 0, st[2], 0); err != nil {
+			return err
 		}
-		if p.North >= 0 {
-			if err := c.Send(st[1], 0, face, p.North); err != nil {
-				return err
-			}
-			if err := c.Recv(st[3], 0, face, p.North); err != nil {
-				return err
-			}
-		}
-		return nil
+		return swap(c, p.North, face, st[1], 0, st[3], 0)
 	})
 	if err != nil {
 		return fmt.Errorf("halo: exchange along y of %s: %w", p, err)
@@ -198,6 +172,19 @@ func (e *Exchanger[B]) Exchange(buf B) error {
 		}
 	}
 	return nil
+}
+
+// swap sends n elements of src from srcOff to rank peer and receives n
+// from it into dst at dstOff, the send first; with no peer (−1) it does
+// nothing.
+func swap[B any](c Comm[B], peer, n int, src B, srcOff int, dst B, dstOff int) error {
+	if peer < 0 {
+		return nil
+	}
+	if err := c.Send(src, srcOff, n, peer); err != nil {
+		return err
+	}
+	return c.Recv(dst, dstOff, n, peer)
 }
 
 // Close frees the staging buffers; the exchanger exchanges z faces only
