@@ -556,12 +556,21 @@ func (mr *mrank) plan(dst, src *Buffer, z0, z1 int, c lab.Coeffs) (launchPlan, e
 	return launchPlan{f, g, a}, nil
 }
 
+// pingPong returns the buffers a pass in direction dir writes and reads:
+// b from a for 0, a from b for 1.
+func (mr *mrank) pingPong(dir int) (dst, src *Buffer) {
+	if dir == 0 {
+		return mr.b, mr.a
+	}
+	return mr.a, mr.b
+}
+
 // plans prepares the launches of a pass in both directions.
 func (mr *mrank) plans(c lab.Coeffs, overlap string) (passPlans, error) {
 	var pp passPlans
 	p := mr.p
-	for dir, bufs := range [2][2]*Buffer{{mr.b, mr.a}, {mr.a, mr.b}} {
-		dst, src := bufs[0], bufs[1]
+	for dir := range 2 {
+		dst, src := mr.pingPong(dir)
 		pp.out[dir] = dst
 		if overlap == OverlapNone || overlap == OverlapCopy {
 			// The whole local grid: its planes inside the halos too,

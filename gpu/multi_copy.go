@@ -187,7 +187,8 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 			z0 = p.Z1 - p.Halo
 		}
 		src := out.ptr + uint64((z0-p.LZ0)*plane)*4
-		dst := peer.outOf(pp, dir).ptr + uint64((z0-peer.p.LZ0)*plane)*4
+		peerOut, _ := peer.pingPong(dir)
+		dst := peerOut.ptr + uint64((z0-peer.p.LZ0)*plane)*4
 		bytes := uint64(p.Halo*plane) * 4
 		if err := cuCheck("cuMemcpyPeerAsync", cuMemcpyPeerAsync(dst, peer.d.ctx, src, mr.d.ctx, bytes, mr.hi)); err != nil {
 			return fmt.Errorf("push planes [%d, %d) to rank %d: %w", z0, z0+p.Halo, nb, err)
@@ -198,15 +199,6 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 	}
 	m.prog.set(&m.prog.pushed, p.Rank, pass)
 	return nil
-}
-
-// outOf returns the buffer the rank writes in direction dir of the
-// ping-pong: b for passes a → b, a for b → a.
-func (mr *mrank) outOf(_ passPlans, dir int) *Buffer {
-	if dir == 0 {
-		return mr.b
-	}
-	return mr.a
 }
 
 // waitOn makes stream s wait for event i of another rank's pool, which its
