@@ -169,9 +169,6 @@ func (t paramTable[P]) set(step string, p *P, user map[string]string) error {
 	for _, n := range slices.Sorted(maps.Keys(user)) {
 		r, ok := byName[n]
 		if !ok {
-			if len(t) == 0 {
-				return fmt.Errorf("gpu: %s: unknown define %s: the step takes no defines (its tile is set through the tile)", step, n)
-			}
 			return fmt.Errorf("gpu: %s: unknown define %s%s (known: %s)", step, n,
 				lab.DidYouMean(n, t.names()), strings.Join(t.names(), ", "))
 		}
@@ -305,8 +302,9 @@ func configOf(s lab.Step3, o Options) (config3, error) {
 	if !tunes {
 		// A step without a tuning takes no defines: its tile is its only
 		// setting.
-		if err := (paramTable[struct{}]{}).set(s.Name, nil, user); err != nil {
-			return config3{}, err
+		if len(user) > 0 {
+			return config3{}, fmt.Errorf("gpu: %s: unknown define %s: the step takes no defines (its tile is set through the tile)",
+				s.Name, slices.Sorted(maps.Keys(user))[0])
 		}
 		return c, nil
 	}
@@ -447,8 +445,8 @@ func PlanLaunch(step string, o Options, nz, ny, nx int) (Plan, error) {
 	return Plan{Source: name, Entry: c.entry(nx), Defines: slices.Clone(c.defines), Geometry: g, Tile: c.describeTile(nx, g.Planes)}, nil
 }
 
-// minChunk is the fewest planes a fast block marches through when the
-// planes are chosen per grid: below it the two halo planes of each chunk
+// minChunk is the fewest planes a tuned step's block marches through when
+// the planes are chosen per grid: below it the halo planes of each chunk
 // cost too much.
 const minChunk = 8
 
