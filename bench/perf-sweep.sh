@@ -80,8 +80,8 @@ if [[ " $parts " == *" fast "* ]]; then
 fi
 
 if [[ " $parts " == *" temporal "* ]]; then
-  # Two processes a size, march 0 then march 1, so that a failure in one
-  # leaves the other's table.
+  # Two processes a size, march 0 (v0) then marches 1 and 2 (v1), so that
+  # a failure in one leaves the other's table.
   v0=(tile=1 tile=2 tile=3 tile=8 "tile=4,TB_MINB=1" "tile=4,TB_BY=64,TB_MINB=1" "tile=4,TB_BX=128,TB_BY=32,TB_MINB=1")
   v1=("tile=2,TB_V=1" "tile=3,TB_V=1" "tile=4,TB_V=1" "tile=6,TB_V=1" "tile=8,TB_V=1" "tile=4,TB_V=1,TB_BY=36"
     "tile=3,TB_V=1,TB_BY=40" "tile=4,TB_V=1,TB_STREAM=1" "tile=2,TB_V=2" "tile=3,TB_V=2" "tile=4,TB_V=2"
