@@ -157,13 +157,22 @@ func deviceFor(ordinal int) (*Device, error) {
 	return d, nil
 }
 
+// knownOverlap reports an error listing the variants when name is none
+// of them.
+func knownOverlap(name string) error {
+	if !slices.Contains(Overlaps(), name) {
+		return fmt.Errorf("gpu: overlap %q: want one of %v: %w", name, Overlaps(), lab.ErrUnknown)
+	}
+	return nil
+}
+
 // checkOverlap returns the variant named, or an error listing them.
 func checkOverlap(name string, per int, py int, oneProcess bool) (string, error) {
 	if name == "" {
 		name = defaultOverlap(per, py, oneProcess)
 	}
-	if !slices.Contains(Overlaps(), name) {
-		return "", fmt.Errorf("gpu: overlap %q: want one of %v: %w", name, Overlaps(), lab.ErrUnknown)
+	if err := knownOverlap(name); err != nil {
+		return "", err
 	}
 	if name != OverlapNone && name != OverlapCopy && per != 1 {
 		return "", fmt.Errorf("gpu: overlap %s needs a step of one time step a pass; this one advances %d (its halo is %d deep and its boundary launch would write the interior's planes): use -overlap none",
@@ -205,8 +214,11 @@ type world struct {
 // the communicator's unique id (nil: this process makes one, as it holds
 // every rank).
 func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, err error) {
-	if c.Overlap != "" && !slices.Contains(Overlaps(), c.Overlap) {
-		return nil, fmt.Errorf("gpu: overlap %q: want one of %v: %w", c.Overlap, Overlaps(), lab.ErrUnknown)
+	if c.Overlap != "" {
+		// Before any device is opened.
+		if err := knownOverlap(c.Overlap); err != nil {
+			return nil, err
+		}
 	}
 	d0, err := deviceFor(deviceOf(c, w, 0))
 	if err != nil {
