@@ -151,9 +151,13 @@ func RunSplitCPU(step string, n, ranks, py, steps int) (SplitRun, error) {
 		return SplitRun{}, fmt.Errorf("nbrun: %w", err)
 	}
 	return SplitRun{Step: step, N: n, Ranks: ranks, PY: max(py, 1), Steps: split.Steps, Result: split,
-		Equal:   slices.Equal(split.Out.Data, whole.Out.Data),
+		Equal:   slices.EqualFunc(split.Out.Data, whole.Out.Data, sameBits),
 		SplitMs: split.MedianMillis(), WholeMs: whole.MedianMillis(), Surface: halo.Volume(parts)}, nil
 }
+
+// sameBits reports whether two float32 values have the same bits: unlike
+// ==, it tells −0 from +0 and finds a NaN equal to itself.
+func sameBits(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }
 
 // String prints what the split sent and how its ranks' points compare
 // with their halos.
