@@ -16,10 +16,10 @@
 # bench:    stencil bench -gpus 1,2,4: strong, weak, temporal, copy (bench.json)
 # large:    N = 2048, 8 steps on 2 GPUs, checked against the CPU on the cones of
 #           four planes (TestMultiLarge)
+# jax:      bench/peers.py's sharded JAX sweep at G = 1, 2, 4
 #
 # On a machine of 2 GPUs every group runs what fits: the 4-GPU rows and
 # tests are skipped, each with a line that says so.
-# jax:      bench/peers.py's sharded JAX sweep at G = 1, 2, 4
 #
 # Everything goes into $OUT, bundled into few files: steps.txt (each
 # group's exit status and time), logs.txt (every log), scaling.json,
@@ -28,7 +28,6 @@ set -u
 export NCCL_NVLS_ENABLE=0
 B=${B:-build/mg}
 OUT=${OUT:-/tmp/multigpu-out}
-mkdir -p "$OUT"
 BA=$(cd "$B" && pwd)
 S=$BA/stencil
 T=$BA/gpu.test
