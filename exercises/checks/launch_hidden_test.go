@@ -5,7 +5,6 @@ package checks
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -82,7 +81,7 @@ func TestLaunchChecksNameTheMistake(t *testing.T) {
 		for _, id := range c.checks {
 			msg, ok := failed[id]
 			if assert.True(t, ok, "%s fails %s", name, id) {
-				assert.True(t, strings.Contains(msg, c.hint), "%s/%s: %s", name, id, msg)
+				assert.Contains(t, msg, c.hint, "%s/%s", name, id)
 			}
 		}
 	}
