@@ -229,3 +229,27 @@ func TestCacheClassRerun(t *testing.T) {
 	assert.Equal(t, e.MaxPoints(), fourth.Students["ben"].Cells[e.ID].Points)
 	assert.Equal(t, grading.BuildFailed, fourth.Students["ann"].Cells[e.ID].Result.Status)
 }
+
+// TestCacheFolderOthersMayWrite: a cache folder that others may write to
+// (where anyone could leave a verdict or a test binary the next run
+// believes) is refused, and one of the owner alone is taken.
+func TestCacheFolderOthersMayWrite(t *testing.T) {
+	for _, mode := range []os.FileMode{0o777, 0o770, 0o702, 0o720} {
+		dir := filepath.Join(t.TempDir(), "cache")
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		require.NoError(t, os.Chmod(dir, mode))
+		_, err := classCache(dir)
+		require.Error(t, err, "mode %04o", mode)
+		assert.Contains(t, err.Error(), "writable by others", "mode %04o", mode)
+		_, err = os.Stat(filepath.Join(dir, "verdicts"))
+		assert.True(t, os.IsNotExist(err), "nothing is read or written in a refused folder")
+	}
+	for _, mode := range []os.FileMode{0o700, 0o755} {
+		dir := filepath.Join(t.TempDir(), "cache")
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		require.NoError(t, os.Chmod(dir, mode))
+		got, err := classCache(dir)
+		require.NoError(t, err, "mode %04o", mode)
+		assert.Equal(t, dir, got)
+	}
+}

@@ -768,7 +768,8 @@ func readRoster(path string) (*gradebook.Roster, error) {
 
 // classCache is the folder that keeps the class's test binaries between
 // runs: dir, or stencillab-grade/class in the user cache folder. Folders
-// unused for two weeks are pruned.
+// unused for two weeks are pruned. A folder that others may write to is
+// refused.
 func classCache(dir string) (string, error) {
 	if dir == "" {
 		uc, err := os.UserCacheDir()
@@ -779,6 +780,15 @@ func classCache(dir string) (string, error) {
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("the cache folder: %w", err)
+	}
+	// What the folder keeps (test binaries, verdicts) is run and believed:
+	// a folder that others may write to, made before this run, is refused.
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("the cache folder: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return "", fmt.Errorf("the cache folder %s is writable by others (mode %04o): it keeps the binaries and verdicts a class run trusts, so it must be writable by its owner alone (chmod go-w)", dir, perm)
 	}
 	pruneCache(dir, 1<<20, 14*24*time.Hour)
 	return dir, nil
