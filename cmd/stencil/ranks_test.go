@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,8 +41,8 @@ func TestRanksSlabsCountByClosedForm(t *testing.T) {
 		{"sim", "basic", 11, 3, 2, 1},
 		{"sim", "temporal", 20, 2, 8, 4},
 	} {
-		obj := runJSON(t, "-backend", c.backend, "-kernel", c.kernel, "-n", itoa(c.n), "-ranks", itoa(c.g),
-			"-steps", itoa(c.steps), "-reps", "1", "-check")
+		obj := runJSON(t, "-backend", c.backend, "-kernel", c.kernel, "-n", strconv.Itoa(c.n), "-ranks", strconv.Itoa(c.g),
+			"-steps", strconv.Itoa(c.steps), "-reps", "1", "-check")
 		g, n, h := float64(c.g), float64(c.n), float64(c.h)
 		assert.Equal(t, g, obj["ranks"], c.kernel)
 		assert.Equal(t, h, obj["halo"], c.kernel)
@@ -178,11 +179,6 @@ func FuzzGpusFlag(f *testing.F) {
 		code, out, errOut := stencil(args...)
 		cleanExit(t, args, code, out, errOut)
 	})
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
 
 // TestScaleBenchOnRanks runs bench -gpus's loop on goroutine ranks of the
