@@ -343,16 +343,14 @@ func (mr *mrank) alloc(step string) error {
 		}
 	}
 	return mr.d.do(func() error {
-		least, greatest, r := cuCtxGetStreamPriorityRange()
-		if r != 0 {
-			least, greatest = 0, 0
+		var err error
+		if mr.lo, err = createStream(false); err != nil {
+			return fmt.Errorf("gpu: rank %d: %w", p.Rank, err)
 		}
-		if mr.lo, r = cuStreamCreateWithPriority(cuStreamNonBlocking, least); r != 0 {
-			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuStreamCreateWithPriority", r))
+		if mr.hi, err = createStream(true); err != nil {
+			return fmt.Errorf("gpu: rank %d: %w", p.Rank, err)
 		}
-		if mr.hi, r = cuStreamCreateWithPriority(cuStreamNonBlocking, greatest); r != 0 {
-			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuStreamCreateWithPriority", r))
-		}
+		var r int
 		if mr.evReady, r = cuEventCreate(0); r != 0 {
 			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuEventCreate", r))
 		}

@@ -22,22 +22,31 @@ type Stream struct {
 // first when both streams have work), else the least.
 func (d *Device) NewStream(high bool) (*Stream, error) {
 	s := &Stream{d: d, high: high}
-	err := d.do(func() error {
-		least, greatest, r := cuCtxGetStreamPriorityRange()
-		if r != 0 {
-			least, greatest = 0, 0
-		}
-		prio := least
-		if high {
-			prio = greatest
-		}
-		s.h, r = cuStreamCreateWithPriority(cuStreamNonBlocking, prio)
-		return cuCheck("cuStreamCreateWithPriority", r)
+	err := d.do(func() (err error) {
+		s.h, err = createStream(high)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gpu: new stream: %w", err)
 	}
 	return s, nil
+}
+
+// createStream creates a stream of the current context that does not wait
+// for the default stream, of the context's greatest priority (high) or its
+// least; both are 0 when the driver does not give the range. It runs on
+// the worker.
+func createStream(high bool) (handle, error) {
+	least, greatest, r := cuCtxGetStreamPriorityRange()
+	if r != 0 {
+		least, greatest = 0, 0
+	}
+	prio := least
+	if high {
+		prio = greatest
+	}
+	h, r := cuStreamCreateWithPriority(cuStreamNonBlocking, prio)
+	return h, cuCheck("cuStreamCreateWithPriority", r)
 }
 
 // Synchronize waits for everything enqueued on the stream; a kernel's
