@@ -104,10 +104,7 @@ func RunSplit(r lab.Run) (lab.Result, error) {
 		}
 		runners = append(runners, run)
 	}
-	name := r.Step
-	if name == "" {
-		name = s.Name
-	}
+	name := r.Step // not empty: NewRunner found the step by it
 	device, _ := lab.BackendDevice(r.Backend)
 	res := lab.Result{Step: name, Backend: r.Backend, Device: device, NZ: nz, NY: ny, NX: nx, Config: cfg,
 		Steps: steps, Src: src, Out: dst}
@@ -133,16 +130,16 @@ func RunSplit(r lab.Run) (lab.Result, error) {
 // checkMemory checks, before anything is allocated, that the host grids
 // of r and the ranks' two local grids each fit in the memory available.
 func checkMemory(r lab.Run, parts []Part) error {
-	p0 := parts[0]
-	need := uint64(r.HostGrids(true)) * 4 * uint64(p0.NZ) * uint64(p0.NY) * uint64(p0.NX)
+	p0, grids := parts[0], r.HostGrids(true)
+	need := uint64(grids) * 4 * uint64(p0.NZ) * uint64(p0.NY) * uint64(p0.NX)
 	for _, p := range parts {
 		need += 2 * 4 * uint64(p.LocalLen())
 	}
 	if need < 64<<20 {
 		return nil // small runs pass unchecked, as Execute's do
 	}
-	what := fmt.Sprintf("%s and %d ranks' local grids", lab.RunWhat(r.HostGrids(true), p0.NZ, p0.NY, p0.NX), len(parts))
-	return lab.CheckMemory(what, need, lab.CubeFit(r.HostGrids(true)+2))
+	what := fmt.Sprintf("%s and %d ranks' local grids", lab.RunWhat(grids, p0.NZ, p0.NY, p0.NX), len(parts))
+	return lab.CheckMemory(what, need, lab.CubeFit(grids+2))
 }
 
 // repetition is what one repetition of a split run measured.
