@@ -74,17 +74,24 @@ func (k *Stencil3) Function(nx int) (*Function, error) {
 // per block as the compiled kernel declares it, after checking it against
 // the device's limits.
 func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
+	_, g, err := k.resolve(nz, ny, nx)
+	return g, err
+}
+
+// resolve returns the kernel that runs an nz×ny×nx grid and its launch,
+// checked as Geometry says.
+func (k *Stencil3) resolve(nz, ny, nx int) (*Function, Geometry, error) {
 	if nz < 3 || ny < 3 || nx < 3 {
-		return Geometry{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below 3 and no interior point: %w", k.cfg.step, nz, ny, nx, lab.ErrSize)
+		return nil, Geometry{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below 3 and no interior point: %w", k.cfg.step, nz, ny, nx, lab.ErrSize)
 	}
 	// A configuration that cannot run these rows is refused, naming the
 	// limit: no other kernel is swapped in.
 	if err := k.cfg.check(nx, k.d.props); err != nil {
-		return Geometry{}, err
+		return nil, Geometry{}, err
 	}
 	f, err := k.Function(nx)
 	if err != nil {
-		return Geometry{}, err
+		return nil, Geometry{}, err
 	}
 	cz := 0
 	if open, halo := k.cfg.chunks(); open {
@@ -93,27 +100,26 @@ func (k *Stencil3) Geometry(nz, ny, nx int) (Geometry, error) {
 		one := k.cfg.geometry(nz, ny, nx, nz)
 		occ, err := f.Occupancy(one.Threads(), one.DynamicShared)
 		if err != nil {
-			return Geometry{}, err
+			return nil, Geometry{}, err
 		}
 		cz = chooseChunkHalo(one.Grid[0]*one.Grid[1], nz-2, occ*k.d.props.SMs, halo)
 	}
 	g := k.cfg.geometry(nz, ny, nx, cz)
 	g.SharedBytes = f.StaticShared + g.DynamicShared
 	if err := checkGeometry(g, k.d.props, f.MaxThreads, f.Registers); err != nil {
-		return Geometry{}, fmt.Errorf("gpu: %s on a %d×%d×%d grid: %w", k.cfg.step, nz, ny, nx, err)
+		return nil, Geometry{}, fmt.Errorf("gpu: %s on a %d×%d×%d grid: %w", k.cfg.step, nz, ny, nx, err)
 	}
-	return g, nil
+	return f, g, nil
 }
 
 func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Function, Geometry, *args, error) {
-	g, err := k.Geometry(nz, ny, nx)
+	f, g, err := k.resolve(nz, ny, nx)
 	if err != nil {
 		return nil, Geometry{}, nil, err
 	}
 	if err := k.d.checkGridBuffers(k.cfg.step, dst, src, nz, ny, nx); err != nil {
 		return nil, Geometry{}, nil, err
 	}
-	f, _ := k.Function(nx)
 	return f, g, k.cfg.args(src.ptr, dst.ptr, nz, ny, nx, c, g), nil
 }
 
