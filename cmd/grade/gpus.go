@@ -25,15 +25,11 @@ const maxGPUs = 64
 // deviceCount returns how many GPUs the driver reports to this process;
 // 0 where there is no driver or no GPU (or cgo is off). Tests replace it.
 var deviceCount = func() int {
-	n := 0
-	for ; n < maxGPUs; n++ {
-		d, err := gpu.Open(n)
-		if err != nil {
-			break
-		}
-		d.Close()
+	n, err := gpu.DeviceCount()
+	if err != nil {
+		return 0
 	}
-	return n
+	return min(n, maxGPUs)
 }
 
 // resolveGPUs turns -gpus into device numbers: nil for "" (the default
