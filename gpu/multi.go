@@ -194,11 +194,7 @@ func NewMulti(c MultiConfig) (*Multi, error) {
 	if len(c.Devices) == 0 {
 		return nil, fmt.Errorf("gpu: split %s: no devices: %w", c.Step, lab.ErrSize)
 	}
-	w := world{size: len(c.Devices)}
-	for i := range c.Devices {
-		w.local = append(w.local, i)
-	}
-	return newMulti(c, w, nil)
+	return newMulti(c, oneProcess(len(c.Devices)), nil)
 }
 
 // world is the ranks of a split and those this process holds, with the
@@ -209,6 +205,9 @@ type world struct {
 	// devices gives each local rank's device ordinal; nil: c.Devices[rank].
 	devices []int
 }
+
+// oneProcess returns the world of n ranks that this process holds all of.
+func oneProcess(n int) world { return world{size: n, local: seq(n)} }
 
 // newMulti builds a Multi for the ranks w.local of a world; getID returns
 // the communicator's unique id (nil: this process makes one, as it holds

@@ -35,7 +35,7 @@ func split(r lab.Run) (lab.Result, error) {
 	if multi && (len(r.Split.Devices) > 1 || oneVisible(getenv)) {
 		return splitProcess(r, pr)
 	}
-	return splitRun(r, world{size: len(r.Split.Devices), local: seq(len(r.Split.Devices))}, nil)
+	return splitRunWith(r, oneProcess(len(r.Split.Devices)), nil, nil)
 }
 
 // oneVisible reports whether CUDA_VISIBLE_DEVICES leaves the process one
@@ -102,11 +102,6 @@ func splitProcess(r lab.Run, pr ProcessRank) (lab.Result, error) {
 	return splitRunWith(r, w, getID, func(res *lab.Result, m *Multi, times [][]RankTimes) error {
 		return shareResult(rdv, res, m, times)
 	})
-}
-
-// splitRun runs a split in this process: every rank of w is local.
-func splitRun(r lab.Run, w world, getID func() (ncclID, error)) (lab.Result, error) {
-	return splitRunWith(r, w, getID, nil)
 }
 
 // splitRunWith runs the ranks w.local of a split; share, for a launch of
