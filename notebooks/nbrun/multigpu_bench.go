@@ -198,18 +198,20 @@ func TimelineChart(device string, s benchfile.Scale) (*fig.Diagram, error) {
 	n := len(s.RankMs)
 	d := fig.NewDiagram(fmt.Sprintf("One repetition of %s at N = %d on %d GPUs, per GPU\n(%s)", s.Kernel, s.N, s.GPUs, device),
 		-2.6, -2.4, width+0.6, float64(n)+0.2)
+	// The bars' parts, in the order they are drawn and listed.
+	keys := []struct {
+		c    fig.Shape
+		text string
+	}{{fig.Rect(0, 0, 0, 0).Filled(fig.PaleBlue).Stroked(fig.Blue, 0.6), "compute"},
+		{fig.Rect(0, 0, 0, 0).Filled(fig.PaleOrange).Stroked(fig.Orange, 0.6), "exchange"},
+		{fig.Rect(0, 0, 0, 0).Filled(fig.PaleGrey).Stroked(fig.Muted, 0.6), "wait for the slowest"}}
 	for i, r := range s.RankMs {
 		y := float64(n - 1 - i)
 		x := 0.0
-		for _, part := range []struct {
-			ms float64
-			c  fig.Shape
-		}{{r.Compute, fig.Rect(0, 0, 0, 0).Filled(fig.PaleBlue).Stroked(fig.Blue, 0.6)},
-			{r.Exchange, fig.Rect(0, 0, 0, 0).Filled(fig.PaleOrange).Stroked(fig.Orange, 0.6)},
-			{r.Wait, fig.Rect(0, 0, 0, 0).Filled(fig.PaleGrey).Stroked(fig.Muted, 0.6)}} {
-			w := part.ms * scale
+		for j, ms := range []float64{r.Compute, r.Exchange, r.Wait} {
+			w := ms * scale
 			if w > 0 {
-				sh := part.c
+				sh := keys[j].c
 				sh.Pts = []fig.Pt{{X: x, Y: y + 0.1}, {X: x + w, Y: y + 0.8}}
 				d.Add(sh)
 			}
@@ -219,12 +221,7 @@ func TimelineChart(device string, s benchfile.Scale) (*fig.Diagram, error) {
 	}
 	d.Add(fig.Label(0, -0.5, 8.5, "0 ms").Align(0, -0.5).Colored(fig.Muted))
 	d.Add(fig.Label(width, -0.5, 8.5, fmt.Sprintf("%.3f ms", total)).Align(-1, -0.5).Colored(fig.Muted))
-	for i, k := range []struct {
-		c    fig.Shape
-		text string
-	}{{fig.Rect(0, 0, 0, 0).Filled(fig.PaleBlue).Stroked(fig.Blue, 0.6), "compute"},
-		{fig.Rect(0, 0, 0, 0).Filled(fig.PaleOrange).Stroked(fig.Orange, 0.6), "exchange"},
-		{fig.Rect(0, 0, 0, 0).Filled(fig.PaleGrey).Stroked(fig.Muted, 0.6), "wait for the slowest"}} {
+	for i, k := range keys {
 		x := float64(i) * 5.5
 		sh := k.c
 		sh.Pts = []fig.Pt{{X: x, Y: -1.8}, {X: x + 0.7, Y: -1.3}}
