@@ -99,21 +99,11 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 	// Peer access, both ways, where the devices allow it.
 	access := true
 	for i, e := range ends {
-		peer := ends[1-i]
-		err := e.d.do(func() error {
-			can, r := cuDeviceCanAccessPeer(e.d.dev, peer.d.dev)
-			if r != 0 || !can {
-				access = false
-				return nil
-			}
-			if r := cuCtxEnablePeerAccess(peer.d.ctx); r != 0 && r != 704 { // CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
-				return cuCheck("cuCtxEnablePeerAccess", r)
-			}
-			return nil
-		})
+		can, err := enablePeerAccess(e.d, ends[1-i].d)
 		if err != nil {
 			return nil, err
 		}
+		access = access && can
 	}
 	id, err := newNCCLID()
 	if err != nil {

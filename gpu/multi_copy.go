@@ -82,23 +82,29 @@ func (m *Multi) enablePeers() error {
 			if nb < 0 {
 				continue
 			}
-			peer := m.byRank[nb]
-			err := mr.d.do(func() error {
-				can, r := cuDeviceCanAccessPeer(mr.d.dev, peer.d.dev)
-				if r != 0 || !can {
-					return nil
-				}
-				if r := cuCtxEnablePeerAccess(peer.d.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
-					return cuCheck("cuCtxEnablePeerAccess", r)
-				}
-				return nil
-			})
-			if err != nil {
+			if _, err := enablePeerAccess(mr.d, m.byRank[nb].d); err != nil {
 				return fmt.Errorf("gpu: rank %d reaches rank %d's memory: %w", mr.p.Rank, nb, err)
 			}
 		}
 	}
 	return nil
+}
+
+// enablePeerAccess lets d reach peer's memory directly where the devices
+// allow it, and reports whether they do; it runs on d's worker.
+func enablePeerAccess(d, peer *Device) (can bool, err error) {
+	err = d.do(func() error {
+		ok, r := cuDeviceCanAccessPeer(d.dev, peer.dev)
+		if r != 0 || !ok {
+			return nil
+		}
+		can = true
+		if r := cuCtxEnablePeerAccess(peer.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
+			return cuCheck("cuCtxEnablePeerAccess", r)
+		}
+		return nil
+	})
+	return can, err
 }
 
 // cudaErrorPeerAccessAlreadyEnabled is CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
