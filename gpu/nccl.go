@@ -142,8 +142,8 @@ func loadNCCL() error {
 			strings.Join(cands, ", "), err, EnvLibNCCL)}
 	}
 	v, r := ncclGetVersion()
-	if r != 0 {
-		return fmt.Errorf("gpu: %s: %w", name, &NCCLError{Call: "ncclGetVersion", Code: r, Msg: ncclResultNames[r]})
+	if err := ncclCheck("ncclGetVersion", r); err != nil {
+		return fmt.Errorf("gpu: %s: %w", name, err)
 	}
 	if err := checkNCCLVersion(name, v); err != nil {
 		return err
