@@ -580,6 +580,9 @@ func keptTrustedBinary(root, goBin, cache string) (string, error) {
 			}
 		}
 	}
+	// The marker goes first: a build that stops half way, or one from a
+	// tree without a digest, leaves no marker naming another tree.
+	_ = os.Remove(bin + ".tree")
 	built, err := trustedBinary(root, goBin, cache)
 	if err != nil {
 		return "", err

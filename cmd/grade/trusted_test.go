@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The grader with the hidden checks is built with cgo on exactly when gcc
@@ -34,4 +35,19 @@ func TestTrustedGraderCgoFollowsGcc(t *testing.T) {
 	assert.NotEqual(t, on, trustedDir("/other", cache, "1"), "so is the repository")
 	assert.Equal(t, on, trustedDir("/repo", cache, "1"))
 	assert.Equal(t, cache, filepath.Dir(on))
+}
+
+// TestKeptTrustedBinaryMarkerGoesFirst: a build of the grader that fails
+// leaves no marker, so that the binary left in the folder is never taken
+// for one built from the tree the old marker named.
+func TestKeptTrustedBinaryMarkerGoesFirst(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	bin := filepath.Join(trustedDir(root, cache, cgoSetting(runtime.GOOS, runtime.GOARCH)), "grade")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o700))
+	require.NoError(t, os.WriteFile(bin, []byte("an older grader"), 0o700))
+	require.NoError(t, os.WriteFile(bin+".tree", []byte("a tree graded before"), 0o600))
+	_, err := keptTrustedBinary(root, filepath.Join(t.TempDir(), "no-go"), cache)
+	require.Error(t, err, "no go command: the build fails")
+	_, err = os.Stat(bin + ".tree")
+	assert.True(t, os.IsNotExist(err), "the marker of the earlier tree is gone: %v", err)
 }
