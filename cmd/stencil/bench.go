@@ -113,10 +113,6 @@ func parseTiles(s string) (all int, per map[string]int, err error) {
 	return 0, per, nil
 }
 
-// maxBenchPoints bounds a bench grid as lab.MaxPoints bounds a host grid:
-// above any GPU's memory, which the device's own check then decides on.
-const maxBenchPoints = lab.MaxPoints
-
 func parseSizes(s string) ([]int, error) {
 	var ns []int
 	for _, f := range strings.Split(s, ",") {
@@ -124,8 +120,8 @@ func parseSizes(s string) ([]int, error) {
 		if err != nil || n < 3 {
 			return nil, fmt.Errorf("-n %q: each size must be an integer N ≥ 3", s)
 		}
-		if float64(n)*float64(n)*float64(n) > maxBenchPoints {
-			return nil, fmt.Errorf("-n %q: %d³ points exceeds the limit of %d points", s, n, int64(maxBenchPoints))
+		if float64(n)*float64(n)*float64(n) > lab.MaxPoints {
+			return nil, fmt.Errorf("-n %q: %d³ points exceeds the limit of %d points", s, n, int64(lab.MaxPoints))
 		}
 		ns = append(ns, n)
 	}
