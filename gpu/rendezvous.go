@@ -111,7 +111,7 @@ func rendezvousAddr(getenv func(string) string, pr ProcessRank) (string, error) 
 // len(devices)] (the ordinals of the host's GPUs, -gpus), or Local
 // itself without a list.
 func localDevice(getenv func(string) string, pr ProcessRank, devices []int) int {
-	if v := strings.TrimSpace(getenv("CUDA_VISIBLE_DEVICES")); v != "" && !strings.Contains(v, ",") {
+	if oneVisible(getenv) {
 		return 0
 	}
 	if len(devices) > 0 {
