@@ -84,14 +84,10 @@ func (c *ncclComm) Pack(dst *Buffer, dstOff int, src *Buffer, srcOff, n, stride,
 	if count == 0 || n == 0 {
 		return nil
 	}
-	if err := dst.span(dstOff, n*count); err != nil {
-		return fmt.Errorf("gpu: pack: %w: %w", err, halo.ErrComm)
+	if err := checkBlocks("pack", dst, dstOff, src, srcOff, n, stride, count); err != nil {
+		return err
 	}
-	if err := src.span(srcOff, stride*(count-1)+n); err != nil || stride < n {
-		return fmt.Errorf("gpu: pack %d blocks of %d, %d apart: %v: %w", count, n, stride, err, halo.ErrComm)
-	}
-	return cuCheck("cuMemcpy2DAsync", cuMemcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(n)*4,
-		src.ptr+uint64(srcOff)*4, uint64(stride)*4, uint64(n)*4, uint64(count), c.stream))
+	return c.copy2D(dst, dstOff, n, src, srcOff, stride, n, count)
 }
 
 // Unpack copies count blocks of n floats, one after the other in src from
@@ -100,12 +96,29 @@ func (c *ncclComm) Unpack(dst *Buffer, dstOff, n, stride, count int, src *Buffer
 	if count == 0 || n == 0 {
 		return nil
 	}
-	if err := src.span(srcOff, n*count); err != nil {
-		return fmt.Errorf("gpu: unpack: %w: %w", err, halo.ErrComm)
+	if err := checkBlocks("unpack", src, srcOff, dst, dstOff, n, stride, count); err != nil {
+		return err
 	}
-	if err := dst.span(dstOff, stride*(count-1)+n); err != nil || stride < n {
-		return fmt.Errorf("gpu: unpack %d blocks of %d, %d apart: %v: %w", count, n, stride, err, halo.ErrComm)
+	return c.copy2D(dst, dstOff, stride, src, srcOff, n, n, count)
+}
+
+// checkBlocks checks the buffers of a pack or unpack (what): count blocks
+// of n floats one after the other in packed from packedOff, stride apart
+// in strided from stridedOff.
+func checkBlocks(what string, packed *Buffer, packedOff int, strided *Buffer, stridedOff, n, stride, count int) error {
+	if err := packed.span(packedOff, n*count); err != nil {
+		return fmt.Errorf("gpu: %s: %w: %w", what, err, halo.ErrComm)
 	}
-	return cuCheck("cuMemcpy2DAsync", cuMemcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(stride)*4,
-		src.ptr+uint64(srcOff)*4, uint64(n)*4, uint64(n)*4, uint64(count), c.stream))
+	if err := strided.span(stridedOff, stride*(count-1)+n); err != nil || stride < n {
+		return fmt.Errorf("gpu: %s %d blocks of %d, %d apart: %v: %w", what, count, n, stride, err, halo.ErrComm)
+	}
+	return nil
+}
+
+// copy2D enqueues one 2D copy of count rows of n floats on the stream:
+// from src at srcOff, rows srcPitch floats apart, to dst at dstOff, rows
+// dstPitch apart.
+func (c *ncclComm) copy2D(dst *Buffer, dstOff, dstPitch int, src *Buffer, srcOff, srcPitch, n, count int) error {
+	return cuCheck("cuMemcpy2DAsync", cuMemcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(dstPitch)*4,
+		src.ptr+uint64(srcOff)*4, uint64(srcPitch)*4, uint64(n)*4, uint64(count), c.stream))
 }
