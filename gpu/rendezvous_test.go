@@ -159,37 +159,34 @@ func TestRendezvousRefuses(t *testing.T) {
 	_, _, err = Dial("127.0.0.1:1", 0, 2, time.Second)
 	assert.ErrorIs(t, err, ErrRendezvous)
 
-	// A rank of another world size, and a stranger.
-	r0, err := Listen("127.0.0.1:0", 2)
-	require.NoError(t, err)
-	go func() {
-		c, err := net.Dial("tcp", r0.Addr())
-		if err == nil {
-			writeHello(c, 1, 3)
-			c.Close()
-		}
-	}()
-	err = r0.Accept(make([]byte, 128), 5*time.Second)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "world of 3")
-	r0.Close()
-
-	r0, err = Listen("127.0.0.1:0", 2)
-	require.NoError(t, err)
-	go func() {
-		c, err := net.Dial("tcp", r0.Addr())
-		if err == nil {
-			c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
-			c.Close()
-		}
-	}()
-	err = r0.Accept(make([]byte, 128), 5*time.Second)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "not a rank")
-	r0.Close()
+	// A rank of another world size, a rank outside the world, and a
+	// stranger.
+	for _, c := range []struct {
+		greet func(c net.Conn)
+		want  string
+	}{
+		{func(c net.Conn) { writeHello(c, 1, 3) }, "world of 3"},
+		{func(c net.Conn) { writeHello(c, 2, 2) }, "rank 2 is not a rank from 1 to 1"},
+		{func(c net.Conn) { c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")) }, "not a rank of the lab"},
+	} {
+		r0, err := Listen("127.0.0.1:0", 2)
+		require.NoError(t, err)
+		go func() {
+			conn, err := net.Dial("tcp", r0.Addr())
+			if err == nil {
+				c.greet(conn)
+				conn.Close()
+			}
+		}()
+		err = r0.Accept(make([]byte, 128), 5*time.Second)
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrRendezvous)
+		assert.Contains(t, err.Error(), c.want)
+		r0.Close()
+	}
 
 	// Nobody comes.
-	r0, err = Listen("127.0.0.1:0", 3)
+	r0, err := Listen("127.0.0.1:0", 3)
 	require.NoError(t, err)
 	err = r0.Accept(make([]byte, 128), 100*time.Millisecond)
 	require.Error(t, err)
