@@ -383,6 +383,9 @@ func (g *haloGrid) run(t *grading.T, fn haloFuncs) (haloRun, string) {
 			t.Fatalf("%s: rank %d sent %d values to rank %d; a halo of h = %d planes of %d×%d is %d values (h·ny·nx)",
 				what, m.From, m.N, m.To, g.h, g.ny, g.nx, want)
 		}
+		if len(m.Data) != m.N {
+			t.Fatalf("%s: the run reported a message of %d values from rank %d to rank %d that carried %d", what, m.N, m.From, m.To, len(m.Data))
+		}
 	}
 	return r, what
 }

@@ -197,49 +197,88 @@ func TestHaloCaseRefused(t *testing.T) {
 	assert.ErrorContains(t, run(haloCase{NY: 3, NX: 3, Parts: big, Local: make([][]float32, len(big)), TimeoutMs: 100}), "ranks")
 }
 
+// recordedRun is the run of a case whose buffers all end right and whose
+// halos each came in one message of their owner, the messages passed
+// through mangle first: a run as a child could report it.
+func recordedRun(a haloCase, mangle func(m *haloMsg)) haloRun {
+	n := a.NY * a.NX
+	nz := a.Parts[0].NZ
+	// The global grid, from the planes each rank starts with.
+	global := make([][]float32, nz)
+	for r, p := range a.Parts {
+		for z := p.LZ0; z < p.LZ1; z++ {
+			if z >= p.Z0 && z < p.Z1 || z == 0 || z == nz-1 {
+				global[z] = a.Local[r][(z-p.LZ0)*n : (z-p.LZ0+1)*n]
+			}
+		}
+	}
+	out := haloRun{Local: make([][]float32, len(a.Parts)), Err: make([]string, len(a.Parts)),
+		Deadlock: make([]bool, len(a.Parts)), NotImpl: make([]bool, len(a.Parts))}
+	for r, p := range a.Parts {
+		buf := slices.Concat(global[p.LZ0:p.LZ1]...)
+		out.Local[r] = buf
+		for _, m := range []haloMsg{
+			{From: p.Down, To: r, Off: 0, N: (p.Z0 - p.LZ0) * n},
+			{From: p.Up, To: r, Off: (p.Z1 - p.LZ0) * n, N: (p.LZ1 - p.Z1) * n},
+		} {
+			if m.From < 0 {
+				continue
+			}
+			m.Data = slices.Clone(buf[m.Off : m.Off+m.N])
+			mangle(&m)
+			out.Received = append(out.Received, m)
+		}
+	}
+	return out
+}
+
+// planeChecks grades exercise 12 on what run reports and returns the
+// results of the checks of the planes.
+func planeChecks(t *testing.T, run func(a haloCase) (haloRun, error)) []grading.CheckResult {
+	t.Helper()
+	res := grading.Run(haloDecl.Exercise(haloFuncs{Run: run}), grading.Options{Seed: 5})
+	require.Equal(t, grading.Graded, res.Status, "%+v", res)
+	var out []grading.CheckResult
+	for _, c := range res.Checks {
+		if slices.Contains([]string{"two-ranks", "h1", "deep"}, c.ID) {
+			out = append(out, c)
+		}
+	}
+	require.Len(t, out, 3)
+	return out
+}
+
+// TestHaloRecordedRunPasses: the recorded run, messages unchanged, passes
+// every check of the planes (so the two tests below fail for what they
+// change alone).
+func TestHaloRecordedRunPasses(t *testing.T) {
+	for _, c := range planeChecks(t, func(a haloCase) (haloRun, error) { return recordedRun(a, func(*haloMsg) {}), nil }) {
+		assert.True(t, c.Passed, "%s: %s", c.ID, c.Message)
+	}
+}
+
 // TestHaloHaloFromItsOwner: a run whose planes are all right and whose
 // halos each came in a message of h·ny·nx values, but from a rank that
 // does not own them (here the receiving rank itself, as a rank that read
 // its neighbour's planes through shared memory could send them), passes
 // no check of the planes.
 func TestHaloHaloFromItsOwner(t *testing.T) {
-	forged := haloFuncs{Run: func(a haloCase) (haloRun, error) {
-		n := a.NY * a.NX
-		nz := a.Parts[0].NZ
-		// The global grid, from the planes each rank starts with.
-		global := make([][]float32, nz)
-		for r, p := range a.Parts {
-			for z := p.LZ0; z < p.LZ1; z++ {
-				if z >= p.Z0 && z < p.Z1 || z == 0 || z == nz-1 {
-					global[z] = a.Local[r][(z-p.LZ0)*n : (z-p.LZ0+1)*n]
-				}
-			}
-		}
-		out := haloRun{Local: make([][]float32, len(a.Parts)), Err: make([]string, len(a.Parts)),
-			Deadlock: make([]bool, len(a.Parts)), NotImpl: make([]bool, len(a.Parts))}
-		for r, p := range a.Parts {
-			buf := slices.Concat(global[p.LZ0:p.LZ1]...)
-			out.Local[r] = buf
-			if p.Down >= 0 {
-				m := haloMsg{From: r, To: r, Off: 0, N: (p.Z0 - p.LZ0) * n}
-				m.Data = slices.Clone(buf[:m.N])
-				out.Received = append(out.Received, m)
-			}
-			if p.Up >= 0 {
-				m := haloMsg{From: r, To: r, Off: (p.Z1 - p.LZ0) * n, N: (p.LZ1 - p.Z1) * n}
-				m.Data = slices.Clone(buf[m.Off : m.Off+m.N])
-				out.Received = append(out.Received, m)
-			}
-		}
-		return out, nil
-	}}
-	res := grading.Run(haloDecl.Exercise(forged), grading.Options{Seed: 5})
-	byID := map[string]grading.CheckResult{}
-	for _, c := range res.Checks {
-		byID[c.ID] = c
+	for _, c := range planeChecks(t, func(a haloCase) (haloRun, error) {
+		return recordedRun(a, func(m *haloMsg) { m.From = m.To }), nil
+	}) {
+		assert.False(t, c.Passed, "check %s passes halos that their owner did not send", c.ID)
+		assert.Contains(t, c.Message, "which owns it", c.ID)
 	}
-	for _, id := range []string{"two-ranks", "h1", "deep"} {
-		assert.False(t, byID[id].Passed, "check %s passes halos that their owner did not send", id)
-		assert.Contains(t, byID[id].Message, "which owns it", id)
+}
+
+// TestHaloShortMessageData: a run that reports a message of h·ny·nx
+// values carrying fewer fails the checks with its reason, not by indexing
+// past the data's end.
+func TestHaloShortMessageData(t *testing.T) {
+	for _, c := range planeChecks(t, func(a haloCase) (haloRun, error) {
+		return recordedRun(a, func(m *haloMsg) { m.Data = m.Data[:len(m.Data)/2] }), nil
+	}) {
+		assert.False(t, c.Passed, c.ID)
+		assert.Contains(t, c.Message, "that carried", c.ID)
 	}
 }
