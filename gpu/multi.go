@@ -677,9 +677,12 @@ const (
 	evPerPass
 )
 
+// evIndex returns the pool index of event which of a pass; index 0 is the
+// run's start.
+func evIndex(pass, which int) int { return 1 + pass*evPerPass + which }
+
 // run enqueues the passes and waits for them; it runs on the worker.
 func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error) {
-	ev := func(pass, which int) int { return 1 + pass*evPerPass + which }
 	if err := mr.record(0, mr.lo); err != nil {
 		return RankTimes{}, err
 	}
@@ -692,11 +695,11 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 		var err error
 		switch overlap {
 		case OverlapNone:
-			err = mr.passNone(pp, dir, out, ev(pass, 0))
+			err = mr.passNone(pp, dir, out, evIndex(pass, 0))
 		case OverlapSplit:
-			err = mr.passSplit(pp, dir, out, ev(pass, 0), pass)
+			err = mr.passSplit(pp, dir, out, evIndex(pass, 0), pass)
 		case OverlapEarly:
-			err = mr.passEarly(pp, dir, out, ev(pass, 0), pass)
+			err = mr.passEarly(pp, dir, out, evIndex(pass, 0), pass)
 		case OverlapCopy, OverlapCopyEarly:
 			err = mr.passCopy(pp, dir, pass, overlap == OverlapCopyEarly)
 		}
@@ -708,10 +711,10 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 		}
 	}
 	// The end: both streams done.
-	if err := mr.wait(mr.lo, ev(passes-1, evExchangeEnd)); err != nil {
+	if err := mr.wait(mr.lo, evIndex(passes-1, evExchangeEnd)); err != nil {
 		return RankTimes{}, err
 	}
-	last := ev(passes, 0)
+	last := evIndex(passes, 0)
 	if err := mr.record(last, mr.lo); err != nil {
 		return RankTimes{}, err
 	}
@@ -739,7 +742,7 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 			ev  int
 		}{{&pt.ComputeStart, evComputeStart}, {&pt.ComputeEnd, evComputeEnd},
 			{&pt.ExchangeStart, evExchangeStart}, {&pt.ExchangeEnd, evExchangeEnd}} {
-			if *f.dst, err = since(ev(pass, f.ev)); err != nil {
+			if *f.dst, err = since(evIndex(pass, f.ev)); err != nil {
 				return t, err
 			}
 		}

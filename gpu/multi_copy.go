@@ -122,7 +122,7 @@ const cudaErrorPeerAccessAlreadyEnabled = 704
 // before writing again the planes it read.
 func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 	m, p := mr.m, mr.p
-	e0 := 1 + pass*evPerPass
+	e0 := evIndex(pass, 0)
 	prev := e0 - evPerPass
 	nbs := []int{}
 	for _, nb := range []int{p.Down, p.Up} {
@@ -176,7 +176,7 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 		}
 		if after >= 0 {
 			m.prog.await(&m.prog.computed, nb, after)
-			if err := mr.waitOn(mr.hi, m.byRank[nb], 1+after*evPerPass+evComputeEnd); err != nil {
+			if err := mr.waitOn(mr.hi, m.byRank[nb], evIndex(after, evComputeEnd)); err != nil {
 				return err
 			}
 		}
