@@ -803,7 +803,7 @@ func (mr *mrank) passNone(pp passPlans, dir int, out *Buffer, e0 int) error {
 func (mr *mrank) passSplit(pp passPlans, dir int, out *Buffer, e0, pass int) error {
 	prevHi, prevLo := 0, 0
 	if pass > 0 {
-		prevHi, prevLo = e0-evPerPass+evExchangeEnd, e0-evPerPass+evInteriorEnd
+		prevHi, prevLo = evIndex(pass-1, evExchangeEnd), evIndex(pass-1, evInteriorEnd)
 	}
 	return enqueue(
 		mr.waitOp(mr.hi, prevLo),
@@ -826,7 +826,7 @@ func (mr *mrank) passSplit(pp passPlans, dir int, out *Buffer, e0, pass int) err
 func (mr *mrank) passEarly(pp passPlans, dir int, out *Buffer, e0, pass int) error {
 	if pass > 0 {
 		// The next boundary reads the halos this exchange writes.
-		if err := mr.wait(mr.lo, e0-evPerPass+evExchangeEnd); err != nil {
+		if err := mr.wait(mr.lo, evIndex(pass-1, evExchangeEnd)); err != nil {
 			return err
 		}
 	}

@@ -123,7 +123,7 @@ const cudaErrorPeerAccessAlreadyEnabled = 704
 func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 	m, p := mr.m, mr.p
 	e0 := evIndex(pass, 0)
-	prev := e0 - evPerPass
+	prevPush := evIndex(pass-1, evExchangeEnd)
 	nbs := []int{}
 	for _, nb := range []int{p.Down, p.Up} {
 		if nb >= 0 {
@@ -133,11 +133,11 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 	if pass > 0 {
 		for _, nb := range nbs {
 			m.prog.await(&m.prog.pushed, nb, pass-1)
-			if err := mr.waitOn(mr.lo, m.byRank[nb], prev+evExchangeEnd); err != nil {
+			if err := mr.waitOn(mr.lo, m.byRank[nb], prevPush); err != nil {
 				return err
 			}
 		}
-		if err := mr.wait(mr.lo, prev+evExchangeEnd); err != nil {
+		if err := mr.wait(mr.lo, prevPush); err != nil {
 			return err
 		}
 	}
