@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -323,11 +322,4 @@ func (d *Device) memFunction(source, name string) (*Function, error) {
 		return nil, err
 	}
 	return m.Function(name)
-}
-
-// sortedDefines returns defs sorted by name, for stable keys and labels.
-func sortedDefines(defs []Define) []Define {
-	s := slices.Clone(defs)
-	sort.Slice(s, func(i, j int) bool { return s[i].Name < s[j].Name })
-	return s
 }
