@@ -289,6 +289,8 @@ var staticAttacks = []struct{ dir, id, why string }{
 	{"51_print_hidden_field", "05_basic", "a value of type *sim.Global becomes an interface here, which would open sim.Global.Name, not available in this exercise"},
 	{"52_recover_fault", "06_tiled", "tiled.go:14: recover is not available in an exercise"},
 	{"53_goroutine", "08_register_tiled", "register_tiled.go:15: a go statement is not available in a kernel exercise"},
+	{"54_halo_lab_exchange", "12_halo", "halo.Exchange is not available in this exercise"},
+	{"55_halo_group", "12_halo", "Group is not available in this exercise"},
 }
 
 // staticAttackFiles reads the files an attack hands in for its exercise,
