@@ -3,6 +3,8 @@ package lab
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // CheckGrids is the number of extra grids of the run's shape that
@@ -44,17 +46,54 @@ func CheckRun(got, src *Grid3[float32], c Coeffs, steps int) (Diff, error) {
 	return compareSweep(got, cur, c), nil
 }
 
-// sweepAcc64 sweeps src into dst in float32 with float64 sums.
+// sweepAcc64 sweeps src into dst in float32 with float64 sums, its planes
+// split over all cores.
 func sweepAcc64(dst, src *Grid3[float32], c Coeffs) {
-	nx, plane := src.NX, src.NX*src.NY
-	for i := 1; i < src.NZ-1; i++ {
-		for j := 1; j < src.NY-1; j++ {
-			for k := 1; k < nx-1; k++ {
-				p := i*plane + j*nx + k
-				dst.Data[p] = float32(point64(src.Data, p, nx, plane, c))
+	forPlanes(src.NZ, func(lo, hi int) {
+		nx, plane := src.NX, src.NX*src.NY
+		for i := lo; i < hi; i++ {
+			for j := 1; j < src.NY-1; j++ {
+				for k := 1; k < nx-1; k++ {
+					p := i*plane + j*nx + k
+					dst.Data[p] = float32(point64(src.Data, p, nx, plane, c))
+				}
 			}
 		}
+	})
+}
+
+// checkThreads bounds the goroutines of the check; a variable so that a
+// test can run the check on one and on many.
+var checkThreads = runtime.GOMAXPROCS(0)
+
+// forPlanes calls f on consecutive ranges [lo, hi) that cover the planes
+// 1 … nz−2, on up to checkThreads goroutines, and returns when all are
+// done. The ranges depend only on nz and checkThreads, in order of their
+// index, so that a caller that reduces per range gets the same result on
+// every run.
+func forPlanes(nz int, f func(lo, hi int)) {
+	rs := planeRanges(nz)
+	var wg sync.WaitGroup
+	for _, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(r[0], r[1])
+		}()
 	}
+	wg.Wait()
+}
+
+// planeRanges splits the planes 1 … nz−2 into at most checkThreads
+// ranges of nearly equal size.
+func planeRanges(nz int) [][2]int {
+	planes := nz - 2
+	n := max(1, min(checkThreads, planes))
+	rs := make([][2]int, 0, n)
+	for t := range n {
+		rs = append(rs, [2]int{1 + planes*t/n, 1 + planes*(t+1)/n})
+	}
+	return rs
 }
 
 // point64 is the seven-point update of point p in float64.
@@ -66,14 +105,58 @@ func point64(d []float32, p, nx, plane int, c Coeffs) float64 {
 }
 
 // compareSweep returns Compare(got, want) where want is the float64
-// sweep of src, its boundary that of src, without building want.
+// sweep of src, its boundary that of src, without building want. The
+// planes are compared on all cores; each range keeps its own largest
+// difference and sums, and the ranges are joined in order, so the first
+// point of the largest difference is reported, as a single loop would.
 func compareSweep(got, src *Grid3[float32], c Coeffs) Diff {
-	d := Diff{Worst: -1}
-	var num, den float64
 	nz, ny, nx := src.NZ, src.NY, src.NX
 	plane := nx * ny
-	p := 0
-	for i := range nz {
+	// The two boundary planes are compared as ranges of their own.
+	rs := append([][2]int{{0, 1}}, planeRanges(nz)...)
+	if nz > 1 {
+		rs = append(rs, [2]int{nz - 1, nz})
+	}
+	parts := make([]diffPart, len(rs))
+	var wg sync.WaitGroup
+	for ri, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[ri] = comparePlanes(got, src, c, r[0], r[1], nz, ny, nx, plane)
+		}()
+	}
+	wg.Wait()
+	d := Diff{Worst: -1}
+	var num, den float64
+	for _, pt := range parts {
+		if pt.maxAbs > d.MaxAbs {
+			d.MaxAbs, d.Worst = pt.maxAbs, pt.worst
+		}
+		num += pt.num
+		den += pt.den
+	}
+	if den > 0 {
+		d.RelL2 = math.Sqrt(num / den)
+	} else {
+		d.RelL2 = math.Sqrt(num)
+	}
+	return d
+}
+
+// diffPart is compareSweep's result over a range of planes.
+type diffPart struct {
+	maxAbs   float64
+	worst    int
+	num, den float64
+}
+
+// comparePlanes compares planes lo ≤ i < hi of got with the float64 sweep
+// of src.
+func comparePlanes(got, src *Grid3[float32], c Coeffs, lo, hi, nz, ny, nx, plane int) diffPart {
+	d := diffPart{worst: -1}
+	for i := lo; i < hi; i++ {
+		p := i * plane
 		for j := range ny {
 			for k := range nx {
 				w := float64(src.Data[p])
@@ -89,21 +172,16 @@ func compareSweep(got, src *Grid3[float32], c Coeffs) Diff {
 				default:
 					e = math.Abs(g - w)
 				}
-				if e > d.MaxAbs {
-					d.MaxAbs, d.Worst = e, p
+				if e > d.maxAbs {
+					d.maxAbs, d.worst = e, p
 				}
-				num += e * e
+				d.num += e * e
 				if !math.IsNaN(w) {
-					den += w * w
+					d.den += w * w
 				}
 				p++
 			}
 		}
-	}
-	if den > 0 {
-		d.RelL2 = math.Sqrt(num / den)
-	} else {
-		d.RelL2 = math.Sqrt(num)
 	}
 	return d
 }

@@ -145,3 +145,48 @@ func TestCheckRunCostsAtMostOneGrid(t *testing.T) {
 	assert.Equal(t, 0, CheckGrids(1))
 	assert.Equal(t, 1, CheckGrids(3))
 }
+
+// The check split over many goroutines reports what it reports on one: the
+// same largest difference at the same point, and the same norm up to the
+// order of its sums, on odd shapes with planted errors; of two equal
+// largest differences far apart, the first in index order.
+func TestCheckRunThreadsAgree(t *testing.T) {
+	c := DistinctCoeffs()
+	defer func(n int) { checkThreads = n }(checkThreads)
+	for _, shape := range [][3]int{{3, 5, 7}, {17, 9, 13}, {31, 6, 11}} {
+		nz, ny, nx := shape[0], shape[1], shape[2]
+		for _, steps := range []int{1, 3} {
+			src, err := NewGrid3[float32](nz, ny, nx)
+			require.NoError(t, err)
+			src.FillRandom(uint64(nz + steps))
+			got := src.Clone()
+			require.NoError(t, Advance(SevenPoint[float32], got, src, c, steps))
+			got.Set(nz-2, 1, 1, got.At(nz-2, 1, 1)+0.5)
+			got.Set(nz/2, 2, 3, got.At(nz/2, 2, 3)-0.25)
+			tied := got.Clone() // two infinite differences
+			tied.Set(nz-2, 1, 2, float32(math.NaN()))
+			tied.Set(1, ny-2, nx-2, float32(math.NaN()))
+
+			checkThreads = 1
+			one, err := CheckRun(got, src.Clone(), c, steps)
+			require.NoError(t, err)
+			oneTied, err := CheckRun(tied, src.Clone(), c, steps)
+			require.NoError(t, err)
+			assert.InDelta(t, 0.5, one.MaxAbs, 1e-3)
+			assert.Equal(t, got.Index(nz-2, 1, 1), one.Worst, "%v steps %d", shape, steps)
+			assert.True(t, math.IsInf(oneTied.MaxAbs, 1))
+			assert.Equal(t, min(got.Index(1, ny-2, nx-2), got.Index(nz-2, 1, 2)), oneTied.Worst, "%v steps %d", shape, steps)
+			for _, threads := range []int{2, 3, 7, 64} {
+				checkThreads = threads
+				many, err := CheckRun(got, src.Clone(), c, steps)
+				require.NoError(t, err)
+				assert.Equal(t, one.MaxAbs, many.MaxAbs, "%v steps %d threads %d", shape, steps, threads)
+				assert.Equal(t, one.Worst, many.Worst, "%v steps %d threads %d", shape, steps, threads)
+				assert.InEpsilon(t, one.RelL2, many.RelL2, 1e-12, "%v steps %d threads %d", shape, steps, threads)
+				manyTied, err := CheckRun(tied, src.Clone(), c, steps)
+				require.NoError(t, err)
+				assert.Equal(t, oneTied.Worst, manyTied.Worst, "%v steps %d threads %d", shape, steps, threads)
+			}
+		}
+	}
+}
