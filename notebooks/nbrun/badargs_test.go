@@ -125,6 +125,14 @@ func badCalls() []badCall {
 		return second(KernelSummary(&fig.Bench{Results: []fig.BenchResult{{Kernel: "coarsened", N: SummaryN, Tile: huge}}}))
 	})
 
+	// cards.go
+	add("CardRuns/no arguments", false, ignore(func() { _, _ = CardRuns() }))
+	oddCards := []CardRun{{}, {Card: "x", File: "f", N: -1, CopyMs: math.NaN(), Fast: &benchfile.Run{}}, {Card: "x", N: huge, Temporal: &benchfile.Run{N: -huge}}}
+	add("CardFastTable/odd", false, ignore(func() { _ = CardFastTable(oddCards) }))
+	add("CardTemporalTable/odd", false, ignore(func() { _ = CardTemporalTable(oddCards) }))
+	add("CardRun.Recorded/zero", false, ignore(func() { _ = CardRun{}.Recorded() }))
+	add("CardRun.Speedup/zero runs", false, ignore(func() { _, _ = CardRun{Fast: &benchfile.Run{}, Temporal: &benchfile.Run{}}.Speedup() }))
+
 	// charts.go
 	add("TrafficPlot/no runs", true, func() error { return second(TrafficPlot()) })
 	for name, r := range badResults() {
