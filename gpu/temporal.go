@@ -44,26 +44,37 @@ var temporalTable = paramTable[temporalParams]{
 		func(p *temporalParams) *int { return &p.MinBlocks }, nil},
 	{Param{Name: "TB_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
 		func(p *temporalParams) *int { return &p.Stream }, nil},
-	{Param{Name: "TB_V", Lo: 0, Hi: 2, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (TB_MINB defaults to 1); 2 as 1 with two of each, copied, unrolled by two"},
+	{Param{Name: "TB_V", Lo: 0, Hi: 2, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (the default for k ≤ 4); 2 as 1 with two of each, copied, unrolled by two (the default above)"},
 		func(p *temporalParams) *int { return &p.V }, nil},
 	{Param{Name: "TB_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
 		func(p *temporalParams) *int { return &p.CZ }, nil},
 }
 
 // temporalDefaults is the default tile of the temporal kernel: 64×32
-// input points, 512 threads, (64−2·hx)×(32−2k) outputs, and march 2, which
-// measured faster than march 0 at k = 2, 3, 4 and 8 on an H200 (k = 4:
-// 1.16× at N = 1024, docs/gpu.md). MinBlocks is set per k by
-// temporalMinBlocks.
-var temporalDefaults = temporalParams{BX: 64, BY: 32, V: 2}
+// input points, 512 threads, (64−2·hx)×(32−2k) outputs. The march (TB_V)
+// and TB_MINB are set per k by temporalMarch and temporalMinBlocks.
+var temporalDefaults = temporalParams{BX: 64, BY: 32}
 
-// temporalMinBlocks is the default TB_MINB for k time steps a pass and
-// march v (TB_V): two resident blocks of 512 threads (at most 64 registers
-// each) for k ≤ 4 with march 0, which measured fastest on an H100 at k = 4
-// (docs/gpu.md); one above, where the 8k registers each thread holds
-// across the march would spill, and for march 1, which holds 12k.
-func temporalMinBlocks(k, v int) int {
-	if k <= 4 && v != 1 {
+// temporalMarch is the default march for k time steps a pass: march 1
+// (three register slots and shared planes a level, no register copied)
+// for k ≤ 4, where two blocks of it still fit a multiprocessor's shared
+// memory and it measured faster than march 2 at k = 3 and 4 on an H100 at
+// N = 512 and 1024 (bench/perf-final.sh, docs/gpu.md); march 2 above,
+// whose two planes a level leave room for more levels.
+func temporalMarch(k int) int {
+	if k <= 4 {
+		return 1
+	}
+	return 2
+}
+
+// temporalMinBlocks is the default TB_MINB for k time steps a pass: two
+// resident blocks of 512 threads (at most 64 registers each) for k ≤ 4,
+// which measured fastest at k = 4 for marches 0, 1 and 2 on an H100
+// (docs/gpu.md); one above, where the registers each thread holds across
+// the march would spill.
+func temporalMinBlocks(k int) int {
+	if k <= 4 {
 		return 2
 	}
 	return 1
@@ -102,8 +113,11 @@ func (temporalTuning) configure(s lab.Step3, tile int, user map[string]string) (
 	if err := temporalTable.set(s.Name, &p, user); err != nil {
 		return nil, err
 	}
+	if _, given := user["TB_V"]; !given {
+		p.V = temporalMarch(p.K)
+	}
 	if _, given := user["TB_MINB"]; !given {
-		p.MinBlocks = temporalMinBlocks(p.K, p.V)
+		p.MinBlocks = temporalMinBlocks(p.K)
 	}
 	if p.K > 16 {
 		return nil, fmt.Errorf("gpu: %s: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 registers per thread)", s.Name, p.K)

@@ -170,12 +170,12 @@ func TestTemporalPlan(t *testing.T) {
 	assert.Contains(t, p.Defines, Define{"TB_BX", "64"})
 	assert.Contains(t, p.Defines, Define{"TB_BY", "32"})
 	assert.Contains(t, p.Defines, Define{"TB_MINB", "2"}, "two blocks a multiprocessor up to k = 4")
-	assert.Contains(t, p.Defines, Define{"TB_V", "2"}, "march 2")
+	assert.Contains(t, p.Defines, Define{"TB_V", "1"}, "march 1 up to k = 4")
 	// 64 − 2·4 = 56 outputs a row: ceil(511/56) = 10 blocks cover x = 0 … 559;
 	// 32 − 2·4 = 24 rows: ceil(510/24) = 22; one chunk of 510 planes.
 	assert.Equal(t, [3]int{16, 32, 1}, p.Geometry.Block)
 	assert.Equal(t, [3]int{10, 22, 1}, p.Geometry.Grid)
-	assert.Equal(t, 2*4*64*(32+2)*4, p.Geometry.DynamicShared, "two planes a level with a row of padding above and below")
+	assert.Equal(t, 3*4*64*(32+2)*4, p.Geometry.DynamicShared, "three planes a level with a row of padding above and below")
 	assert.Equal(t, "k4:64x32x510", p.Tile)
 
 	// k = 1 still keeps a whole float4 of halo in x; k = 8 two.
@@ -187,10 +187,16 @@ func TestTemporalPlan(t *testing.T) {
 	p, err = PlanLaunch("temporal", Options{Tile: 8}, 100, 100, 100)
 	require.NoError(t, err)
 	assert.Contains(t, p.Defines, Define{"TB_MINB", "1"}, "one block a multiprocessor above k = 4")
+	assert.Contains(t, p.Defines, Define{"TB_V", "2"}, "march 2 above k = 4")
+	assert.Equal(t, 2*8*64*(32+2)*4, p.Geometry.DynamicShared, "two planes a level with a row of padding above and below")
 	assert.Equal(t, [3]int{ceilDiv(99, 64-16), ceilDiv(98, 32-16), 1}, p.Geometry.Grid)
 }
 
 func TestTemporalOptionsRefused(t *testing.T) {
+	var known []string
+	for _, q := range temporalTable.params() {
+		known = append(known, q.Name)
+	}
 	for _, c := range []struct {
 		o    Options
 		want string
@@ -203,7 +209,7 @@ func TestTemporalOptionsRefused(t *testing.T) {
 		{Options{Tile: 4, Defines: []Define{{"TB_BX", "128"}, {"TB_BY", "64"}}}, "at most 1024"},
 		{Options{Tile: 4, Defines: []Define{{"TB_L2PF", "x"}}}, "TB_L2PF = x must be an integer from 0 to 16"},
 		{Options{Defines: []Define{{"TB_K", "4"}}}, "set TB_K through the tile"},
-		{Options{Defines: []Define{{"TB_BXX", "64"}}}, `unknown define TB_BXX (did you mean "TB_BX"?) (known: TB_BX, TB_BY, TB_L2PF, TB_MINB, TB_STREAM, TB_V, TB_CZ)`},
+		{Options{Defines: []Define{{"TB_BXX", "64"}}}, `unknown define TB_BXX (did you mean "TB_BX"?) (known: ` + strings.Join(known, ", ") + ")"},
 		{Options{Defines: []Define{{"FAST_BY", "4"}}}, "unknown define FAST_BY"},
 	} {
 		_, err := PlanLaunch("temporal", c.o, 64, 64, 64)

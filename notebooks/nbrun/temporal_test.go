@@ -30,19 +30,21 @@ func TestSimulateTemporal(t *testing.T) {
 func TestTemporalLimits(t *testing.T) {
 	ls := TemporalLimits([]int{1, 4, 8})
 	require.Len(t, ls, len(TemporalTiles)*3)
-	// 64×32 at k = 4: 16×32 threads, 2·4 planes of 64·(32+2) floats (the
-	// default march keeps a row above and below the tile), 56×24 outputs;
+	// 64×32 at k = 4: 16×32 threads, 3·4 planes of 64·(32+2) floats (the
+	// default march at k ≤ 4, march 1, keeps three planes a level with a
+	// row above and below the tile), 56×24 outputs;
 	// (4·2048/1344 + 4)/4 bytes per point and step.
 	l := ls[1]
 	assert.Equal(t, [3]int{64, 32, 4}, [3]int{l.BX, l.BY, l.K})
 	assert.Equal(t, 512, l.Threads)
-	assert.Equal(t, 4*2*4*64*(32+2), l.SharedBytes)
+	assert.Equal(t, 4*3*4*64*(32+2), l.SharedBytes)
 	assert.InDelta(t, 1344.0/2048, l.OutputShare, 1e-12)
 	assert.InDelta(t, (4*2048.0/1344+4)/4, l.ReadsPerStep, 1e-12)
 	// 128×16 leaves no output at k = 8.
 	assert.NotEmpty(t, ls[5].Err)
 	assert.Contains(t, TemporalLimitsTable(ls), "no output")
-	// 128×32 at k = 8: 2·8 planes of 128·(32+2) floats = 272 KiB.
+	// 128×32 at k = 8: 2·8 planes of 128·(32+2) floats = 272 KiB (march 2
+	// above k = 4).
 	assert.Equal(t, 4*2*8*128*(32+2), ls[8].SharedBytes)
 	assert.Contains(t, TemporalLimitsTable(ls), "over the 227 KiB")
 	p, err := TemporalLimitsChart(ls)
