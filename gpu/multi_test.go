@@ -156,9 +156,9 @@ func TestMultiOneDevice(t *testing.T) {
 	assert.Len(t, got.Millis, 2)
 }
 
-// TestMultiLarge runs N = 2048 with 8 time steps on two GPUs, which does
-// not fit one 80 GB GPU (two grids of 34 GB each plus the input), and
-// checks sampled planes against the CPU reference (STENCIL_TEST_LARGE=1).
+// TestMultiLarge runs N = 2048 with 8 time steps on two GPUs (34 GB a
+// grid; the time loop's two grids also fit one 80 GB GPU) and checks
+// sampled planes against the CPU reference (STENCIL_TEST_LARGE=1).
 func TestMultiLarge(t *testing.T) {
 	if os.Getenv(envTestLarge) == "" {
 		t.Skip("set " + envTestLarge + "=1 for N = 2048 on two GPUs")
