@@ -3,8 +3,10 @@
 # GPU machine (about 5 minutes):
 #
 #   ncu    Nsight Compute (--clock-control none, one launch each, every
-#          metric to one CSV): the temporal step (march 2, the default) at
-#          k = 2, 4 and 8 and the float4 copy at N = 512; fast (the
+#          metric to one CSV): the temporal step (its registered default at
+#          each k: march 1 up to k = 4, march 2 above; march 2 at every k
+#          when docs/bounds_*.json were recorded) at k = 2, 4 and 8 and the
+#          float4 copy at N = 512; fast (the
 #          registered default and FAST_BY=2) and the copy at N = 1024; fast
 #          and the copy at N = 2048. Issue slots, achieved occupancy and its
 #          limits, stall reasons per issued instruction, shared-memory
