@@ -18,8 +18,10 @@ import (
 	"strings"
 )
 
-// Claims: every percentage, time in milliseconds, bandwidth (GB/s, TB/s)
-// and rate (GFLOP/s, TFLOP/s) that the prose of a notebook or a doc states
+// Claims: every percentage, time in milliseconds, bandwidth (GB/s, TB/s),
+// rate (GFLOP/s, TFLOP/s) and ratio written with "×" (2.10× fast; not a
+// shape such as 64×32 or 2 × 2, whose "×" a number follows) that the prose
+// of a notebook or a doc states
 // must say where it comes from, and the test checks it against that source. The source is an HTML comment right after
 // the number, which neither Jupyter nor GitHub shows:
 //
@@ -70,9 +72,9 @@ type Claim struct {
 }
 
 var (
-	// claimRe finds a number with the unit % or ms, and the comment that may
-	// follow it.
-	claimRe  = regexp.MustCompile(`(\d+(?:\.\d+)?)(?:\s|\x{00a0}|\x{202f})?(%|ms\b|GB/s|TB/s|GFLOP/s|TFLOP/s)(\s*<!--\s*(=|cited:|run:|target:)(.*?)-->)?`)
+	// claimRe finds a number with its unit (%, ms, GB/s, TB/s, GFLOP/s,
+	// TFLOP/s or ×), and the comment that may follow it.
+	claimRe  = regexp.MustCompile(`(\d+(?:\.\d+)?)(?:\s|\x{00a0}|\x{202f})?(%|ms\b|GB/s|TB/s|GFLOP/s|TFLOP/s|×)(\s*<!--\s*(=|cited:|run:|target:)(.*?)-->)?`)
 	lookupRe = regexp.MustCompile(`\{([^{}\s]+)\s+([^{}]+)\}`)
 	segRe    = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?$`)
 	fenceRe  = regexp.MustCompile("(?s)```.*?```")
@@ -80,6 +82,8 @@ var (
 	runRe = regexp.MustCompile("`[^`]+`")
 	// operandRe matches what follows a remainder operator: its right operand.
 	operandRe = regexp.MustCompile(`^[ \t\x{00a0}\x{202f}]*[−-]?\d`)
+	// factorRe matches a letter right after "×": the other side of a shape.
+	factorRe = regexp.MustCompile(`^\pL`)
 )
 
 // FindClaims returns the claims of one piece of prose, skipping code
@@ -96,6 +100,9 @@ func FindClaims(where, text string) []Claim {
 		}
 		if m[2] == "%" && operandRe.MatchString(text[loc[5]:]) {
 			continue // the remainder operator: −1 % 5
+		}
+		if m[2] == "×" && (operandRe.MatchString(text[loc[5]:]) || factorRe.MatchString(text[loc[5]:])) {
+			continue // a shape or a product: 64×32, 2 × 2, 4 × 0.277 ms, 32×W
 		}
 		v, _ := strconv.ParseFloat(m[1], 64)
 		places := 0

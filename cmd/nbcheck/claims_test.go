@@ -120,3 +120,21 @@ func TestRemainderIsNoClaim(t *testing.T) {
 	assert.Equal(t, "39 %", cs[0].Text)
 	assert.Equal(t, "12 %", cs[1].Text)
 }
+
+// A ratio written with "×" is a claim; a shape or a product, whose "×" a
+// number or a letter follows, is not.
+func TestTimesClaims(t *testing.T) {
+	text := "2.10×<!-- = 4.2/2 --> fast, a 64×32 tile of 2 × 2 ranks, 4 × 0.277 ms<!-- = 1.108 -->, 32×W lanes, 1.58× fast"
+	cs := FindClaims("x", text)
+	require.Len(t, cs, 3)
+	assert.Equal(t, Claim{Where: "x", Text: "2.10 ×", Value: 2.1, Places: 2, Source: "4.2/2"}, cs[0])
+	assert.Empty(t, CheckClaim(".", cs[0]))
+	assert.Equal(t, "0.277 ms", cs[1].Text)
+	assert.Equal(t, "1.58 ×", cs[2].Text)
+	assert.Equal(t, "", cs[2].Source)
+	assert.NotEmpty(t, CheckClaim(".", cs[2]), "a ratio with no source fails")
+	// A wrong ratio fails against its source.
+	bad := FindClaims("x", "1.58×<!-- = 4.19/2.0 -->")
+	require.Len(t, bad, 1)
+	assert.Contains(t, CheckClaim(".", bad[0]), "gives 2.095")
+}
