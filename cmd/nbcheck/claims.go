@@ -19,9 +19,9 @@ import (
 )
 
 // Claims: every percentage, time in milliseconds, bandwidth (GB/s, TB/s),
-// rate (GFLOP/s, TFLOP/s) and ratio written with "×" (2.10× fast; not a
-// shape such as 64×32 or 2 × 2, whose "×" a number follows) that the prose
-// of a notebook or a doc states
+// rate (GFLOP/s, TFLOP/s) and ratio written with "×" right after its
+// number (2.10× fast; not a count or a shape such as 2 × H200, 64×32 or
+// 32×W) that the prose of a notebook or a doc states
 // must say where it comes from, and the test checks it against that source. The source is an HTML comment right after
 // the number, which neither Jupyter nor GitHub shows:
 //
@@ -101,8 +101,8 @@ func FindClaims(where, text string) []Claim {
 		if m[2] == "%" && operandRe.MatchString(text[loc[5]:]) {
 			continue // the remainder operator: −1 % 5
 		}
-		if m[2] == "×" && (operandRe.MatchString(text[loc[5]:]) || factorRe.MatchString(text[loc[5]:])) {
-			continue // a shape or a product: 64×32, 2 × 2, 4 × 0.277 ms, 32×W
+		if m[2] == "×" && (loc[4] != loc[3] || operandRe.MatchString(text[loc[5]:]) || factorRe.MatchString(text[loc[5]:])) {
+			continue // a count, a shape or a product: 2 × H200, 64×32, 4 × 0.277 ms, 32×W
 		}
 		v, _ := strconv.ParseFloat(m[1], 64)
 		places := 0

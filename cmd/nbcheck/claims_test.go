@@ -11,14 +11,18 @@ import (
 )
 
 // claimFiles are the prose whose numbers the claims test checks: every
-// notebook (01 to 08, 07b, the exercises and any added later) and the docs
-// written for them.
+// notebook (01 to 08, 07b, the exercises and any added later), every doc
+// under docs/ and the README.
 func claimFiles(t *testing.T, root string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(root, "notebooks", "[0-9][0-9]*_*.ipynb"))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(files), 11, "the course's notebooks 01 to 08, 07b, 09 and 10")
-	return append(files, filepath.Join(root, "docs", "sediment.md"), filepath.Join(root, "docs", "gpu.md"))
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	require.Contains(t, docs, filepath.Join(root, "docs", "gpu.md"))
+	files = append(files, docs...)
+	return append(files, filepath.Join(root, "README.md"))
 }
 
 // TestClaims: every percentage and millisecond figure of the course's prose
@@ -124,7 +128,7 @@ func TestRemainderIsNoClaim(t *testing.T) {
 // A ratio written with "×" is a claim; a shape or a product, whose "×" a
 // number or a letter follows, is not.
 func TestTimesClaims(t *testing.T) {
-	text := "2.10×<!-- = 4.2/2 --> fast, a 64×32 tile of 2 × 2 ranks, 4 × 0.277 ms<!-- = 1.108 -->, 32×W lanes, 1.58× fast"
+	text := "2.10×<!-- = 4.2/2 --> fast, a 64×32 tile of 2 × 2 ranks on 4 × H200, 4 × 0.277 ms<!-- = 1.108 -->, 32×W lanes, 1.58× fast"
 	cs := FindClaims("x", text)
 	require.Len(t, cs, 3)
 	assert.Equal(t, Claim{Where: "x", Text: "2.10 ×", Value: 2.1, Places: 2, Source: "4.2/2"}, cs[0])
