@@ -132,6 +132,12 @@ func badCalls() []badCall {
 	add("CardTemporalTable/odd", false, ignore(func() { _ = CardTemporalTable(oddCards) }))
 	add("CardRun.Recorded/zero", false, ignore(func() { _ = CardRun{}.Recorded() }))
 	add("CardRun.Speedup/zero runs", false, ignore(func() { _, _ = CardRun{Fast: &benchfile.Run{}, Temporal: &benchfile.Run{}}.Speedup() }))
+	add("CardRun.TemporalMarch/odd defines", false, ignore(func() {
+		_, _ = CardRun{Temporal: &benchfile.Run{Defines: []string{"", "=", "TB_V=", "TB_V=99999999999999999999"}}}.TemporalMarch()
+	}))
+	add("CardRun.MarchSpeedup/zero runs", false, ignore(func() {
+		_, _ = CardRun{Fast: &benchfile.Run{}, Marches: []MarchRun{{March: -1}}}.MarchSpeedup(-1)
+	}))
 
 	// charts.go
 	add("TrafficPlot/no runs", true, func() error { return second(TrafficPlot()) })

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"stencillab.dev/lab/benchfile"
@@ -20,6 +21,11 @@ import (
 // both cards, 24 steps").
 const CardBenchGlob = "docs/temporal_*_24steps.json"
 
+// MarchDefine is the define that picks the temporal step's march (the
+// order in which a block keeps its planes in registers and shared memory;
+// gpu/temporal.go and cuda/temporal.cu), 0, 1 or 2.
+const MarchDefine = "TB_V"
+
 // CardRun is one card at one grid side in the benches of CardBenchGlob:
 // the copies of that bench and the default configuration of the fast and
 // the temporal step. File is "" when no bench holds the card at N; Fast or
@@ -32,10 +38,98 @@ type CardRun struct {
 	InteriorCopyMs float64        // one copy of the interior alone, milliseconds; 0 when not recorded
 	Fast           *benchfile.Run // the fast sweep at its default
 	Temporal       *benchfile.Run // the temporal step at its default (its march and k)
+	// Marches are the runs of the temporal step at N whose defines are the
+	// default's but for MarchDefine, the default among them, one per march
+	// in increasing order; none when the default names no march.
+	Marches []MarchRun
+}
+
+// MarchRun is the temporal step with one march.
+type MarchRun struct {
+	March int           // the value of MarchDefine
+	Run   benchfile.Run // the run
 }
 
 // Recorded reports whether a bench holds the card at N.
 func (c CardRun) Recorded() bool { return c.File != "" }
+
+// TemporalMarch returns the march of the temporal step's default run, and
+// false when there is none or its defines do not name one.
+func (c CardRun) TemporalMarch() (int, bool) {
+	if c.Temporal == nil {
+		return 0, false
+	}
+	return runMarch(*c.Temporal)
+}
+
+// MarchSpeedup returns the points per second of the temporal step with
+// march v (the default's defines otherwise) over the fast sweep's, and
+// false when the bench holds no such run or no fast sweep.
+func (c CardRun) MarchSpeedup(v int) (float64, bool) {
+	if c.Fast == nil {
+		return 0, false
+	}
+	for _, m := range c.Marches {
+		if m.March == v {
+			return m.Run.PointsPerSecond() / c.Fast.PointsPerSecond(), true
+		}
+	}
+	return 0, false
+}
+
+// runMarch returns the march a run's defines name, and false when they
+// name none or name it twice or not as a whole number.
+func runMarch(r benchfile.Run) (int, bool) {
+	v, found := 0, false
+	for _, d := range r.Defines {
+		name, val, ok := strings.Cut(d, "=")
+		if !ok || strings.TrimSpace(name) != MarchDefine {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(val))
+		if err != nil || found {
+			return 0, false
+		}
+		v, found = n, true
+	}
+	return v, found
+}
+
+// withoutMarch returns a run's defines less MarchDefine, in their order.
+func withoutMarch(r benchfile.Run) []string {
+	var out []string
+	for _, d := range r.Defines {
+		if name, _, _ := strings.Cut(d, "="); strings.TrimSpace(name) != MarchDefine {
+			out = append(out, strings.TrimSpace(d))
+		}
+	}
+	return out
+}
+
+// marchRuns returns the runs of the temporal step in b at the default run
+// def's side and tile whose defines are def's but for MarchDefine, one per
+// march (def for its own, else the first of a march the bench repeats), in
+// increasing march.
+func marchRuns(b *benchfile.File, def benchfile.Run) []MarchRun {
+	dv, ok := runMarch(def)
+	if !ok {
+		return nil
+	}
+	want := withoutMarch(def)
+	out := []MarchRun{{March: dv, Run: def}}
+	for _, r := range b.Results {
+		if r.Kernel != def.Kernel || r.N != def.N || r.Tile != def.Tile || !slices.Equal(withoutMarch(r), want) {
+			continue
+		}
+		v, ok := runMarch(r)
+		if !ok || slices.ContainsFunc(out, func(m MarchRun) bool { return m.March == v }) {
+			continue
+		}
+		out = append(out, MarchRun{March: v, Run: r})
+	}
+	slices.SortFunc(out, func(a, b MarchRun) int { return a.March - b.March })
+	return out
+}
 
 // Speedup returns the temporal run's points per second over the fast
 // sweep's, and false when either is missing.
@@ -113,6 +207,7 @@ func cardRunsIn(root string) ([]CardRun, error) {
 			}
 			if r, ok := defaultRun(b, "temporal", n); ok {
 				c.Temporal = &r
+				c.Marches = marchRuns(b, r)
 			}
 			found[k] = c
 			if !slices.Contains(ns, n) {
@@ -168,7 +263,9 @@ func CardFastTable(cs []CardRun) string {
 // CardTemporalTable formats CardRuns as CardFastTable does, and adds the
 // temporal step at its default: its time, its share of the copy (above
 // 100 % where a pass reads and writes each point less than once a time
-// step) and its points per second over the fast sweep's.
+// step), its points per second over the fast sweep's and its march; then,
+// one column for each march any card ran with the default's other
+// defines, that march's points per second over the fast sweep's.
 func CardTemporalTable(cs []CardRun) string {
 	return cardTable(cs, true)
 }
@@ -177,6 +274,15 @@ func cardTable(cs []CardRun, temporal bool) string {
 	if len(cs) == 0 {
 		return fmt.Sprintf("no bench on a card recorded yet (%s)\n", CardBenchGlob)
 	}
+	var marches []int
+	for _, c := range cs {
+		for _, m := range c.Marches {
+			if !slices.Contains(marches, m.March) {
+				marches = append(marches, m.March)
+			}
+		}
+	}
+	slices.Sort(marches)
 	var s strings.Builder
 	ms := func(x float64) string {
 		if x <= 0 {
@@ -205,7 +311,10 @@ func cardTable(cs []CardRun, temporal bool) string {
 			fmt.Fprintf(&s, "%s (%s)\n", card, strings.Join(files, ", "))
 			fmt.Fprintf(&s, "%5s %5s %8s %9s %7s %7s", "N", "steps", "copy ms", "fast ms", "% copy", "% int")
 			if temporal {
-				fmt.Fprintf(&s, " %11s %7s %7s", "temporal ms", "% copy", "× fast")
+				fmt.Fprintf(&s, " %11s %7s %7s %5s", "temporal ms", "% copy", "× fast", "march")
+				for _, v := range marches {
+					fmt.Fprintf(&s, " %6s", fmt.Sprintf("m%d ×", v))
+				}
 			}
 			s.WriteString("\n")
 		}
@@ -226,14 +335,24 @@ func cardTable(cs []CardRun, temporal bool) string {
 		}
 		fmt.Fprintf(&s, "%5d %5s %8s %9s %7s %7s", c.N, steps, ms(c.CopyMs), fastMs, fastPct, fastInt)
 		if temporal {
-			tMs, tPct, speed := "none", "-", "-"
+			tMs, tPct, speed, march := "none", "-", "-", "-"
 			if c.Temporal != nil {
 				tMs, tPct = ms(c.Temporal.MedianMs), pct(c.Temporal.Pct())
 			}
 			if sp, ok := c.Speedup(); ok {
 				speed = fmt.Sprintf("%.2f", sp)
 			}
-			fmt.Fprintf(&s, " %11s %7s %7s", tMs, tPct, speed)
+			if v, ok := c.TemporalMarch(); ok {
+				march = fmt.Sprint(v)
+			}
+			fmt.Fprintf(&s, " %11s %7s %7s %5s", tMs, tPct, speed, march)
+			for _, v := range marches {
+				x := "-"
+				if sp, ok := c.MarchSpeedup(v); ok {
+					x = fmt.Sprintf("%.2f", sp)
+				}
+				fmt.Fprintf(&s, " %6s", x)
+			}
 		}
 		s.WriteString("\n")
 	}
@@ -243,5 +362,11 @@ func cardTable(cs []CardRun, temporal bool) string {
 	}
 	s.WriteString(": one run of the time steps shown.\n% copy, % int: the share of the float4 copy's and of the interior copy's bandwidth,\n" +
 		"counting 8 bytes per interior point and time step.\n")
+	if temporal {
+		s.WriteString("× fast: the temporal step's points per second over the fast sweep's; march: the default's " + MarchDefine + ".\n")
+		if len(marches) > 0 {
+			s.WriteString("m0 ×, m1 ×, …: × fast of the temporal step with that march and the default's other defines, in the same bench.\n")
+		}
+	}
 	return s.String()
 }

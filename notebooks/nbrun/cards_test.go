@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,12 +34,55 @@ type rawBench struct {
 		MedianMs float64 `json:"median_ms"`
 	} `json:"interior_copy"`
 	Results []struct {
-		Kernel   string  `json:"kernel"`
-		Label    string  `json:"label"`
-		N        int     `json:"n"`
-		Steps    int     `json:"steps"`
-		MedianMs float64 `json:"median_ms"`
+		Kernel   string   `json:"kernel"`
+		Label    string   `json:"label"`
+		N        int      `json:"n"`
+		Tile     int      `json:"tile"`
+		Defines  []string `json:"defines"`
+		Steps    int      `json:"steps"`
+		MedianMs float64  `json:"median_ms"`
 	} `json:"results"`
+}
+
+// rawMarches returns, for the default temporal run of raw at n, its march
+// and the median and steps of each run at n with the same kernel, tile and
+// defines but TB_V, by march: the default's for its own, else the first.
+func rawMarches(t *testing.T, raw rawBench, n int) (int, map[int][2]float64) {
+	t.Helper()
+	split := func(defs []string) (string, int) {
+		rest, v := "", -1
+		for _, d := range defs {
+			if val, ok := strings.CutPrefix(d, "TB_V="); ok {
+				x, err := strconv.Atoi(val)
+				require.NoError(t, err, d)
+				v = x
+				continue
+			}
+			rest += d + ";"
+		}
+		return rest, v
+	}
+	def := -1
+	var defRest string
+	var defTile int
+	out := map[int][2]float64{}
+	for _, r := range raw.Results {
+		if r.N == n && r.Kernel == "temporal" && r.Label == "temporal" {
+			defRest, def = split(r.Defines)
+			defTile = r.Tile
+			out[def] = [2]float64{r.MedianMs, float64(r.Steps)}
+		}
+	}
+	if def < 0 {
+		return def, nil
+	}
+	for _, r := range raw.Results {
+		rest, v := split(r.Defines)
+		if _, seen := out[v]; !seen && r.N == n && r.Kernel == "temporal" && r.Tile == defTile && rest == defRest && v >= 0 {
+			out[v] = [2]float64{r.MedianMs, float64(r.Steps)}
+		}
+	}
+	return def, out
 }
 
 // cardRow is one row of a card table as printed: its fields by column.
@@ -82,6 +126,24 @@ func TestCardRunsRecorded(t *testing.T) {
 	require.NoError(t, err)
 	fast, temporal := CardFastTable(cs), CardTemporalTable(cs)
 	rows := 0
+	// Every march any bench ran beside its default gets a column, in
+	// increasing order.
+	var allMarches []int
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var raw rawBench
+		require.NoError(t, json.Unmarshal(b, &raw), f)
+		for _, cp := range raw.Copy {
+			_, ms := rawMarches(t, raw, cp.N)
+			for v := range ms {
+				if !slices.Contains(allMarches, v) {
+					allMarches = append(allMarches, v)
+				}
+			}
+		}
+	}
+	slices.Sort(allMarches)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -140,8 +202,18 @@ func TestCardRunsRecorded(t *testing.T) {
 			require.True(t, ok)
 			assert.InDelta(t, wantSpeed, sp, 1e-9)
 
+			def, marchMs := rawMarches(t, raw, n)
+			require.GreaterOrEqual(t, def, 0, "%s: the default names its march", f)
+			v, ok := got.TemporalMarch()
+			require.True(t, ok)
+			assert.Equal(t, def, v)
+			require.Len(t, got.Marches, len(marchMs))
+			for _, m := range got.Marches {
+				assert.Equal(t, marchMs[m.March][0], m.Run.MedianMs, "march %d", m.March)
+			}
+
 			row := cardRow(t, temporal, raw.Device, n)
-			require.Len(t, row, 9, "%v", row)
+			require.Len(t, row, 10+len(allMarches), "%v", row)
 			assert.Equal(t, strconv.Itoa(fastSteps), row[1])
 			assert.InDelta(t, cp.MedianMs, num(t, row[2]), 0.00005)
 			assert.InDelta(t, fastMs, num(t, row[3]), 0.00005)
@@ -150,6 +222,20 @@ func TestCardRunsRecorded(t *testing.T) {
 			assert.InDelta(t, tMs, num(t, row[6]), 0.00005)
 			assert.InDelta(t, wantTPct, num(t, row[7]), 0.06, "the temporal step's share of the copy")
 			assert.InDelta(t, wantSpeed, num(t, row[8]), 0.005, "× fast")
+			assert.Equal(t, strconv.Itoa(def), row[9], "the default's march")
+			for i, v := range allMarches {
+				m, ok := marchMs[v]
+				if !ok {
+					assert.Equal(t, "-", row[10+i], "march %d not run", v)
+					continue
+				}
+				want := (fastMs / float64(fastSteps)) / (m[0] / m[1])
+				assert.InDelta(t, want, num(t, row[10+i]), 0.005, "march %d × fast", v)
+				sp, ok := got.MarchSpeedup(v)
+				require.True(t, ok)
+				assert.InDelta(t, want, sp, 1e-9)
+			}
+			assert.InDelta(t, wantSpeed, num(t, row[10+slices.Index(allMarches, def)]), 0.005, "the default's own march column")
 			assert.Equal(t, row[:6], cardRow(t, fast, raw.Device, n), "the fast table is the temporal one's first columns")
 		}
 	}
@@ -165,6 +251,8 @@ type benchSpec struct {
 	fastMs, tMs        float64
 	fastSteps, tSteps  int
 	noTemporal, noFast bool
+	march              int             // the default's march; −1: its defines name none
+	marchMs            map[int]float64 // other marches' times, the default's other defines
 }
 
 func writeBench(t *testing.T, root string, s benchSpec) {
@@ -182,13 +270,31 @@ func writeBench(t *testing.T, root string, s benchSpec) {
 		if !s.noFast {
 			results = append(results, run("fast", n, s.fastSteps, s.fastMs))
 		}
-		if !s.noTemporal {
-			results = append(results, run("temporal", n, s.tSteps, s.tMs))
+		defs := func(march int) []string {
+			d := []string{"TB_K=3", "TB_BX=64", "TB_BY=32"}
+			if march >= 0 {
+				d = append(d, fmt.Sprintf("TB_V=%d", march))
+			}
+			return append(d, "TB_MINB=2")
 		}
-		// A variant of the temporal step, which the tables leave out.
+		if !s.noTemporal {
+			r := run("temporal", n, s.tSteps, s.tMs)
+			r["tile"], r["defines"] = 3, defs(s.march)
+			results = append(results, r)
+		}
+		for v, ms := range s.marchMs {
+			r := run("temporal", n, s.tSteps, ms)
+			r["label"], r["tile"], r["defines"] = fmt.Sprintf("temporal[tile=3,TB_V=%d]", v), 3, defs(v)
+			results = append(results, r)
+		}
+		// Variants of the temporal step, which the tables leave out: another
+		// tile, and the default's march with another define.
 		v := run("temporal", n, s.tSteps, s.tMs/2)
 		v["label"] = "temporal[tile=2]"
 		results = append(results, v)
+		w := run("temporal", n, s.tSteps, s.tMs/3)
+		w["label"], w["tile"], w["defines"] = "temporal[tile=3,TB_BY=16,TB_V=7]", 3, []string{"TB_K=3", "TB_BX=64", "TB_BY=16", "TB_V=7", "TB_MINB=2"}
+		results = append(results, w)
 	}
 	b, err := json.Marshal(map[string]any{"device": s.card, "command": "stencil bench", "copy": copies,
 		"interior_copy": interior, "results": results})
@@ -206,10 +312,11 @@ func TestCardRunsRandom(t *testing.T) {
 		root := t.TempDir()
 		a := benchSpec{name: "temporal_a_n37_24steps.json", card: "Card A", ns: []int{37, 130},
 			copyMs: 0.1 + rng.Float64(), intMs: 0.1 + rng.Float64(), fastMs: 1 + 10*rng.Float64(), tMs: 1 + 10*rng.Float64(),
-			fastSteps: 1 + rng.IntN(30), tSteps: 1 + rng.IntN(30)}
+			fastSteps: 1 + rng.IntN(30), tSteps: 1 + rng.IntN(30),
+			march: 1, marchMs: map[int]float64{5: 1 + 10*rng.Float64(), 2: 1 + 10*rng.Float64()}}
 		bb := benchSpec{name: "temporal_b_n130_24steps.json", card: "Card B", ns: []int{130},
 			copyMs: 0.1 + rng.Float64(), intMs: 0.1 + rng.Float64(), fastMs: 1 + 10*rng.Float64(), tMs: 1 + 10*rng.Float64(),
-			fastSteps: 24, tSteps: 24, noTemporal: trial == 0}
+			fastSteps: 24, tSteps: 24, noTemporal: trial == 0, march: -1}
 		writeBench(t, root, a)
 		writeBench(t, root, bb)
 		// Not a bench of the glob: left alone.
@@ -231,9 +338,40 @@ func TestCardRunsRandom(t *testing.T) {
 			assert.Equal(t, a.copyMs, c.CopyMs)
 			assert.Equal(t, a.intMs, c.InteriorCopyMs)
 		}
+		// Card A's default is march 1, and marches 2 and 5 ran beside it;
+		// card B's default names no march.
+		for _, c := range cs[:2] {
+			v, ok := c.TemporalMarch()
+			require.True(t, ok)
+			assert.Equal(t, 1, v)
+			require.Len(t, c.Marches, 3)
+			assert.Equal(t, []int{1, 2, 5}, []int{c.Marches[0].March, c.Marches[1].March, c.Marches[2].March})
+			assert.Equal(t, a.tMs, c.Marches[0].Run.MedianMs)
+			for _, v := range []int{2, 5} {
+				sp, ok := c.MarchSpeedup(v)
+				require.True(t, ok)
+				assert.InDelta(t, (a.fastMs/float64(a.fastSteps))/(a.marchMs[v]/float64(a.tSteps)), sp, 1e-9)
+			}
+			_, ok = c.MarchSpeedup(0)
+			assert.False(t, ok, "march 0 was not run")
+		}
+		_, ok := cs[3].TemporalMarch()
+		assert.False(t, ok)
+		assert.Empty(t, cs[3].Marches)
+
 		table := CardTemporalTable(cs)
+		assert.Contains(t, table, "  m1 ×   m2 ×   m5 ×\n")
 		row := cardRow(t, table, "Card A", 130)
+		require.Len(t, row, 13, "%v", row)
 		assert.Equal(t, fmt.Sprintf("%.2f", want), row[8])
+		assert.Equal(t, "1", row[9])
+		assert.Equal(t, fmt.Sprintf("%.2f", want), row[10], "march 1 is the default")
+		for i, v := range []int{2, 5} {
+			assert.Equal(t, fmt.Sprintf("%.2f", (a.fastMs/float64(a.fastSteps))/(a.marchMs[v]/float64(a.tSteps))), row[11+i])
+		}
+		if trial > 0 {
+			assert.Equal(t, []string{"-", "-", "-", "-"}, cardRow(t, table, "Card B", 130)[9:], "card B's default names no march")
+		}
 		assert.Equal(t, fmt.Sprintf("%.4f", a.tMs), row[6])
 		inner := math.Pow(128, 3)
 		wantPct := 100 * (8 * inner * float64(a.fastSteps) / a.fastMs) / (8 * math.Pow(130, 3) / a.copyMs)
@@ -243,7 +381,7 @@ func TestCardRunsRandom(t *testing.T) {
 		if trial == 0 {
 			_, ok := cs[3].Speedup()
 			assert.False(t, ok, "no temporal run")
-			assert.Equal(t, []string{"none", "-", "-"}, cardRow(t, table, "Card B", 130)[6:])
+			assert.Equal(t, []string{"none", "-", "-", "-", "-", "-", "-"}, cardRow(t, table, "Card B", 130)[6:])
 		}
 	}
 }
@@ -257,7 +395,7 @@ func TestCardRunsErrors(t *testing.T) {
 	assert.Equal(t, "no bench on a card recorded yet (docs/temporal_*_24steps.json)\n", CardTemporalTable(cs))
 	assert.Equal(t, CardTemporalTable(nil), CardFastTable(nil))
 
-	spec := benchSpec{card: "Card A", ns: []int{64}, copyMs: 1, intMs: 1, fastMs: 2, tMs: 1, fastSteps: 3, tSteps: 3}
+	spec := benchSpec{card: "Card A", ns: []int{64}, copyMs: 1, intMs: 1, fastMs: 2, tMs: 1, fastSteps: 3, tSteps: 3, march: 2}
 	for _, tc := range []struct {
 		name, content, want string
 	}{
@@ -288,9 +426,32 @@ func TestCardTablesPartial(t *testing.T) {
 		{Card: "Y", N: 7},
 	}
 	table := CardTemporalTable(cs)
-	assert.Equal(t, []string{"5", "-", "-", "none", "-", "-", "none", "-", "-"}, cardRow(t, table, "", 5))
-	assert.Equal(t, []string{"5", "2", "-", "4.0000", "50.0", "-", "none", "-", "-"}, cardRow(t, table, "Y", 5))
+	assert.Equal(t, []string{"5", "-", "-", "none", "-", "-", "none", "-", "-", "-"}, cardRow(t, table, "", 5))
+	assert.Equal(t, []string{"5", "2", "-", "4.0000", "50.0", "-", "none", "-", "-", "-"}, cardRow(t, table, "Y", 5))
 	assert.Contains(t, table, "    7  none recorded")
+	assert.NotContains(t, table, "m0 ×", "no march column without a march run")
 	_, ok := CardRun{}.Speedup()
 	assert.False(t, ok)
+	_, ok = CardRun{}.TemporalMarch()
+	assert.False(t, ok)
+	_, ok = CardRun{Marches: []MarchRun{{March: 1}}}.MarchSpeedup(1)
+	assert.False(t, ok, "no fast sweep")
+
+	// A march a card lacks is a dash; defines that name the march twice or
+	// not as a number name none.
+	tm := benchfile.Run{Kernel: "temporal", Label: "temporal", N: 5, Steps: 2, MedianMs: 1, Defines: []string{"TB_V=0"}}
+	m2 := tm
+	m2.MedianMs, m2.Defines = 2, []string{"TB_V=2"}
+	cs = []CardRun{{Card: "Z", File: "docs/z.json", N: 5, Fast: &fast, Temporal: &tm, Marches: []MarchRun{{0, tm}, {2, m2}}},
+		{Card: "Z", File: "docs/z.json", N: 9, Fast: &fast, Temporal: &tm, Marches: []MarchRun{{0, tm}}}}
+	table = CardTemporalTable(cs)
+	assert.Equal(t, []string{"0", "4.00", "2.00"}, cardRow(t, table, "Z", 5)[9:])
+	assert.Equal(t, []string{"0", "4.00", "-"}, cardRow(t, table, "Z", 9)[9:])
+	for _, defs := range [][]string{{"TB_V=1", "TB_V=1"}, {"TB_V=x"}, {"TB_V"}, nil} {
+		_, ok := runMarch(benchfile.Run{Defines: defs})
+		assert.False(t, ok, "%q", defs)
+	}
+	v, ok := runMarch(benchfile.Run{Defines: []string{"TB_K=4", " TB_V = 2 "}})
+	assert.True(t, ok)
+	assert.Equal(t, 2, v)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -302,21 +303,23 @@ const HopperSharedOptin = 227 * 1024
 // GPU, from its launch plan at N = 512.
 type TemporalLimit struct {
 	BX, BY, K    int
+	March        int // the default march at k (MarchDefine): 1 for k ≤ 4, 2 above
 	Threads      int
-	SharedBytes  int     // dynamic shared memory per block: 2k planes of the tile
-	HeldRegs     int     // registers each thread holds across planes: 8 per time step
+	SharedBytes  int     // dynamic shared memory per block: 3k planes of the tile for march 1, 2k for marches 0 and 2
+	HeldRegs     int     // registers each thread holds across planes: 4 a register slot, 3 slots a time step for march 1, 2 for 0 and 2
 	OutputShare  float64 // outputs over input points of the tile
 	ReadsPerStep float64 // DRAM bytes read and written per output point and time step, ideal caching
 	Err          string  // why the tile has no output at this k
 }
 
 // TemporalLimits works out, without a device, what each tile needs and
-// gives at each k: the launch from gpu.PlanLaunch at N = 512.
+// gives at each k: the launch from gpu.PlanLaunch at N = 512, with the
+// march it chooses at k.
 func TemporalLimits(ks []int) []TemporalLimit {
 	var out []TemporalLimit
 	for _, t := range TemporalTiles {
 		for _, k := range ks {
-			l := TemporalLimit{BX: t[0], BY: t[1], K: k, HeldRegs: 8 * k}
+			l := TemporalLimit{BX: t[0], BY: t[1], K: k}
 			p, err := gpu.PlanLaunch("temporal", gpu.Options{Tile: k, Defines: []gpu.Define{
 				{Name: "TB_BX", Value: fmt.Sprint(t[0])}, {Name: "TB_BY", Value: fmt.Sprint(t[1])}}}, 512, 512, 512)
 			if err != nil {
@@ -324,6 +327,18 @@ func TemporalLimits(ks []int) []TemporalLimit {
 				out = append(out, l)
 				continue
 			}
+			for _, d := range p.Defines {
+				if d.Name == MarchDefine {
+					l.March, _ = strconv.Atoi(d.Value)
+				}
+			}
+			// Each time level keeps a float4 (4 registers) in each of its
+			// register slots: three for march 1, two for marches 0 and 2.
+			slots := 2
+			if l.March == 1 {
+				slots = 3
+			}
+			l.HeldRegs = 4 * slots * k
 			g := p.Geometry
 			l.Threads, l.SharedBytes = g.Threads(), g.DynamicShared
 			halo := (k + 3) / 4 * 4
@@ -341,7 +356,7 @@ func TemporalLimits(ks []int) []TemporalLimit {
 // TemporalLimitsTable formats TemporalLimits.
 func TemporalLimitsTable(ls []TemporalLimit) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "%-7s %3s %7s %10s %9s %9s %10s\n", "tile", "k", "threads", "shared KiB", "held regs", "outputs", "B/pt/step")
+	fmt.Fprintf(&s, "%-7s %3s %5s %7s %10s %9s %9s %10s\n", "tile", "k", "march", "threads", "shared KiB", "held regs", "outputs", "B/pt/step")
 	for _, l := range ls {
 		tile := fmt.Sprintf("%dx%d", l.BX, l.BY)
 		if l.Err != "" {
@@ -352,7 +367,7 @@ func TemporalLimitsTable(ls []TemporalLimit) string {
 		if l.SharedBytes > HopperSharedOptin {
 			over = fmt.Sprintf("  over the %d KiB a Hopper block may have", HopperSharedOptin/1024)
 		}
-		fmt.Fprintf(&s, "%-7s %3d %7d %10.0f %9d %8.0f%% %10.2f%s\n", tile, l.K, l.Threads, float64(l.SharedBytes)/1024, l.HeldRegs,
+		fmt.Fprintf(&s, "%-7s %3d %5d %7d %10.0f %9d %8.0f%% %10.2f%s\n", tile, l.K, l.March, l.Threads, float64(l.SharedBytes)/1024, l.HeldRegs,
 			100*l.OutputShare, l.ReadsPerStep, over)
 	}
 	return s.String()

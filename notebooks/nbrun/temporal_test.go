@@ -38,6 +38,9 @@ func TestTemporalLimits(t *testing.T) {
 	assert.Equal(t, [3]int{64, 32, 4}, [3]int{l.BX, l.BY, l.K})
 	assert.Equal(t, 512, l.Threads)
 	assert.Equal(t, 4*3*4*64*(32+2), l.SharedBytes)
+	// March 1 holds three float4 register slots a level: 3·4·4.
+	assert.Equal(t, 1, l.March)
+	assert.Equal(t, 3*4*4, l.HeldRegs)
 	assert.InDelta(t, 1344.0/2048, l.OutputShare, 1e-12)
 	assert.InDelta(t, (4*2048.0/1344+4)/4, l.ReadsPerStep, 1e-12)
 	// 128×16 leaves no output at k = 8.
@@ -46,6 +49,12 @@ func TestTemporalLimits(t *testing.T) {
 	// 128×32 at k = 8: 2·8 planes of 128·(32+2) floats = 272 KiB (march 2
 	// above k = 4).
 	assert.Equal(t, 4*2*8*128*(32+2), ls[8].SharedBytes)
+	// March 2 holds two float4 slots a level: 2·4·8.
+	assert.Equal(t, 2, ls[8].March)
+	assert.Equal(t, 2*4*8, ls[8].HeldRegs)
+	// k = 1 is march 1: 64×32 keeps 3 planes of 64·34 floats and 12 registers.
+	assert.Equal(t, [4]int{1, 4 * 3 * 64 * 34, 12, 1}, [4]int{ls[0].March, ls[0].SharedBytes, ls[0].HeldRegs, ls[0].K})
+	assert.Contains(t, TemporalLimitsTable(ls), "tile      k march threads")
 	assert.Contains(t, TemporalLimitsTable(ls), "over the 227 KiB")
 	p, err := TemporalLimitsChart(ls)
 	require.NoError(t, err)
