@@ -348,6 +348,23 @@ func badCalls() []badCall {
 	add("TimelineChart/NaN times", true, func() error {
 		return second(TimelineChart("", benchfile.Scale{GPUs: 2, RankMs: []lab.RankTime{{Compute: math.NaN()}, {Wait: -1}}}))
 	})
+
+	// multigpu_peers.go
+	add("ReadShardedJAX/empty path", true, func() error { return second(ReadShardedJAX("")) })
+	add("ReadShardedJAX/no such file", true, func() error { return second(ReadShardedJAX("docs/no_such_file.json")) })
+	add("ReadShardedJAX/a folder", true, func() error { return second(ReadShardedJAX("docs")) })
+	add("ReadShardedJAX/not a comparison", true, func() error { return second(ReadShardedJAX("go.mod")) })
+	add("ShardedJAXTable/empty path", false, func() error { return second(ShardedJAXTable("")) })
+	add("ShardedJAXTable/a folder", true, func() error { return second(ShardedJAXTable("docs")) })
+	add("ShardedJAX.String/nil", false, ignore(func() { _ = (*ShardedJAX)(nil).String() }))
+	add("ShardedJAX.String/odd rows", false, ignore(func() {
+		_ = (&ShardedJAX{Rows: []ShardedJAXRow{{}, {N: -1, GPUs: huge, HasLab: true, LabGpts: math.NaN(), HasJAX: true, JAXGpts: math.Inf(1), JAXEff: -1},
+			{HasJAX: true, JAXErr: "x"}}, Skipped: -3}).String()
+	}))
+	add("ShardedJAXRow.Ratio/zero", false, ignore(func() { _, _ = ShardedJAXRow{}.Ratio() }))
+	add("ShardedJAXRow.Ratio/NaN and zero rates", false, ignore(func() {
+		_, _ = ShardedJAXRow{HasLab: true, HasJAX: true, LabGpts: math.NaN(), JAXGpts: 0}.Ratio()
+	}))
 	return cs
 }
 
