@@ -35,6 +35,7 @@ TARGETS="
 ./exercises/gradebook FuzzReadRoster
 ./exercises/grading FuzzStaticCheck
 ./figures/fig FuzzParseThreadRecord
+./notebooks/nbrun FuzzShardedJAX
 "
 
 # Every Fuzz function in the tree must be listed.

@@ -319,3 +319,23 @@ func TestShardedJAXRowRatio(t *testing.T) {
 		}
 	}
 }
+
+// Any bytes read as the comparison file give a comparison or an error,
+// never a panic, and a comparison read formats as a table.
+func FuzzShardedJAX(f *testing.F) {
+	for _, p := range []string{"testdata/multigpu_peers_random.json", filepath.Join("..", "..", ShardedJAXFile)} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"device":"x","lab":{"strong":{"scaling":[]}},"jax":{"sharded":[]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := parseShardedJAX("fuzz.json", data)
+		if err != nil {
+			assert.Contains(t, err.Error(), "fuzz.json")
+			return
+		}
+		require.NotNil(t, s)
+		assert.NotEmpty(t, s.String())
+	})
+}
