@@ -58,9 +58,9 @@ var temporalDefaults = temporalParams{BX: 64, BY: 32}
 // temporalMarch is the default march for k time steps a pass: march 1
 // (three register slots and shared planes a level, no register copied)
 // for k ≤ 4, where two blocks of it still fit a multiprocessor's shared
-// memory and it measured faster than march 2 at k = 3 and 4 on an H100 at
-// N = 512 and 1024 (bench/perf-final.sh, docs/gpu.md); march 2 above,
-// whose two planes a level leave room for more levels.
+// memory and it measured faster than march 2 at k = 4 on an H200 and an
+// H100 at N = 512 and 1024 (bench/perf-final.sh, docs/gpu.md); march 2
+// above, whose two planes a level leave room for more levels.
 func temporalMarch(k int) int {
 	if k <= 4 {
 		return 1
@@ -120,7 +120,7 @@ func (temporalTuning) configure(s lab.Step3, tile int, user map[string]string) (
 		p.MinBlocks = temporalMinBlocks(p.K)
 	}
 	if p.K > 16 {
-		return nil, fmt.Errorf("gpu: %s: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 registers per thread)", s.Name, p.K)
+		return nil, fmt.Errorf("gpu: %s: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 to 12 registers per thread)", s.Name, p.K)
 	}
 	tx := p.BX / 4
 	if p.BX%4 != 0 || 32%tx != 0 {
