@@ -181,6 +181,10 @@ func startServer(t *testing.T, ctx context.Context, dir, mark string) *server {
 		"PATH="+filepath.Join(strings.TrimSpace(string(gobin)), "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"STENCILLAB_BROWSER=1",
 		"STENCILLAB_SLIDER_IDLE=60",
+		// The controls of a slider come up through the kernel and the
+		// browser, both slow on a loaded machine: wait for them rather
+		// than fall back to the static figure.
+		"STENCILLAB_WIDGET_START=180",
 		"JUPYTER_RUNTIME_DIR="+filepath.Join(dir, ".runtime"),
 		runMarkEnv+"="+mark)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log

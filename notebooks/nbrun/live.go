@@ -2,6 +2,7 @@ package nbrun
 
 import (
 	"fmt"
+	"html"
 	"os"
 	"strconv"
 	"time"
@@ -29,9 +30,16 @@ const SliderIdleEnv = "STENCILLAB_SLIDER_IDLE"
 // ends, when SliderIdleEnv does not say.
 const DefaultSliderIdle = 3 * time.Minute
 
-// widgetStart bounds the wait for the browser to draw a widget: past it
-// the cell keeps its static picture and goes on.
-const widgetStart = 15 * time.Second
+// WidgetStartEnv is the environment variable that bounds, in seconds, how
+// long a slider waits for the browser to draw its controls; past it the
+// cell says so, keeps its static picture and goes on. Unset or invalid,
+// DefaultWidgetStart. A loaded server (a class on one machine, a test)
+// may need longer.
+const WidgetStartEnv = "STENCILLAB_WIDGET_START"
+
+// DefaultWidgetStart is how long a slider waits for its controls when
+// WidgetStartEnv does not say.
+const DefaultWidgetStart = 15 * time.Second
 
 // MaxSliderSteps bounds the positions of a slider, each of which may run
 // a simulation.
@@ -45,11 +53,18 @@ func LiveBrowser() bool {
 }
 
 // sliderIdle returns the idle bound of a slider.
-func sliderIdle() time.Duration {
-	if s, err := strconv.Atoi(os.Getenv(SliderIdleEnv)); err == nil && s > 0 && s <= 3600 {
+func sliderIdle() time.Duration { return envSeconds(SliderIdleEnv, DefaultSliderIdle) }
+
+// widgetStart returns how long a slider waits for its controls.
+func widgetStart() time.Duration { return envSeconds(WidgetStartEnv, DefaultWidgetStart) }
+
+// envSeconds returns the whole seconds, 1 to 3600, that the environment
+// variable name gives, or def when it gives none.
+func envSeconds(name string, def time.Duration) time.Duration {
+	if s, err := strconv.Atoi(os.Getenv(name)); err == nil && s > 0 && s <= 3600 {
 		return time.Duration(s) * time.Second
 	}
-	return DefaultSliderIdle
+	return def
 }
 
 // SliderFigure shows the figure draw makes for value, at w×h. In a live
@@ -105,9 +120,12 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 	var ws built
 	select {
 	case ws = <-ready:
-	case <-time.After(widgetStart):
-		gonbui.UpdateHtml(controls, "")
-		return nil // no browser drew the widgets: the static figure stays
+	case <-time.After(widgetStart()):
+		// No browser drew the widgets: the static figure stays, and the
+		// cell says why there is no slider.
+		gonbui.UpdateHtml(controls, fmt.Sprintf(`<span style="color:#7a7a7a">the slider's controls did not come up within %v: the figure shows %s = %d (run the cell again to retry; %s sets the wait in seconds)</span>`,
+			widgetStart(), html.EscapeString(label), value, WidgetStartEnv))
+		return nil
 	}
 	idle := sliderIdle()
 	dom.Append(root, fmt.Sprintf(`<span style="color:#7a7a7a">&nbsp;move the slider to redraw; Done, or %v without a move, lets the notebook go on</span>`, idle))

@@ -2,6 +2,7 @@ package nbrun
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,5 +35,18 @@ func TestSliderIdle(t *testing.T) {
 	}{{"", DefaultSliderIdle.String()}, {"20", "20s"}, {"-3", DefaultSliderIdle.String()}, {"x", DefaultSliderIdle.String()}, {"99999", DefaultSliderIdle.String()}} {
 		t.Setenv(SliderIdleEnv, c.env)
 		assert.Equal(t, c.want, sliderIdle().String(), "%s=%q", SliderIdleEnv, c.env)
+	}
+}
+
+// TestWidgetStart checks the wait for a slider's controls read from the
+// environment.
+func TestWidgetStart(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want time.Duration
+	}{{"", DefaultWidgetStart}, {"120", 2 * time.Minute}, {"1", time.Second}, {"0", DefaultWidgetStart},
+		{"-5", DefaultWidgetStart}, {"15s", DefaultWidgetStart}, {"3601", DefaultWidgetStart}} {
+		t.Setenv(WidgetStartEnv, c.env)
+		assert.Equal(t, c.want, widgetStart(), "%s=%q", WidgetStartEnv, c.env)
 	}
 }
