@@ -49,7 +49,7 @@ func CheckRun(got, src *Grid3[float32], c Coeffs, steps int) (Diff, error) {
 // sweepAcc64 sweeps src into dst in float32 with float64 sums, its planes
 // split over all cores.
 func sweepAcc64(dst, src *Grid3[float32], c Coeffs) {
-	forPlanes(src.NZ, func(lo, hi int) {
+	forRanges(planeRanges(src.NZ), func(_, lo, hi int) {
 		nx, plane := src.NX, src.NX*src.NY
 		for i := lo; i < hi; i++ {
 			for j := 1; j < src.NY-1; j++ {
@@ -66,19 +66,15 @@ func sweepAcc64(dst, src *Grid3[float32], c Coeffs) {
 // test can run the check on one and on many.
 var checkThreads = runtime.GOMAXPROCS(0)
 
-// forPlanes calls f on consecutive ranges [lo, hi) that cover the planes
-// 1 … nz−2, on up to checkThreads goroutines, and returns when all are
-// done. The ranges depend only on nz and checkThreads, in order of their
-// index, so that a caller that reduces per range gets the same result on
-// every run.
-func forPlanes(nz int, f func(lo, hi int)) {
-	rs := planeRanges(nz)
+// forRanges calls f(i, lo, hi) for each range rs[i] = [lo, hi), each on
+// its own goroutine, and returns when all are done.
+func forRanges(rs [][2]int, f func(i, lo, hi int)) {
 	var wg sync.WaitGroup
-	for _, r := range rs {
+	for i, r := range rs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(r[0], r[1])
+			f(i, r[0], r[1])
 		}()
 	}
 	wg.Wait()
@@ -118,15 +114,9 @@ func compareSweep(got, src *Grid3[float32], c Coeffs) Diff {
 		rs = append(rs, [2]int{nz - 1, nz})
 	}
 	parts := make([]diffPart, len(rs))
-	var wg sync.WaitGroup
-	for ri, r := range rs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[ri] = comparePlanes(got, src, c, r[0], r[1], nz, ny, nx, plane)
-		}()
-	}
-	wg.Wait()
+	forRanges(rs, func(i, lo, hi int) {
+		parts[i] = comparePlanes(got, src, c, lo, hi, nz, ny, nx, plane)
+	})
 	d := Diff{Worst: -1}
 	var num, den float64
 	for _, pt := range parts {
