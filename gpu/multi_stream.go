@@ -12,16 +12,15 @@ import (
 // rest of the package (Launch, Measure, Advance) run on the default stream
 // and wait for their kernel; a launch on a Stream returns at once.
 type Stream struct {
-	d    *Device
-	h    handle
-	high bool
+	d *Device
+	h handle
 }
 
 // NewStream creates a stream that does not wait for the default stream;
 // high gives it the device's greatest priority (its blocks are scheduled
 // first when both streams have work), else the least.
 func (d *Device) NewStream(high bool) (*Stream, error) {
-	s := &Stream{d: d, high: high}
+	s := &Stream{d: d}
 	err := d.do(func() (err error) {
 		s.h, err = createStream(high)
 		return err
