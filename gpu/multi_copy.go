@@ -141,26 +141,17 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 			return err
 		}
 	}
-	if err := mr.record(e0+evComputeStart, mr.lo); err != nil {
-		return err
-	}
+	compute := []op{mr.recordOp(e0+evComputeStart, mr.lo)}
 	pushAfter := e0 + evComputeEnd
 	if early {
-		if err := launchOn(mr.lo, pp.boundary[dir]); err != nil {
-			return err
-		}
-		if err := mr.record(e0+evBoundaryEnd, mr.lo); err != nil {
-			return err
-		}
+		compute = append(compute, launchOp(mr.lo, pp.boundary[dir]), mr.recordOp(e0+evBoundaryEnd, mr.lo))
 		pushAfter = e0 + evBoundaryEnd
 	}
-	if err := launchOn(mr.lo, pp.interior[dir]); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evComputeEnd, mr.lo); err != nil {
-		return err
-	}
-	if err := mr.record(e0+evInteriorEnd, mr.lo); err != nil {
+	compute = append(compute,
+		launchOp(mr.lo, pp.interior[dir]),
+		mr.recordOp(e0+evComputeEnd, mr.lo),
+		mr.recordOp(e0+evInteriorEnd, mr.lo))
+	if err := enqueue(compute...); err != nil {
 		return err
 	}
 	m.prog.set(&m.prog.computed, p.Rank, pass)
@@ -169,16 +160,17 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 	if err := mr.wait(mr.hi, pushAfter); err != nil {
 		return err
 	}
+	after := pass - 1 // the neighbours' sweep the push waits for; none at pass 0 for h = 1
+	if p.Halo > 1 {
+		after = pass
+	}
 	for _, nb := range nbs {
-		after := pass - 1
-		if p.Halo > 1 {
-			after = pass
+		if after < 0 {
+			break
 		}
-		if after >= 0 {
-			m.prog.await(&m.prog.computed, nb, after)
-			if err := mr.waitOn(mr.hi, m.byRank[nb], evIndex(after, evComputeEnd)); err != nil {
-				return err
-			}
+		m.prog.await(&m.prog.computed, nb, after)
+		if err := mr.waitOn(mr.hi, m.byRank[nb], evIndex(after, evComputeEnd)); err != nil {
+			return err
 		}
 	}
 	if err := mr.record(e0+evExchangeStart, mr.hi); err != nil {
