@@ -274,5 +274,19 @@ func TestTraceRecordsTheExchange(t *testing.T) {
 		m.N = plane
 		assert.Equal(t, m, seen[k], "%v", k)
 	}
+	// Stopped, the trace kept stays; a world whose trace was stopped
+	// before its exchange records nothing of it.
 	w.Trace(false)
+	assert.Equal(t, msgs, w.Messages())
+	off, err := NewWorld(3)
+	require.NoError(t, err)
+	off.Trace(true)
+	off.Trace(false)
+	require.NoError(t, guard(t, func() error {
+		return RunRanks(off.Comms(), func(c *ChanComm) error {
+			p := parts[c.Rank()]
+			return Exchange[[]float32](c, make([]float32, p.LocalLen()), p, 3)
+		})
+	}))
+	assert.Empty(t, off.Messages())
 }
