@@ -156,11 +156,10 @@ func CardRuns() ([]CardRun, error) {
 
 // cardRunsIn is CardRuns in the repository at root.
 func cardRunsIn(root string) ([]CardRun, error) {
-	files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(CardBenchGlob)))
+	files, err := globIn(root, CardBenchGlob)
 	if err != nil {
-		return nil, fmt.Errorf("nbrun: %s: %w", CardBenchGlob, err)
+		return nil, err
 	}
-	slices.Sort(files)
 	type key struct {
 		card string
 		n    int

@@ -115,6 +115,12 @@ func repoGlob(glob string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return globIn(root, glob)
+}
+
+// globIn returns the files under root matching a glob relative to it,
+// sorted.
+func globIn(root, glob string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(glob)))
 	if err != nil {
 		return nil, fmt.Errorf("nbrun: %s: %w", glob, err)
