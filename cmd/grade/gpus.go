@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,6 +65,7 @@ func resolveGPUs(spec string) ([]int, error) {
 type devicePool struct {
 	tokens chan string            // a device's ordinal, or "" for the default device
 	locks  map[string]*sync.Mutex // each device's lock, given to cudacheck
+	order  []string               // the devices, in ascending ordinal
 	// onUse, when set, is told each use of a device (tests).
 	onUse func(dev string, start, end time.Time)
 }
@@ -74,12 +75,13 @@ type devicePool struct {
 func newDevicePool(devs []int) *devicePool {
 	names := []string{""}
 	if len(devs) > 0 {
+		sorted := slices.Sorted(slices.Values(devs))
 		names = names[:0]
-		for _, d := range devs {
+		for _, d := range sorted {
 			names = append(names, strconv.Itoa(d))
 		}
 	}
-	p := &devicePool{tokens: make(chan string, len(names)), locks: map[string]*sync.Mutex{}}
+	p := &devicePool{tokens: make(chan string, len(names)), locks: map[string]*sync.Mutex{}, order: names}
 	for _, n := range names {
 		p.tokens <- n
 		p.locks[n] = &sync.Mutex{}
@@ -91,21 +93,7 @@ func newDevicePool(devs []int) *devicePool {
 func (p *devicePool) size() int { return len(p.locks) }
 
 // names are the pool's devices, in order ("" for the default device).
-func (p *devicePool) names() []string {
-	var out []string
-	for n := range p.locks {
-		out = append(out, n)
-	}
-	sort.Slice(out, func(a, b int) bool {
-		x, errx := strconv.Atoi(out[a])
-		y, erry := strconv.Atoi(out[b])
-		if errx != nil || erry != nil {
-			return out[a] < out[b]
-		}
-		return x < y
-	})
-	return out
-}
+func (p *devicePool) names() []string { return slices.Clone(p.order) }
 
 // use runs f with a device of the pool, waiting for one to be free; f
 // gets the device's ordinal ("" for the default device) and its lock.
