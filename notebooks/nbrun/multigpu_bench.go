@@ -32,19 +32,7 @@ const MultiGPUGlob = "notebooks/data/multigpu_gpu*.json"
 // MultiGPUBenches reads every committed multi-GPU bench, those of a file
 // of several in the order of their names; none is no error.
 func MultiGPUBenches() ([]*benchfile.File, error) {
-	files, err := repoGlob(MultiGPUGlob)
-	if err != nil {
-		return nil, err
-	}
-	var out []*benchfile.File
-	for _, f := range files {
-		bs, err := readBenches(f)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, bs...)
-	}
-	return out, nil
+	return globBenches(MultiGPUGlob, readBenches)
 }
 
 // readBenches reads one file of MultiGPUGlob: a bench, or an object of

@@ -132,19 +132,31 @@ func globIn(root, glob string) ([]string, error) {
 // TemporalBenches returns the recorded benches of TemporalBenchGlob; none
 // (and no error) while nothing is recorded.
 func TemporalBenches() ([]*benchfile.File, error) {
-	files, err := repoGlob(TemporalBenchGlob)
-	if err != nil {
-		return nil, err
-	}
-	var bs []*benchfile.File
-	for _, f := range files {
+	return globBenches(TemporalBenchGlob, func(f string) ([]*benchfile.File, error) {
 		b, err := benchfile.Load(f)
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: %s: %w", filepath.Base(f), err)
 		}
-		bs = append(bs, b)
+		return []*benchfile.File{b}, nil
+	})
+}
+
+// globBenches reads the benches of every file of the repository matching
+// glob, files in sorted order, each through read.
+func globBenches(glob string, read func(path string) ([]*benchfile.File, error)) ([]*benchfile.File, error) {
+	files, err := repoGlob(glob)
+	if err != nil {
+		return nil, err
 	}
-	return bs, nil
+	var out []*benchfile.File
+	for _, f := range files {
+		bs, err := read(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
 }
 
 // TemporalBenchTable formats recorded benches: for each grid side the
