@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"stencillab.dev/lab"
@@ -95,8 +94,7 @@ func splitProcess(r lab.Run, pr ProcessRank) (lab.Result, error) {
 		// Only rank 0 speaks: the others' reports would repeat its own.
 		// The descriptor itself: the command may hold os.Stdout already.
 		if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
-			syscall.Dup3(int(null.Fd()), 1, 0)
-			null.Close()
+			silenceStdout(null)
 		}
 	}
 	return splitRunWith(r, w, getID, func(res *lab.Result, m *Multi, times [][]RankTimes) error {
