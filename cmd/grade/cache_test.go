@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -252,4 +253,38 @@ func TestCacheFolderOthersMayWrite(t *testing.T) {
 		require.NoError(t, err, "mode %04o", mode)
 		assert.Equal(t, dir, got)
 	}
+}
+
+// TestCacheResultKey: the key of a result changes with each setting that
+// decides it (the seed, the time and memory limits, the sandbox, the
+// static check) besides the files, and never with the kind of verdict.
+func TestCacheResultKey(t *testing.T) {
+	base := Config{Root: "/repo", CacheDir: t.TempDir(), treeKey: "tree-1", Seed: 7, Timeout: 30 * time.Second, MemBytes: 1 << 30}
+	e := grading.Exercise{ID: "01_sine"}
+	files := map[string][]byte{"sine.go": []byte("package sine\n")}
+	k := resultKey(base, e, files)
+	require.Len(t, k, 64)
+	assert.Equal(t, k, resultKey(base, e, map[string][]byte{"sine.go": []byte("package sine\n")}), "the same inputs, the same key")
+	assert.NotEqual(t, k, verdictKey(base, "static", e.ID, files), "a result is never read as a static verdict")
+	seen := map[string]string{k: "base"}
+	for what, change := range map[string]func(c *Config){
+		"another seed":             func(c *Config) { c.Seed = 8 },
+		"another time limit":       func(c *Config) { c.Timeout = 31 * time.Second },
+		"another memory limit":     func(c *Config) { c.MemBytes = 1<<30 + 1 },
+		"the sandbox on":           func(c *Config) { c.sandbox = "/usr/bin/bwrap" },
+		"without the static check": func(c *Config) { c.skipStaticCheck = true },
+		"the repository changed":   func(c *Config) { c.treeKey = "tree-2" },
+	} {
+		c := base
+		change(&c)
+		got := resultKey(c, e, files)
+		require.Len(t, got, 64, what)
+		assert.NotContains(t, seen, got, what)
+		seen[got] = what
+	}
+	assert.NotContains(t, seen, resultKey(base, e, map[string][]byte{"sine.go": []byte("package sine\n\n")}), "a file changed")
+	assert.NotContains(t, seen, resultKey(base, grading.Exercise{ID: "02_derivative"}, files), "another exercise")
+	noTree := base
+	noTree.treeKey = ""
+	assert.Empty(t, resultKey(noTree, e, files), "no digest of the repository: no result kept")
 }
