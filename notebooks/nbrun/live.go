@@ -118,13 +118,14 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 		ready <- built{s, b}
 	}()
 	var ws built
+	wait := widgetStart()
 	select {
 	case ws = <-ready:
-	case <-time.After(widgetStart()):
+	case <-time.After(wait):
 		// No browser drew the widgets: the static figure stays, and the
 		// cell says why there is no slider.
 		gonbui.UpdateHtml(controls, fmt.Sprintf(`<span style="color:#7a7a7a">the slider's controls did not come up within %v: the figure shows %s = %d (run the cell again to retry; %s sets the wait in seconds)</span>`,
-			widgetStart(), html.EscapeString(label), value, WidgetStartEnv))
+			wait, html.EscapeString(label), value, WidgetStartEnv))
 		return nil
 	}
 	idle := sliderIdle()
