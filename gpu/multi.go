@@ -274,7 +274,10 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 			return m, err
 		}
 	}
-	if w.size > 1 && !copies(overlap) {
+	// NCCL moves the halos of a split of several ranks, unless peer
+	// copies do.
+	nccl := w.size > 1 && !copies(overlap)
+	if nccl {
 		var id ncclID
 		if getID == nil {
 			id, err = newNCCLID()
@@ -294,7 +297,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 			return m, fmt.Errorf("gpu: split %s: %w", c.Step, err)
 		}
 	}
-	if w.size > 1 && !copies(overlap) {
+	if nccl {
 		// NCCL connects peers at their first exchange, which takes
 		// hundreds of milliseconds: not in the first timed run.
 		err := m.each(func(mr *mrank) error {
