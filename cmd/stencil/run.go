@@ -127,6 +127,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 2, err
 	}
 	*backend = split.backend
+	splits := split.Splits(*backend)
 	if blockDim != (sim.Dim3{}) {
 		if s3, err := lab.LookupStep3(step.Name); err != nil || !s3.BlockShape {
 			return 2, fmt.Errorf("-block %s: %s's block follows from its tile; only a step whose block is free (%s) takes -block",
@@ -142,7 +143,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if *check {
 		grids += lab.CheckGrids(*steps)
 	}
-	if split.splits {
+	if splits {
 		grids += split.hostGrids(*check)
 	}
 	if err := lab.CheckMemory(fmt.Sprintf("-n %d: %s", *n, lab.RunWhat(grids, *n, *n, *n)),
@@ -162,7 +163,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	// float64 check below overwrites it.
 	var splitExtra []field
 	var splitErr error
-	if split.splits {
+	if splits {
 		splitExtra = splitFields(res)
 		if *check {
 			f, err := checkSplit(run, res)
@@ -211,7 +212,6 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 type splitFlag struct {
 	lab.Split
 	backend string // the backend, gpu when -gpus is given
-	splits  bool   // whether the run is split (lab.Split.Splits)
 }
 
 // splitFlags reads the split flags of `stencil run`: -ranks on cpu or sim,
@@ -252,7 +252,6 @@ func splitFlags(fs *flag.FlagSet, backend string, ranks, py int, gpus, overlap s
 	if err := sf.Check(sf.backend); err != nil {
 		return sf, fmt.Errorf("-ranks %d -py %d -gpus %q: %w", ranks, py, gpus, err)
 	}
-	sf.splits = sf.Splits(sf.backend)
 	return sf, nil
 }
 
