@@ -288,3 +288,36 @@ func TestCacheResultKey(t *testing.T) {
 	noTree.treeKey = ""
 	assert.Empty(t, resultKey(noTree, e, files), "no digest of the repository: no result kept")
 }
+
+// TestCacheVerdictsInUseSurviveThePrune: the class cache prunes folders
+// unused for two weeks by the folder's own time; a verdict read or written
+// in an old folder of verdicts (whose prefix folders all exist) marks the
+// folder used, and one left alone goes.
+func TestCacheVerdictsInUseSurviveThePrune(t *testing.T) {
+	cfg := Config{Root: "/repo", CacheDir: t.TempDir(), treeKey: "tree-1"}
+	files := map[string][]byte{"sine.go": []byte("package sine\n")}
+	k1 := verdictKey(cfg, "static", "01_sine", files)
+	k2 := verdictKey(cfg, "static", "02_derivative", files)
+	storeVerdict(cfg, k1, staticVerdict{})
+	require.NoError(t, os.MkdirAll(filepath.Dir(verdictPath(cfg, k2)), 0o700), "the second key's prefix folder exists already")
+	dir := filepath.Join(cfg.CacheDir, "verdicts")
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	age := func() { require.NoError(t, os.Chtimes(dir, old, old)) }
+	survives := func(what string) {
+		t.Helper()
+		pruneCache(cfg.CacheDir, 1<<20, 14*24*time.Hour)
+		_, err := os.Stat(verdictPath(cfg, k1))
+		assert.NoError(t, err, what)
+	}
+
+	age()
+	require.True(t, loadVerdict(cfg, k1, &staticVerdict{}))
+	survives("a verdict read")
+	age()
+	storeVerdict(cfg, k2, staticVerdict{})
+	survives("a verdict written")
+	age()
+	pruneCache(cfg.CacheDir, 1<<20, 14*24*time.Hour)
+	_, err := os.Stat(dir)
+	assert.True(t, os.IsNotExist(err), "verdicts unused for two weeks go: %v", err)
+}

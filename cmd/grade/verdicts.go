@@ -66,16 +66,24 @@ func loadVerdict(cfg Config, key string, v any) bool {
 	if key == "" {
 		return false
 	}
-	b, err := os.ReadFile(verdictPath(cfg, key))
+	p := verdictPath(cfg, key)
+	b, err := os.ReadFile(p)
 	if err != nil {
 		return false
 	}
 	if json.Unmarshal(b, v) != nil {
 		return false
 	}
-	now := time.Now()
-	_ = os.Chtimes(verdictPath(cfg, key), now, now)
+	touchVerdicts(cfg)
 	return true
+}
+
+// touchVerdicts marks the folder of the verdicts used now: pruneCache
+// judges the cache's folders by their own time, which a verdict read, or
+// written into a folder of verdicts that exists, does not change.
+func touchVerdicts(cfg Config) {
+	now := time.Now()
+	_ = os.Chtimes(filepath.Join(cfg.CacheDir, "verdicts"), now, now)
 }
 
 // storeVerdict keeps v as the verdict of key, through a temporary file
@@ -104,7 +112,9 @@ func storeVerdict(cfg Config, key string, v any) {
 	}
 	if os.Rename(f.Name(), p) != nil {
 		os.Remove(f.Name())
+		return
 	}
+	touchVerdicts(cfg)
 }
 
 // staticVerdict is the static check's verdict on a submission: the status
