@@ -236,16 +236,12 @@ func Steps3() []Step3 {
 // one pass over the registered steps: callers resolve a name once and
 // hand the Step3 on (as lab.NewRunner does to a backend).
 func LookupStep3(name string) (Step3, error) {
-	steps := Steps3()
-	for _, s := range steps {
+	for _, s := range Steps3() {
 		if s.Name == name || slices.Contains(s.Aliases, name) {
 			return s, nil
 		}
 	}
-	known := make([]string, len(steps))
-	for i, s := range steps {
-		known[i] = s.Name
-	}
+	known := Names3(nil) // the refusal only
 	return Step3{}, fmt.Errorf("lab: 3D step %q: %w%s (known: %s)", name, ErrUnknown, DidYouMean(name, known), strings.Join(known, ", "))
 }
 
