@@ -3,7 +3,6 @@ package nbrun
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/lab"
-	"stencillab.dev/lab/benchfile"
 	"stencillab.dev/lab/halo"
 )
 
@@ -39,10 +37,9 @@ func HaloRatio(n, gpus int, memGBps, linkGBps float64) float64 {
 }
 
 // H200CopyGBps returns the float4 copy's bandwidth at N = n in the
-// committed H200 bench, figures/data/bench_h200.json: the B_mem of the
-// model.
+// committed H200 bench, BenchFile: the B_mem of the model.
 func H200CopyGBps(n int) (float64, error) {
-	b, err := readRepoBench("figures/data/bench_h200.json")
+	b, err := MeasuredBench()
 	if err != nil {
 		return 0, err
 	}
@@ -51,19 +48,7 @@ func H200CopyGBps(n int) (float64, error) {
 			return c.GBps, nil
 		}
 	}
-	return 0, fmt.Errorf("nbrun: figures/data/bench_h200.json has no copy at N = %d", n)
-}
-
-func readRepoBench(rel string) (*benchfile.File, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	b, err := benchfile.Load(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return nil, fmt.Errorf("nbrun: %w", err)
-	}
-	return b, nil
+	return 0, fmt.Errorf("nbrun: %s has no copy at N = %d", BenchFile, n)
 }
 
 // HaloModelTable prints the model's ratio for grids ns on gpus GPUs.
