@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -320,4 +321,47 @@ func TestCacheVerdictsInUseSurviveThePrune(t *testing.T) {
 	pruneCache(cfg.CacheDir, 1<<20, 14*24*time.Hour)
 	_, err := os.Stat(dir)
 	assert.True(t, os.IsNotExist(err), "verdicts unused for two weeks go: %v", err)
+}
+
+// TestCacheForgedResultIsGradedAgain: a result found under an exercise's
+// key is believed only when it is one the grader keeps for that exercise:
+// one of another exercise, another total, points that are not its checks'
+// sum or a status never kept is graded again.
+func TestCacheForgedResultIsGradedAgain(t *testing.T) {
+	cfg := Config{Root: "/repo", CacheDir: t.TempDir(), treeKey: "tree-1", Seed: 3}
+	e := findExercise(t, "01_sine")
+	files := map[string][]byte{e.Files[0]: []byte("package sine\n")}
+	key := resultKey(cfg, e, files)
+	honest := grading.ExerciseResult{ID: e.ID, Title: e.Title, Status: grading.Graded, Seed: cfg.Seed}
+	for _, c := range e.Checks {
+		honest.Checks = append(honest.Checks, grading.CheckResult{ID: c.ID, Points: c.Points, MaxPoints: c.Points, Passed: true})
+		honest.Points += c.Points
+		honest.MaxPoints += c.Points
+	}
+	require.Positive(t, honest.MaxPoints)
+	storeVerdict(cfg, key, honest)
+	got := loadResult(cfg, e, key)
+	require.NotNil(t, got, "the grader's own result is believed")
+	assert.Equal(t, honest, *got)
+
+	for what, forge := range map[string]func(r *grading.ExerciseResult){
+		"another exercise": func(r *grading.ExerciseResult) { r.ID = "02_derivative" },
+		"another total":    func(r *grading.ExerciseResult) { r.MaxPoints++; r.Checks[0].MaxPoints++ },
+		"points not the checks' sum": func(r *grading.ExerciseResult) {
+			r.Points++
+		},
+		"a status never kept": func(r *grading.ExerciseResult) {
+			r.Status, r.Points = grading.TimedOut, 0
+			for i := range r.Checks {
+				r.Checks[i].Points, r.Checks[i].Passed = 0, false
+			}
+		},
+	} {
+		r := honest
+		r.Checks = slices.Clone(honest.Checks)
+		forge(&r)
+		storeVerdict(cfg, key, r)
+		assert.Nil(t, loadResult(cfg, e, key), what)
+	}
+	assert.Nil(t, loadResult(cfg, e, ""), "no key, no result")
 }

@@ -251,10 +251,7 @@ func Grade(cfg Config) (grading.Report, error) {
 		// seed and limits (class grading): neither built nor run again.
 		if jobs[i].fail == "" && jobs[i].sources != nil {
 			jobs[i].key = resultKey(cfg, e, jobs[i].sources)
-			var r grading.ExerciseResult
-			if loadVerdict(cfg, jobs[i].key, &r) && r.ID == e.ID && r.Validate() == nil {
-				jobs[i].kept = &r
-			}
+			jobs[i].kept = loadResult(cfg, e, jobs[i].key)
 		}
 	}
 

@@ -154,6 +154,18 @@ func resultKey(cfg Config, e grading.Exercise, files map[string][]byte) string {
 		fmt.Sprintf("sandbox=%v", cfg.sandbox != ""), fmt.Sprintf("static=%v", !cfg.skipStaticCheck))
 }
 
+// loadResult is the result of exercise e kept under key, or nil. One that
+// is not a result this grader keeps for e (another exercise, another total,
+// points that are not its checks' sum, a status never kept) is not
+// believed, and the exercise is graded again.
+func loadResult(cfg Config, e grading.Exercise, key string) *grading.ExerciseResult {
+	var r grading.ExerciseResult
+	if !loadVerdict(cfg, key, &r) || r.ID != e.ID || r.MaxPoints != e.MaxPoints() || !keptResult(r) || r.Validate() != nil {
+		return nil
+	}
+	return &r
+}
+
 // keptResult reports whether a result is one the same inputs repeat, and
 // so may be kept: every check ran (graded), or the files were refused or
 // did not compile. A time limit, a memory limit, a crash or the grader's
