@@ -717,10 +717,7 @@ func (b scaleBench) one(stderr io.Writer, c benchConfig, src *lab.Grid3[float32]
 	if b.weak {
 		nz = n * g
 	}
-	devs := make([]int, g)
-	for i := range devs {
-		devs[i] = i
-	}
+	devs := firstGPUs(g)
 	split := lab.Split{Devices: devs, Overlap: b.overlap}
 	if b.backend != lab.GPU {
 		split = lab.Split{Ranks: g, Overlap: b.overlap}

@@ -265,11 +265,7 @@ func parseGPUs(s string) ([]int, error) {
 		if err != nil || g < 1 || g > lab.MaxRanks {
 			return nil, fmt.Errorf("-gpus %q: want a count from 1 to %d or a list of GPU ordinals such as 0,2", s, lab.MaxRanks)
 		}
-		devs := make([]int, g)
-		for i := range devs {
-			devs[i] = i
-		}
-		return devs, nil
+		return firstGPUs(g), nil
 	}
 	if len(fields) > lab.MaxRanks {
 		return nil, fmt.Errorf("-gpus: %d ordinals exceeds the limit of %d", len(fields), lab.MaxRanks)
@@ -286,6 +282,15 @@ func parseGPUs(s string) ([]int, error) {
 		devs = append(devs, d)
 	}
 	return devs, nil
+}
+
+// firstGPUs returns the ordinals of the GPUs 0 to g−1.
+func firstGPUs(g int) []int {
+	devs := make([]int, g)
+	for i := range devs {
+		devs[i] = i
+	}
+	return devs
 }
 
 // hostGrids returns the host grids a split adds to a run's: the ranks'
