@@ -365,3 +365,20 @@ func TestCacheForgedResultIsGradedAgain(t *testing.T) {
 	}
 	assert.Nil(t, loadResult(cfg, e, ""), "no key, no result")
 }
+
+// TestCacheFolderOfAnotherUser: a cache folder that another user owns
+// (who may write a verdict or a test binary into it whatever its mode) is
+// refused.
+func TestCacheFolderOfAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root, to give a folder to another user")
+	}
+	dir := filepath.Join(t.TempDir(), "cache")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	require.NoError(t, os.Chown(dir, 65534, 65534))
+	_, err := classCache(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "belongs to another user")
+	_, err = os.Stat(filepath.Join(dir, "verdicts"))
+	assert.True(t, os.IsNotExist(err), "nothing is read or written in a refused folder")
+}

@@ -771,8 +771,8 @@ func readRoster(path string) (*gradebook.Roster, error) {
 
 // classCache is the folder that keeps the class's test binaries between
 // runs: dir, or stencillab-grade/class in the user cache folder. Folders
-// unused for two weeks are pruned. A folder that others may write to is
-// refused.
+// unused for two weeks are pruned. A folder that others may write to, or
+// that another user owns, is refused.
 func classCache(dir string) (string, error) {
 	if dir == "" {
 		uc, err := os.UserCacheDir()
@@ -792,6 +792,9 @@ func classCache(dir string) (string, error) {
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return "", fmt.Errorf("the cache folder %s is writable by others (mode %04o): it keeps the binaries and verdicts a class run trusts, so it must be writable by its owner alone (chmod go-w)", dir, perm)
+	}
+	if ownedByOther(fi) {
+		return "", fmt.Errorf("the cache folder %s belongs to another user, who may write to it: it keeps the binaries and verdicts a class run trusts, so it must be this user's own", dir)
 	}
 	pruneCache(dir, 1<<20, 14*24*time.Hour)
 	return dir, nil
