@@ -149,9 +149,17 @@ func TestGpusWithoutAGPU(t *testing.T) {
 }
 
 func TestBenchSplitFlagsNeedGpus(t *testing.T) {
-	for _, args := range [][]string{{"-weak"}, {"-py", "2"}, {"-overlap", "none"}, {"-gpus", "1,2", "-device", "1"}, {"-gpus", "2,3", "-py", "2"}} {
-		code, _, errOut := stencil(append([]string{"bench", "-n", "16"}, args...)...)
-		assert.Equal(t, 2, code, "%q: %s", args, errOut)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-weak"}, "give -gpus as well"}, {[]string{"-py", "2"}, "give -gpus as well"},
+		{[]string{"-overlap", "none"}, "give -gpus as well"}, {[]string{"-gpus", "1,2", "-device", "1"}, "-device 1: -gpus takes GPUs 0 to G−1"},
+		{[]string{"-gpus", "2,3", "-py", "2"}, "3 GPUs do not split into 2 along y"},
+	} {
+		code, _, errOut := stencil(append([]string{"bench", "-n", "16"}, c.args...)...)
+		assert.Equal(t, 2, code, "%q: %s", c.args, errOut)
+		assert.Contains(t, errOut, c.want, "%q", c.args)
 	}
 }
 
