@@ -141,6 +141,13 @@ func TestCacheStaticVerdict(t *testing.T) {
 	assert.Equal(t, st, st2, "the refusal is kept too")
 	require.Error(t, err2)
 	assert.Equal(t, err.Error(), err2.Error())
+	// A kept verdict of a status the check never keeps is not believed:
+	// the check runs (and fails here).
+	storeVerdict(cfg, verdictKey(cfg, "static", e.ID, map[string][]byte{e.Files[0]: bad}), staticVerdict{Status: grading.Graded, Message: "forged"})
+	st3, err3 := cachedStaticCheck(cfg, e, map[string][]byte{e.Files[0]: bad})
+	assert.Equal(t, grading.NotAvailable, st3)
+	require.Error(t, err3)
+	assert.NotContains(t, err3.Error(), "forged")
 	// The toolchain's failure is never kept.
 	sub := other
 	sub.treeKey = "tree-static-3"

@@ -127,11 +127,12 @@ type staticVerdict struct {
 
 // cachedStaticCheck is staticCheck, whose verdict a class run keeps: an
 // unchanged submission in an unchanged repository is not checked again.
-// A check that could not run (the toolchain's failure) is not kept.
+// A check that could not run (the toolchain's failure) is not kept, and a
+// kept verdict of another status is not believed.
 func cachedStaticCheck(cfg Config, e grading.Exercise, files map[string][]byte) (grading.Status, error) {
 	key := verdictKey(cfg, "static", e.ID, files)
 	var v staticVerdict
-	if loadVerdict(cfg, key, &v) {
+	if loadVerdict(cfg, key, &v) && (v.Status == "" || v.Status == grading.BuildFailed || v.Status == grading.Rejected) {
 		if v.Status == "" {
 			return "", nil
 		}
