@@ -18,9 +18,20 @@ JUPYTER=/usr/bin/jupyter
 bin="$(go env GOPATH)/bin"
 export PATH="$bin:$PATH"
 
+# The kernel reports the Go that built it as the notebooks' language_info,
+# which Jupyter Notebook compares with a notebook's when it opens it: built
+# with the toolchain go.mod pins, it matches the committed notebooks, which
+# then open without "unsaved changes".
+TOOLCHAIN="$(sed -n 's/^toolchain \(go[^[:space:]]*\)$/\1/p' "$(dirname "$0")/../go.mod")"
+export GOTOOLCHAIN="${TOOLCHAIN:-auto}"
+
 # has BINARY MODULE VERSION: whether BINARY in $bin was built from MODULE at VERSION.
+# With a pinned toolchain, BINARY must also have been built by it.
 has() {
-	[[ -x "$bin/$1" ]] && go version -m "$bin/$1" 2>/dev/null | grep -Eq "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3([[:space:]]|$)"
+	local info
+	[[ -x "$bin/$1" ]] && info="$(go version -m "$bin/$1" 2>/dev/null)" &&
+		grep -Eq "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3([[:space:]]|$)" <<<"$info" &&
+		{ [[ -z "$TOOLCHAIN" ]] || [[ "$(head -n 1 <<<"$info")" == *": $TOOLCHAIN" ]]; }
 }
 
 # install PACKAGE@VERSION [WHY]: builds one tool in a throwaway module,
