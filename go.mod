@@ -2,6 +2,8 @@ module stencillab.dev
 
 go 1.25
 
+toolchain go1.26.8
+
 require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/janpfeifer/gonb v0.11.4

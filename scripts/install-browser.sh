@@ -25,6 +25,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "install-browser: installing chromium"
 export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends chromium >/dev/null
+source scripts/install-apt.sh
+apt_get install-browser update -qq
+apt_get install-browser install -y -qq --no-install-recommends chromium
 test -x /usr/bin/chromium

@@ -18,34 +18,59 @@ JUPYTER=/usr/bin/jupyter
 bin="$(go env GOPATH)/bin"
 export PATH="$bin:$PATH"
 
+# The kernel reports the Go that built it as the notebooks' language_info,
+# which Jupyter Notebook compares with a notebook's when it opens it: built
+# with the toolchain go.mod pins, it matches the committed notebooks, which
+# then open without "unsaved changes".
+TOOLCHAIN="$(sed -n 's/^toolchain \(go[^[:space:]]*\)$/\1/p' "$(dirname "$0")/../go.mod")"
+export GOTOOLCHAIN="${TOOLCHAIN:-auto}"
+
 # has BINARY MODULE VERSION: whether BINARY in $bin was built from MODULE at VERSION.
+# With a pinned toolchain, BINARY must also have been built by it.
 has() {
-	[[ -x "$bin/$1" ]] && go version -m "$bin/$1" 2>/dev/null | grep -Eq "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3([[:space:]]|$)"
+	local info
+	[[ -x "$bin/$1" ]] && info="$(go version -m "$bin/$1" 2>/dev/null)" &&
+		grep -Eq "^[[:space:]]+mod[[:space:]]+$2[[:space:]]+$3([[:space:]]|$)" <<<"$info" &&
+		{ [[ -z "$TOOLCHAIN" ]] || [[ "$(head -n 1 <<<"$info")" == *": $TOOLCHAIN" ]]; }
 }
 
-# install PACKAGE@VERSION: builds one tool in a throwaway module.
+# install PACKAGE@VERSION [WHY]: builds one tool in a throwaway module,
+# saying what it builds and why, then every 30 s that it is still at it
+# (gopls takes minutes on a loaded machine), then how long it took.
 install() {
-	local dir
+	local dir start=$SECONDS
 	dir="$(mktemp -d)"
-	echo "install-gonb: installing $1"
+	echo "install-gonb: building $1${2:+ ($2)}: a first build takes a few minutes"
 	(
 		cd "$dir"
 		log="$(go mod init example.invalid/tools 2>&1 && go get -tool "$1" 2>&1 && GOBIN="$bin" go install tool 2>&1)" || {
 			echo "$log" >&2
 			exit 1
 		}
-	) || {
-		rm -rf "$dir"
-		return 1
-	}
+	) &
+	local build=$! rc=0
+	while kill -0 "$build" 2>/dev/null; do
+		for _ in $(seq 30); do
+			sleep 1
+			kill -0 "$build" 2>/dev/null || break
+		done
+		if kill -0 "$build" 2>/dev/null; then
+			echo "install-gonb: still building ${1%@*}, $((SECONDS - start)) s so far"
+		fi
+	done
+	wait "$build" || rc=$?
 	rm -rf "$dir"
+	if [[ $rc -ne 0 ]]; then
+		return 1
+	fi
+	echo "install-gonb: built ${1%@*} in $((SECONDS - start)) s"
 }
 
-has gonb github.com/janpfeifer/gonb "$GONB_VERSION" || install "github.com/janpfeifer/gonb@$GONB_VERSION"
-has goimports golang.org/x/tools "$GOIMPORTS_VERSION" || install "golang.org/x/tools/cmd/goimports@$GOIMPORTS_VERSION"
+has gonb github.com/janpfeifer/gonb "$GONB_VERSION" || install "github.com/janpfeifer/gonb@$GONB_VERSION" "the Go kernel of the notebooks"
+has goimports golang.org/x/tools "$GOIMPORTS_VERSION" || install "golang.org/x/tools/cmd/goimports@$GOIMPORTS_VERSION" "which the kernel runs on each cell"
 if [[ "${1:-}" == "--gopls" ]] && ! has gopls golang.org/x/tools/gopls "$GOPLS_VERSION"; then
 	# gopls only adds completion and hover in the browser: a failure is not fatal.
-	install "golang.org/x/tools/gopls@$GOPLS_VERSION" || echo "install-gonb: gopls $GOPLS_VERSION not installed; notebooks run without it" >&2
+	install "golang.org/x/tools/gopls@$GOPLS_VERSION" "completion and hover in the browser" || echo "install-gonb: gopls $GOPLS_VERSION not installed; notebooks run without it" >&2
 fi
 
 # The kernel spec must exist, start the gonb binary just installed and keep

@@ -42,6 +42,7 @@ fi
 
 echo "install-jupyter: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${reinstall[@]}" "${missing[@]}" >/dev/null
+source "$(dirname "$0")/install-apt.sh"
+apt_get install-jupyter update -qq
+apt_get install-jupyter install -y -qq --no-install-recommends "${reinstall[@]}" "${missing[@]}"
 test -x /usr/bin/jupyter

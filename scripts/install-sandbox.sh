@@ -20,6 +20,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 echo "install-sandbox: installing bubblewrap"
 export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null
+source "$(dirname "$0")/install-apt.sh"
+apt_get install-sandbox update -qq
+apt_get install-sandbox install -y -qq --no-install-recommends bubblewrap
 command -v bwrap >/dev/null

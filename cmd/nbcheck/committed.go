@@ -68,14 +68,10 @@ func Stamp(path string) error {
 		meta["stencillab"] = lab
 	}
 	lab["outputs_of"] = CodeHash(nb.Cells)
-	// The kernel reports no lexer, so that HTML exports would highlight
-	// the Go cells as Python: name it.
-	info, _ := meta["language_info"].(map[string]any)
-	if info == nil {
-		info = map[string]any{}
-		meta["language_info"] = info
-	}
-	info["pygments_lexer"] = "go"
+	// language_info stays as the kernel reported it: Jupyter Notebook
+	// compares it with the running kernel's when it opens the notebook and
+	// marks the notebook changed on any difference (a lexer named here
+	// that the kernel leaves empty did so on every open).
 	b, err := nbformat.Encode(raw)
 	if err != nil {
 		return fmt.Errorf("stamp %s: %w", path, err)

@@ -22,6 +22,7 @@ package halo
 
 import (
 	"fmt"
+	"math"
 
 	"stencillab.dev/lab"
 )
@@ -96,14 +97,19 @@ func Decompose(nz, ny, nx, ranks, py, halo int) ([]Part, error) {
 		return nil, fmt.Errorf("halo: decompose: %d ranks along y do not divide %d ranks: %w", py, ranks, lab.ErrSize)
 	}
 	pz := ranks / py
-	if pz > 1 && int64(pz)*int64(halo) > int64(nz-2) {
-		return nil, fmt.Errorf("halo: decompose: %d ranks along z × halo %d need at least %d interior planes; the grid has %d: %w",
-			pz, halo, int64(pz)*int64(halo), nz-2, lab.ErrSize)
+	// halo > n/p, not p·halo > n: the product of a huge halo overflows.
+	if pz > 1 && halo > (nz-2)/pz {
+		return nil, fmt.Errorf("halo: decompose: %d ranks along z × halo %d need %s interior planes; the grid has %d: %w",
+			pz, halo, atLeast(pz, halo), nz-2, lab.ErrSize)
 	}
-	if py > 1 && int64(py)*int64(halo) > int64(ny-2) {
-		return nil, fmt.Errorf("halo: decompose: %d ranks along y × halo %d need at least %d interior rows; the grid has %d: %w",
-			py, halo, int64(py)*int64(halo), ny-2, lab.ErrSize)
+	if py > 1 && halo > (ny-2)/py {
+		return nil, fmt.Errorf("halo: decompose: %d ranks along y × halo %d need %s interior rows; the grid has %d: %w",
+			py, halo, atLeast(py, halo), ny-2, lab.ErrSize)
 	}
+	// Along an axis of one rank the halo reaches past the grid's faces,
+	// which clip it: no local box is larger than the grid, and a halo
+	// larger than a side clips as the side does, without overflowing.
+	hz, hy := min(halo, nz), min(halo, ny)
 	zs := balance(nz-2, pz)
 	ys := balance(ny-2, py)
 	parts := make([]Part, ranks)
@@ -112,8 +118,8 @@ func Decompose(nz, ny, nx, ranks, py, halo int) ([]Part, error) {
 		p := Part{Rank: r, Ranks: ranks, Halo: halo, NZ: nz, NY: ny, NX: nx, PZ: pz, PY: py, IZ: iz, IY: iy,
 			Z0: zs[iz], Z1: zs[iz+1], Y0: ys[iy], Y1: ys[iy+1],
 			Down: -1, Up: -1, South: -1, North: -1}
-		p.LZ0, p.LZ1 = max(p.Z0-halo, 0), min(p.Z1+halo, nz)
-		p.LY0, p.LY1 = max(p.Y0-halo, 0), min(p.Y1+halo, ny)
+		p.LZ0, p.LZ1 = max(p.Z0-hz, 0), min(p.Z1+hz, nz)
+		p.LY0, p.LY1 = max(p.Y0-hy, 0), min(p.Y1+hy, ny)
 		if iz > 0 {
 			p.Down = r - py
 		}
@@ -129,6 +135,15 @@ func Decompose(nz, ny, nx, ranks, py, halo int) ([]Part, error) {
 		parts[r] = p
 	}
 	return parts, nil
+}
+
+// atLeast says how many planes p ranks of h planes each need: "at least
+// p·h", or "more than MaxInt64" when the product overflows.
+func atLeast(p, h int) string {
+	if h > math.MaxInt64/p {
+		return fmt.Sprintf("more than %d", int64(math.MaxInt64))
+	}
+	return fmt.Sprintf("at least %d", int64(p)*int64(h))
 }
 
 // balance returns the p+1 bounds that cut the n interior indices 1…n into

@@ -1,6 +1,7 @@
 package halo
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -119,6 +120,10 @@ func TestDecomposeNamesTheLimit(t *testing.T) {
 		{9, 9, 9, 2, -1, 1, "want 0 to 2 along y"},
 		{9, 9, 9, 2, 1, 0, "the halo must be at least 1 plane"},
 		{1 << 20, 1 << 20, 1 << 20, 2, 1, 1, "exceeds the limit of 68719476736 points"},
+		// 2 × 2⁶² wraps to a negative int64: the check divides instead.
+		{13, 11, 9, 2, 1, 1 << 62, "2 ranks along z × halo 4611686018427387904 need more than 9223372036854775807 interior planes"},
+		{13, 11, 9, 2, 1, math.MaxInt64, "2 ranks along z × halo 9223372036854775807 need more than 9223372036854775807 interior planes"},
+		{13, 11, 9, 2, 2, math.MaxInt64, "2 ranks along y × halo 9223372036854775807 need more than 9223372036854775807 interior rows"},
 	} {
 		_, err := Decompose(c.nz, c.ny, c.nx, c.ranks, c.py, c.h)
 		require.ErrorIs(t, err, lab.ErrSize, "%+v", c)
@@ -149,4 +154,20 @@ func TestVolume(t *testing.T) {
 	one, err := Decompose(n, n, n, 1, 1, 1)
 	require.NoError(t, err)
 	assert.Equal(t, int64(0), Volume(one)[0].Halo)
+}
+
+// With one rank along an axis a halo of any size, however large, is
+// clipped by the grid's faces: the local box is the whole grid, as the
+// smallest halo that reaches the faces gives.
+func TestDecomposeClipsAHugeHalo(t *testing.T) {
+	for _, h := range []int{11, 12, 1 << 40, math.MaxInt64} {
+		parts, err := Decompose(13, 11, 9, 1, 0, h)
+		require.NoError(t, err, "halo %d", h)
+		require.Len(t, parts, 1)
+		p := parts[0]
+		assert.Equal(t, [4]int{0, 13, 0, 11}, [4]int{p.LZ0, p.LZ1, p.LY0, p.LY1}, "halo %d", h)
+		assert.Equal(t, 13*11*9, p.LocalLen())
+		assert.Equal(t, h, p.Halo)
+		assert.NoError(t, checkPart(p, 9))
+	}
 }

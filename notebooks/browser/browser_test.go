@@ -33,23 +33,53 @@ const (
 )
 
 // Time bounds: the whole test, and one notebook's run from the menu to
-// the last cell.
+// the last cell, its sliders then run one at a time.
 const (
-	testBudget     = 7 * time.Minute
-	notebookBudget = 3 * time.Minute
+	testBudget     = 11 * time.Minute
+	notebookBudget = 4 * time.Minute
 )
 
 // runMarkEnv marks every process the test starts, so that it can find
 // and stop each of them, and only them, at the end.
 const runMarkEnv = "STENCILLAB_BROWSER_RUN"
 
-// notebooks are the notebooks the test opens, with the sliders each has.
+// notebooks are the notebooks the test opens, with the sliders each has;
+// timed, Run All of the notebook must end within twice its headless run
+// time as notebooks/data/run_times.json records it.
 var notebooks = []struct {
 	file    string
 	sliders int
+	timed   bool
 }{
-	{"01_sine_and_derivatives.ipynb", 0},
-	{"04_shared_memory_tiling.ipynb", 2},
+	{"01_sine_and_derivatives.ipynb", 0, false},
+	{"04_shared_memory_tiling.ipynb", 2, true},
+	{"05_thread_coarsening.ipynb", 1, true},
+}
+
+// runTimesFile holds the notebooks' headless run times, measured by
+// scripts/run-notebooks.sh.
+const runTimesFile = "notebooks/data/run_times.json"
+
+// headlessSeconds reads a notebook's headless run time from runTimesFile.
+func headlessSeconds(t *testing.T, root, file string) float64 {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(runTimesFile)))
+	require.NoError(t, err)
+	var rt struct {
+		Notebooks []struct {
+			Notebook string
+			Seconds  float64
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &rt), runTimesFile)
+	for _, n := range rt.Notebooks {
+		if n.Notebook == file {
+			require.Greater(t, n.Seconds, 0.0, "%s: %s", runTimesFile, file)
+			return n.Seconds
+		}
+	}
+	t.Fatalf("%s records no run time of %s", runTimesFile, file)
+	return 0
 }
 
 // controlNotebook is the notebook whose faults the checks must catch.
@@ -343,9 +373,9 @@ func problems(cells []cellReport) []string {
 	return ps
 }
 
-// moveSlider moves the first slider still showing to another position,
-// as a user's drag does (input and change events), waits until the
-// picture next to it is redrawn, and presses its Done button.
+// moveSlider moves the slider showing to another position, as a user's
+// drag does (input and change events), and waits until the picture next
+// to it is redrawn.
 func moveSlider(ctx context.Context) error {
 	const jsImage = `(() => { const r = document.querySelector('.stencillab-slider'); if (!r) return '';
 		const cell = r.closest('.cell'); const imgs = cell ? cell.querySelectorAll('.output_area img') : [];
@@ -370,28 +400,68 @@ func moveSlider(ctx context.Context) error {
 			return err
 		}
 		if now != "" && now != before {
-			break
+			return nil
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("moving a slider to %s did not redraw its figure within 90 s", moved)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.stencillab-slider button`))); err != nil {
-		return err
-	}
-	// Done ends the cell's wait, which takes the controls away.
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('.stencillab-slider').length === 0`,
-		chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second)))
-	if err != nil {
-		return fmt.Errorf("the slider's controls stayed after Done: %w", err)
-	}
-	return nil
 }
 
-// runNotebook opens one notebook, runs all its cells from the Cell menu,
-// moves each slider, and returns the cells' report and the sliders moved.
-func runNotebook(t *testing.T, ctx context.Context, s *server, file string) ([]cellReport, int) {
+// jsSliderCells lists the indexes, among all the notebook's cells, of the
+// code cells that draw a slider.
+const jsSliderCells = `(() => JSON.stringify(Jupyter.notebook.get_cells().map((c, i) => [c, i])
+	.filter(([c]) => c.cell_type === 'code' && c.get_text().includes('SliderFigure(')).map(([c, i]) => i)))()`
+
+// pollGone waits until no slider's controls show.
+func pollGone(ctx context.Context, within time.Duration) error {
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('.stencillab-slider').length === 0`,
+		chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(within)))
+	return err
+}
+
+// liveSliders runs each slider cell on its own, as a student does after
+// Run All, waits for its controls, moves it and checks that the figure is
+// redrawn. The first slider is left by running the next cell, which must
+// end the slider's cell at once, saying so; the others by Done. It returns
+// the sliders moved.
+func liveSliders(t *testing.T, ctx context.Context, file string) int {
+	t.Helper()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsSliderCells))
+	require.NoError(t, err)
+	var idx []int
+	require.NoError(t, json.Unmarshal([]byte(raw), &idx))
+	moved := 0
+	for k, i := range idx {
+		_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { Jupyter.notebook.execute_cells([%d]); return true; })()`, i)))
+		require.NoError(t, err)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('.stencillab-slider input[type=range]').length === 1`,
+			chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(3*time.Minute)))
+		require.NoError(t, err, "%s: cell %d run on its own: the slider's controls did not come up", file, i)
+		require.NoError(t, moveSlider(ctx), "%s: cell %d", file, i)
+		moved++
+		if k > 0 {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`.stencillab-slider button`))))
+			require.NoError(t, pollGone(ctx, 60*time.Second), "%s: cell %d: the slider's controls stayed after Done", file, i)
+			continue
+		}
+		// Running another cell ends the slider's cell, which says so.
+		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const cs = Jupyter.notebook.get_cells();
+			const j = cs.findIndex((c, n) => n > %d && c.cell_type === 'code'); Jupyter.notebook.execute_cells([j < 0 ? %d : j]); return true; })()`, i, i)))
+		require.NoError(t, err)
+		require.NoError(t, pollGone(ctx, 30*time.Second), "%s: cell %d: the slider held up the next cell", file, i)
+		note, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`Jupyter.notebook.get_cell(%d).element[0].innerText`, i)))
+		require.NoError(t, err)
+		assert.Contains(t, note, "another cell was run, so the slider stopped", "%s: cell %d", file, i)
+	}
+	return moved
+}
+
+// runNotebook opens one notebook and runs all its cells from the Cell
+// menu, touching no slider; it returns the cells' report, how long Run
+// All took, and the sliders run live afterwards (liveSliders) when live.
+func runNotebook(t *testing.T, ctx context.Context, s *server, file string, live bool) ([]cellReport, time.Duration, int) {
 	t.Helper()
 	// Each notebook gets its own tab: leaving a notebook whose cells ran
 	// asks, in a dialog, whether to leave, which would stop the test.
@@ -408,22 +478,21 @@ func runNotebook(t *testing.T, ctx context.Context, s *server, file string) ([]c
 		chromedp.Click(chromedp.CSS(`#celllink`)),
 		chromedp.Click(chromedp.CSS(`#run_all_cells a`)),
 	), "%s: Cell > Run All", file)
-	moved, quiet := 0, 0
+	quiet := 0
 	start := time.Now()
+	var took time.Duration
 	for {
 		raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsState))
 		require.NoError(t, err, "%s after %v", file, time.Since(start))
 		var st pageState
 		require.NoError(t, json.Unmarshal([]byte(raw), &st))
-		if st.Sliders > 0 {
-			require.NoError(t, moveSlider(ctx), file)
-			moved++
-			continue
-		}
 		// Done when nothing runs and every cell has run; a failing cell
 		// stops Run All, so cells left unrun for a few seconds of an
 		// idle kernel are reported rather than waited for.
 		if st.Idle && st.Running == 0 {
+			if quiet == 0 {
+				took = time.Since(start)
+			}
 			if quiet++; st.Pending == 0 || quiet >= 12 {
 				break
 			}
@@ -436,14 +505,25 @@ func runNotebook(t *testing.T, ctx context.Context, s *server, file string) ([]c
 	require.NoError(t, err)
 	var cells []cellReport
 	require.NoError(t, json.Unmarshal([]byte(raw), &cells))
-	t.Logf("%s: %d code cells ran in %v, %d sliders moved", file, len(cells), time.Since(start).Round(time.Second), moved)
+	raw, err = chromedp.Run(ctx, chromedp.Evaluate[string](jsState))
+	require.NoError(t, err)
+	var st pageState
+	require.NoError(t, json.Unmarshal([]byte(raw), &st))
+	assert.Zero(t, st.Sliders, "%s: a slider's controls stayed after Run All", file)
+	t.Logf("%s: Run All of %d code cells took %v", file, len(cells), took.Round(100*time.Millisecond))
+	moved := 0
+	if live {
+		moved = liveSliders(t, ctx, file)
+	}
 	// Stop the notebook's kernel and let the tab close without asking.
 	_, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { Jupyter.notebook.set_dirty(false); window.onbeforeunload = null;
 		Jupyter.notebook.session.delete(); return true; })()`))
-	return cells, moved
+	return cells, took, moved
 }
 
-// TestNotebooksInABrowser runs notebooks 01 and 04 in headless Chromium.
+// TestNotebooksInABrowser runs notebooks 01, 04 and 05 in headless
+// Chromium: Run All, timed against the headless run, then each slider on
+// its own.
 func TestNotebooksInABrowser(t *testing.T) {
 	need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
@@ -475,7 +555,7 @@ func TestNotebooksInABrowser(t *testing.T) {
 	// A control: a notebook whose cell panics, which the checks must catch.
 	writeControl(t, filepath.Join(dir, "notebooks", controlNotebook))
 	t.Run("a failing cell is caught", func(t *testing.T) {
-		cells, _ := runNotebook(t, bctx, s, controlNotebook)
+		cells, _, _ := runNotebook(t, bctx, s, controlNotebook, false)
 		ps := problems(cells)
 		require.Len(t, cells, 4)
 		for _, c := range cells {
@@ -490,8 +570,7 @@ func TestNotebooksInABrowser(t *testing.T) {
 
 	for _, nb := range notebooks {
 		t.Run(strings.TrimSuffix(nb.file, ".ipynb"), func(t *testing.T) {
-			cells, moved := runNotebook(t, bctx, s, nb.file)
-			assert.Equal(t, nb.sliders, moved, "sliders moved, each redrawing its figure")
+			cells, took, moved := runNotebook(t, bctx, s, nb.file, true)
 			assert.Empty(t, problems(cells), "cells that failed, did not run or lost their figure")
 			images := 0
 			for _, c := range cells {
@@ -499,6 +578,13 @@ func TestNotebooksInABrowser(t *testing.T) {
 			}
 			want := minImages(t, filepath.Join(dir, "notebooks", nb.file))
 			assert.GreaterOrEqual(t, images, want, "figures shown, against the notebook's stencillab.min_images")
+			if nb.timed {
+				// Run All never waits on a slider: it ends within twice
+				// the notebook's headless run.
+				headless := time.Duration(headlessSeconds(t, dir, nb.file) * float64(time.Second))
+				assert.LessOrEqual(t, took, 2*headless, "Run All took %v against %v headless (%s)", took, headless, runTimesFile)
+			}
+			assert.Equal(t, nb.sliders, moved, "sliders run on their own and moved, each redrawing its figure")
 		})
 	}
 }

@@ -149,6 +149,11 @@ func badCalls() []badCall {
 	add("ModelVsMeasured/unknown kernel", true, func() error {
 		return second(ModelVsMeasured([]HopperRun{{Kernel: "nope", PctCopy: math.Inf(1)}}, "x"))
 	})
+	for _, pct := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1} {
+		add(fmt.Sprintf("ModelVsMeasured/share %v", pct), true, func() error {
+			return second(ModelVsMeasured([]HopperRun{{Kernel: "tiled", Config: "T = 8", PctCopy: 40}, {Kernel: "basic", PctCopy: pct}}, "x"))
+		})
+	}
 	add("ModelVsMeasured/negative tile", true, func() error {
 		return second(ModelVsMeasured([]HopperRun{{Kernel: "tiled", Config: "T = -1", PctCopy: -5}}, "x"))
 	})
@@ -226,10 +231,11 @@ func badCalls() []badCall {
 	// leaderboard.go
 	add("ReadLeaderboard/empty path", true, func() error { return second(ReadLeaderboard("", "")) })
 	add("ReadLeaderboard/a folder", true, func() error { return second(ReadLeaderboard(".", "x")) })
-	add("LeaderboardDiagram/nil", false, ignore(func() { LeaderboardDiagram(nil) }))
-	add("LeaderboardDiagram/odd entries", false, ignore(func() {
-		LeaderboardDiagram([]LeaderboardEntry{{Pct: math.NaN()}, {Pct: -1e300, Millis: math.Inf(-1)}})
-	}))
+	add("LeaderboardDiagram/nil", false, func() error { return second(LeaderboardDiagram(nil)) })
+	for name, e := range map[string]LeaderboardEntry{"NaN share": {Pct: math.NaN()}, "infinite share": {Pct: math.Inf(1)},
+		"negative share": {Pct: -1e300}, "NaN time": {Pct: 50, Millis: math.NaN()}, "infinite time": {Pct: 50, Millis: math.Inf(-1)}} {
+		add("LeaderboardDiagram/"+name, true, func() error { return second(LeaderboardDiagram([]LeaderboardEntry{{Pct: 80, Millis: 1}, e})) })
+	}
 	add("ShowLeaderboard/empty path", false, func() error { return ShowLeaderboard("", "") })
 
 	// nbrun.go

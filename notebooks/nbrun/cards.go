@@ -173,7 +173,7 @@ func cardRunsIn(root string) ([]CardRun, error) {
 			return nil, fmt.Errorf("nbrun: %s: %w", f, err)
 		}
 		rel = filepath.ToSlash(rel)
-		b, err := benchfile.Load(f)
+		b, err := loadBench(f)
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: %s: %w", rel, err)
 		}

@@ -86,6 +86,11 @@ func ModelVsMeasured(runs []HopperRun, measured string) (*plot.Plot, error) {
 	p := fig.NewPlot(fmt.Sprintf("Share of copy bandwidth at N = 512: model against %s", measured), "% of the copy kernel's GB/s", "")
 	names := make([]string, len(runs))
 	var o fig.Overlay
+	for _, r := range runs {
+		if math.IsNaN(r.PctCopy) || math.IsInf(r.PctCopy, 0) || r.PctCopy < 0 {
+			return nil, fmt.Errorf("nbrun: model against measurement: %s %s: share of the copy %v: want a finite share of at least 0 %%", r.Kernel, r.Config, r.PctCopy)
+		}
+	}
 	for i, r := range runs {
 		y := float64(len(runs) - 1 - i)
 		names[len(runs)-1-i] = r.Kernel + "\n" + r.Config

@@ -2,6 +2,7 @@ package nbrun
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,6 +38,12 @@ func TestModelVsMeasured(t *testing.T) {
 	require.NoError(t, err)
 	_, err = ModelVsMeasured(nil, "nothing")
 	assert.Error(t, err)
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.5} {
+		odd := append([]HopperRun(nil), runs...)
+		odd[len(odd)-1].PctCopy = v
+		_, err := ModelVsMeasured(odd, "the H200")
+		assert.ErrorContains(t, err, "want a finite share of at least 0 %", "share %v", v)
+	}
 }
 
 func TestDefaultTile(t *testing.T) {

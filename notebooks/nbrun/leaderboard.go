@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 
 	"gonum.org/v1/plot/vg"
 
@@ -32,8 +33,20 @@ func ReadLeaderboard(path, id string) ([]LeaderboardEntry, error) {
 }
 
 // LeaderboardDiagram draws the entries as horizontal bars, the share of the
-// float4 copy, the incorrect kernels muted and unranked.
-func LeaderboardDiagram(es []LeaderboardEntry) *fig.Diagram {
+// float4 copy, the incorrect kernels muted and unranked. A share or a time
+// that is not a finite number of at least 0 is an error naming the
+// student: a gradebook is read from a file, which anything may have written.
+func LeaderboardDiagram(es []LeaderboardEntry) (*fig.Diagram, error) {
+	for _, e := range es {
+		for _, v := range []struct {
+			what string
+			x    float64
+		}{{"share of the copy", e.Pct}, {"time", e.Millis}} {
+			if math.IsNaN(v.x) || math.IsInf(v.x, 0) || v.x < 0 {
+				return nil, fmt.Errorf("nbrun: leaderboard: %s's %s is %v: want a finite number of at least 0", e.Student, v.what, v.x)
+			}
+		}
+	}
 	n := float64(len(es))
 	d := fig.NewDiagram("Challenge: share of the float4 copy at N = 512", -22, -4, 112, 2*n+1)
 	for i, e := range es {
@@ -49,7 +62,7 @@ func LeaderboardDiagram(es []LeaderboardEntry) *fig.Diagram {
 	d.Add(fig.Line(fig.Pt{X: 0, Y: -0.5}, fig.Pt{X: 0, Y: 2 * n}))
 	d.Add(fig.Line(fig.Pt{X: 100, Y: -0.5}, fig.Pt{X: 100, Y: 2 * n}).Dashed())
 	d.Add(fig.Label(100, -2, 8, "the copy").Colored(fig.Muted))
-	return d
+	return d, nil
 }
 
 // ShowLeaderboard draws the challenge's leaderboard from a gradebook.json
@@ -67,5 +80,9 @@ func ShowLeaderboard(path, id string) error {
 		fmt.Printf("%s: no challenge kernel was timed (graded without a GPU?)\n", path)
 		return nil
 	}
-	return fig.Show(LeaderboardDiagram(es), fig.Wide, vg.Length(0.5*float64(len(es))+1.2)*vg.Inch)
+	d, err := LeaderboardDiagram(es)
+	if err != nil {
+		return err
+	}
+	return fig.Show(d, fig.Wide, vg.Length(0.5*float64(len(es))+1.2)*vg.Inch)
 }

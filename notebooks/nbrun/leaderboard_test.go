@@ -3,6 +3,7 @@ package nbrun
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -73,8 +74,20 @@ func TestReadLeaderboard(t *testing.T) {
 		assert.InDelta(t, 25/(w.pct+1), es[i].Millis, 1e-12, w.name)
 		assert.Equal(t, w.correct, es[i].Correct, w.name)
 	}
-	d := LeaderboardDiagram(es)
+	d, err := LeaderboardDiagram(es)
+	require.NoError(t, err)
 	assert.Len(t, d.Shapes, 3*len(es)+3)
+	// A gradebook is a file anything may have written: a share or a time
+	// that is not a finite number is refused, naming the student.
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		odd := append([]LeaderboardEntry(nil), es...)
+		odd[1].Pct = v
+		_, err := LeaderboardDiagram(odd)
+		assert.ErrorContains(t, err, odd[1].Student+"'s share of the copy", "share %v", v)
+		odd[1].Pct, odd[2].Millis = es[1].Pct, v
+		_, err = LeaderboardDiagram(odd)
+		assert.ErrorContains(t, err, odd[2].Student+"'s time", "time %v", v)
+	}
 
 	require.NoError(t, ShowLeaderboard(filepath.Join(t.TempDir(), "none.json"), id), "no gradebook yet is not an error")
 	bad := filepath.Join(t.TempDir(), "gradebook.json")

@@ -1,6 +1,7 @@
 package nbrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/comms"
 	"github.com/janpfeifer/gonb/gonbui/dom"
 	"github.com/janpfeifer/gonb/gonbui/widgets"
 	"gonum.org/v1/plot/vg"
@@ -67,14 +69,22 @@ func envSeconds(name string, def time.Duration) time.Duration {
 	return def
 }
 
-// SliderFigure shows the figure draw makes for value, at w×h. In a live
-// notebook (LiveBrowser) a slider from min to max, labelled label, and a
-// Done button stand above it: each move redraws the figure in place, and
-// Done, or SliderIdleEnv seconds without a move, ends the cell with the
-// last figure. Elsewhere, in a headless run above all, it shows the
-// figure for value only, so that nothing waits for a browser. A figure
-// that fails to draw for a position is reported in the label and the
-// previous one stays.
+// BusyAfter is how long a redraw of a slider runs before its controls say
+// that it is busy.
+const BusyAfter = time.Second
+
+// SliderFigure shows the figure draw makes for value, at w×h, at once: a
+// saved notebook and a headless run keep it. In a live notebook
+// (LiveBrowser) a slider from min to max, labelled label, and a Done
+// button then come up above it, and the slider is live as soon as they
+// connect: each move redraws the figure in place, saying so when a redraw
+// takes over BusyAfter. The cell never holds up other cells: when another
+// cell is queued behind it (Run All, or the student running the next
+// cell) it ends at once with the figure it shows, saying how to move the
+// slider again. Done, or SliderIdleEnv seconds without a move, ends it
+// too, and so does WidgetStartEnv seconds without the controls coming up.
+// A figure that fails to draw for a position is reported in the label and
+// the previous one stays.
 func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawer, error), w, h vg.Length) error {
 	switch {
 	case label == "":
@@ -103,10 +113,18 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 	controls := "stencillab_slider_controls_" + uid
 	root := "stencillab_slider_" + uid
 	gonbui.UpdateHtml(controls, fmt.Sprintf(`<div id="%s" class="stencillab-slider"></div>`, root))
-	dom.Append(root, fmt.Sprintf(`<span>%s = <b id="%s_value">%d</b>&nbsp;</span>`, label, root, value))
+	dom.Append(root, fmt.Sprintf(`<span>%s = <b id="%s_value">%d</b>&nbsp;</span>`, html.EscapeString(label), root, value))
+	// The figure first: it is there whatever becomes of the controls.
 	if err := fig.ShowUpdate(figID, d, w, h); err != nil {
 		return err
 	}
+	// Whether another cell waits behind this one, which the page knows:
+	// the probe reports it once, when it first sees one.
+	queuedAddr := "/stencillab/queued/" + uid
+	queued := comms.Listen[int](queuedAddr)
+	defer queued.Close()
+	dom.TransientJavascript(queueProbe(root, queuedAddr))
+
 	type built struct {
 		s *widgets.SliderBuilder
 		b *widgets.ButtonBuilder
@@ -117,23 +135,36 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 		b := widgets.Button("Done").AppendTo(root).Done()
 		ready <- built{s, b}
 	}()
-	var ws built
+	status := root + "_status"
+	dom.Append(root, fmt.Sprintf(`<span id="%s" style="color:#7a7a7a">&nbsp;connecting the slider…</span>`, status))
+	end := func(note string) {
+		if note == "" {
+			gonbui.UpdateHtml(controls, "")
+			return
+		}
+		gonbui.UpdateHtml(controls, `<span style="color:#7a7a7a">`+note+`</span>`)
+	}
+	again := fmt.Sprintf("the figure shows %s = %d; run this cell on its own (Shift-Enter) to move the slider", html.EscapeString(label), value)
 	wait := widgetStart()
+	var ws built
 	select {
 	case ws = <-ready:
+	case <-queued.C:
+		end("another cell was waiting, so this one did not: " + again)
+		return nil
 	case <-time.After(wait):
 		// No browser drew the widgets: the static figure stays, and the
 		// cell says why there is no slider.
-		gonbui.UpdateHtml(controls, fmt.Sprintf(`<span style="color:#7a7a7a">the slider's controls did not come up within %v: the figure shows %s = %d (run the cell again to retry; %s sets the wait in seconds)</span>`,
-			wait, html.EscapeString(label), value, WidgetStartEnv))
+		end(fmt.Sprintf("the slider's controls did not come up within %v: %s (%s sets the wait in seconds)", wait, again, WidgetStartEnv))
 		return nil
 	}
 	idle := sliderIdle()
-	dom.Append(root, fmt.Sprintf(`<span style="color:#7a7a7a">&nbsp;move the slider to redraw; Done, or %v without a move, lets the notebook go on</span>`, idle))
+	dom.SetInnerHtml(status, fmt.Sprintf("&nbsp;move the slider to redraw; Done, %v without a move, or running another cell lets the notebook go on", idle))
 	moves := ws.s.Listen().LatestOnly()
 	done := ws.b.Listen()
 	defer moves.Close()
 	defer done.Close()
+	shown := value
 	for {
 		select {
 		case v := <-moves.C:
@@ -141,7 +172,13 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 				continue
 			}
 			dom.SetInnerText(root+"_value", strconv.Itoa(v))
-			nd, err := safeDraw(draw, v)
+			nd, err := drawBusy(draw, v, BusyAfter, func(busy bool) {
+				if busy {
+					dom.SetInnerHtml(status, fmt.Sprintf("&nbsp;&#8987; drawing %s = %d…", html.EscapeString(label), v))
+				} else {
+					dom.SetInnerHtml(status, "&nbsp;")
+				}
+			})
 			if err != nil {
 				dom.SetInnerText(root+"_value", fmt.Sprintf("%d: %v", v, err))
 				continue
@@ -149,14 +186,72 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 			if err := fig.ShowUpdate(figID, nd, w, h); err != nil {
 				return err
 			}
+			shown = v
+		case <-queued.C:
+			end(fmt.Sprintf("another cell was run, so the slider stopped at %s = %d; run this cell again to move it", html.EscapeString(label), shown))
+			return nil
 		case <-done.C:
-			gonbui.UpdateHtml(controls, "")
+			end("")
 			return nil
 		case <-time.After(idle):
-			gonbui.UpdateHtml(controls, "")
+			end("")
 			return nil
 		}
 	}
+}
+
+// queueProbe is the page's side of SliderFigure: JavaScript that watches,
+// while the slider's root element is on the page, for code cells queued
+// to run (Jupyter Notebook marks each with the class "running" and the
+// prompt "*", this one included) and sends 1 to address, once, when it sees any besides this
+// one. Where the page is no Jupyter Notebook it sends nothing, and the
+// slider waits for Done or its idle bound as before.
+func queueProbe(root, address string) string {
+	// JSON escapes <, > and &, so that no literal ends the script element.
+	r, _ := json.Marshal(root)
+	a, _ := json.Marshal(address)
+	return fmt.Sprintf(`(() => {
+	const root = %s, address = %s;
+	const queued = () => {
+		const nb = globalThis.Jupyter && globalThis.Jupyter.notebook;
+		if (!nb || !nb.get_cells) return 0;
+		return nb.get_cells().filter(c => c.cell_type === 'code' &&
+			((c.element && c.element.hasClass('running')) || c.input_prompt_number === '*')).length - 1;
+	};
+	const timer = setInterval(() => {
+		if (!document.getElementById(root)) { clearInterval(timer); return; }
+		if (queued() > 0 && globalThis.gonb_comm) {
+			clearInterval(timer);
+			globalThis.gonb_comm.send(address, 1);
+		}
+	}, 200);
+})();`, r, a)
+}
+
+// drawBusy draws v, and calls busy(true) when the drawing has taken after
+// without ending, then busy(false) when it ends; a quick drawing calls
+// busy not at all.
+func drawBusy(draw func(int) (fig.Drawer, error), v int, after time.Duration, busy func(bool)) (fig.Drawer, error) {
+	type drawn struct {
+		d   fig.Drawer
+		err error
+	}
+	res := make(chan drawn, 1)
+	go func() {
+		d, err := safeDraw(draw, v)
+		res <- drawn{d, err}
+	}()
+	t := time.NewTimer(after)
+	defer t.Stop()
+	select {
+	case r := <-res:
+		return r.d, r.err
+	case <-t.C:
+	}
+	busy(true)
+	r := <-res
+	busy(false)
+	return r.d, r.err
 }
 
 // safeDraw calls draw, turning a panic in it into an error.

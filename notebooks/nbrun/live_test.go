@@ -1,6 +1,7 @@
 package nbrun
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -49,4 +50,52 @@ func TestWidgetStart(t *testing.T) {
 		t.Setenv(WidgetStartEnv, c.env)
 		assert.Equal(t, c.want, widgetStart(), "%s=%q", WidgetStartEnv, c.env)
 	}
+}
+
+// TestDrawBusy checks that a redraw says it is busy only when it takes
+// longer than the bound, and says it is done after.
+func TestDrawBusy(t *testing.T) {
+	z := func(v int) (fig.Drawer, error) { return fig.ZMarch(0) }
+	var calls []bool
+	rec := func(b bool) { calls = append(calls, b) }
+	d, err := drawBusy(z, 3, time.Minute, rec)
+	require.NoError(t, err)
+	assert.NotNil(t, d)
+	assert.Empty(t, calls, "a quick drawing says nothing")
+
+	release := make(chan struct{})
+	slow := func(v int) (fig.Drawer, error) { <-release; return fig.ZMarch(0) }
+	calls = nil
+	go func() { time.Sleep(50 * time.Millisecond); close(release) }()
+	d, err = drawBusy(slow, 3, 5*time.Millisecond, rec)
+	require.NoError(t, err)
+	assert.NotNil(t, d)
+	assert.Equal(t, []bool{true, false}, calls, "busy while drawing, then not")
+
+	calls = nil
+	_, err = drawBusy(func(int) (fig.Drawer, error) { panic("boom") }, 3, time.Minute, rec)
+	assert.ErrorContains(t, err, "drawing panicked: boom")
+}
+
+// TestQueueProbe checks the page's side of the slider: it reports, to
+// the slider's address, code cells queued besides its own, and stops
+// with its slider.
+func TestQueueProbe(t *testing.T) {
+	js := queueProbe("stencillab_slider_7", "/stencillab/queued/7")
+	assert.Contains(t, js, `"stencillab_slider_7"`)
+	assert.Contains(t, js, `"/stencillab/queued/7"`)
+	assert.Contains(t, js, "hasClass('running')")
+	assert.Contains(t, js, ".length - 1", "its own cell runs too")
+	assert.Contains(t, js, "clearInterval", "it stops when its slider goes")
+	assert.Contains(t, js, "gonb_comm.send(address, 1)")
+	// Hostile-looking ids stay inside their string literals.
+	js = queueProbe(`a"b`, `</script>`)
+	assert.Contains(t, js, `"a\"b"`)
+}
+
+// TestProgressIsNotAnError checks that a long simulation reports its
+// progress on standard output, which Jupyter shows as plain text, and not
+// on standard error, which it shows in a red box as an error.
+func TestProgressIsNotAnError(t *testing.T) {
+	assert.Same(t, os.Stdout, defaultProgress)
 }

@@ -1,13 +1,18 @@
 package nbrun
 
 import (
+	"io"
 	"os"
 	"testing"
 )
 
+// defaultProgress is ProgressOutput as the package sets it.
+var defaultProgress io.Writer
+
 // TestMain keeps the tests quiet: a long simulated run reports its
-// progress to ProgressOutput, standard error in a notebook.
+// progress to ProgressOutput, standard output in a notebook.
 func TestMain(m *testing.M) {
+	defaultProgress = ProgressOutput
 	ProgressOutput = nil
 	os.Exit(m.Run())
 }

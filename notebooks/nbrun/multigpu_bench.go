@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,9 +37,9 @@ func MultiGPUBenches() ([]*benchfile.File, error) {
 // readBenches reads one file of MultiGPUGlob: a bench, or an object of
 // benches by name. It keeps those with scaling runs.
 func readBenches(path string) ([]*benchfile.File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readData(path)
 	if err != nil {
-		return nil, fmt.Errorf("nbrun: %w", err)
+		return nil, fmt.Errorf("nbrun: %s: %w", filepath.Base(path), err)
 	}
 	var named map[string]json.RawMessage
 	if json.Unmarshal(data, &named) != nil || named["scaling"] != nil || named["results"] != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,12 +104,8 @@ func ReadShardedJAX(path string) (*ShardedJAX, error) {
 		}
 		full = filepath.Join(root, filepath.FromSlash(path))
 	}
-	data, err := os.ReadFile(full)
+	data, err := readData(full) // its errors leave out the machine's path
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path as given, not the machine's
-		}
 		return nil, fmt.Errorf("nbrun: sharded JAX: %s: %w", path, err)
 	}
 	return parseShardedJAX(path, data)

@@ -1,7 +1,9 @@
 package nbrun
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -205,6 +207,40 @@ func TestShardedJAXRandom(t *testing.T) {
 	assert.Contains(t, table, "JAX failed at N = 301 on 3 GPUs: XlaRuntimeError")
 	assert.Equal(t, 1, strings.Count(table, "JAX failed"), "one line per failed run, not per step")
 	assert.Contains(t, table, "another overlap variant")
+}
+
+// An endless file (a device, a pipe, a file that grows) is read up to
+// MaxDataFile bytes and refused, naming the limit, by every reader of the
+// committed data.
+func TestReadersAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.json")
+	f, err := os.Create(long)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(MaxDataFile+1)) // sparse: no disk used
+	require.NoError(t, f.Close())
+	at := filepath.Join(dir, "fits.json")
+	require.NoError(t, os.WriteFile(at, bytes.Repeat([]byte(" "), MaxDataFile), 0o644))
+	limit := fmt.Sprintf("limit of %d bytes", MaxDataFile)
+	readers := map[string]func(string) error{
+		"ReadShardedJAX": func(p string) error { _, err := ReadShardedJAX(p); return err },
+		"readBenches":    func(p string) error { _, err := readBenches(p); return err },
+		"loadBench":      func(p string) error { _, err := loadBench(p); return err },
+	}
+	paths := []string{long}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		paths = append(paths, "/dev/zero")
+	}
+	for name, read := range readers {
+		for _, p := range paths {
+			err := read(p)
+			assert.ErrorContains(t, err, limit, "%s(%s)", name, p)
+		}
+		// A file of exactly the limit is read; as blanks, it is not JSON.
+		err := read(at)
+		require.Error(t, err, name)
+		assert.NotContains(t, err.Error(), "limit of", "%s reads a file of %d bytes", name, MaxDataFile)
+	}
 }
 
 func TestShardedJAXMissing(t *testing.T) {

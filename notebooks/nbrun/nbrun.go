@@ -39,8 +39,10 @@ const poisonBits = 0x7fc5a5a5
 
 // ProgressOutput is where a simulated launch that runs longer than
 // sim.ProgressAfter reports, about once a second, how far it has got: the
-// cell's standard error in a notebook. Nil keeps such launches quiet.
-var ProgressOutput io.Writer = os.Stderr
+// cell's standard output in a notebook, which Jupyter shows as plain text
+// (standard error it shows in a red box, as an error). Nil keeps such
+// launches quiet.
+var ProgressOutput io.Writer = os.Stdout
 
 // ErrNoSimulation is wrapped by the error of Sweep for a step that has no
 // simulated kernel (fast) on a machine without a GPU.

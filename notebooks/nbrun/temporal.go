@@ -3,7 +3,6 @@ package nbrun
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -133,7 +132,7 @@ func globIn(root, glob string) ([]string, error) {
 // (and no error) while nothing is recorded.
 func TemporalBenches() ([]*benchfile.File, error) {
 	return globBenches(TemporalBenchGlob, func(f string) ([]*benchfile.File, error) {
-		b, err := benchfile.Load(f)
+		b, err := loadBench(f)
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: %s: %w", filepath.Base(f), err)
 		}
@@ -276,9 +275,9 @@ func RecordedPeers() ([]Peers, error) {
 	}
 	var ps []Peers
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readData(f)
 		if err != nil {
-			return nil, fmt.Errorf("nbrun: %w", err)
+			return nil, fmt.Errorf("nbrun: %s: %w", filepath.Base(f), err)
 		}
 		var p Peers
 		if err := json.Unmarshal(b, &p); err != nil {
