@@ -410,11 +410,12 @@ func close32(got, want float32) bool {
 }
 
 // minCoverage is the least share of the interior points that a check of
-// one symptom must see written and right: a fix of one mistake leaves at
-// least one output plane in OUT_TILE_DIM (a sixth at the largest tile the
-// checks draw) and 36 % of the columns written, while a kernel that
-// writes one column, or one plane of the grid, stays far below.
-const minCoverage = 8
+// one symptom must see written and right: the given kernel with one of
+// its mistakes left writes at least one output plane of each block (a
+// tenth of the interior on the checks' grids, sides 10 to 20 and tiles 7
+// to 10) and 36 % of the columns, while a kernel that writes one column
+// (at most 1/36 of them) stays far below.
+const minCoverage = 12
 
 // givenKernel fails t unless the run's counters show the given kernel,
 // whatever mistakes it still has (the launch of a plane of threads, its
@@ -448,7 +449,7 @@ func (s kernelStep) givenKernelEvidence(sc *simCase, st sim.Stats, got *lab.Grid
 	case st.SharedStores == 0 || st.SharedLoads < int64(star.Points)*int64(written):
 		return fmt.Sprintf("your kernel read %d values from shared memory for %d outputs; the given kernel reads all 13 inputs of every output from its shared planes", st.SharedLoads, written)
 	case st.Intervals-st.BlocksRun < st.BlocksRun:
-		return "your kernel's blocks never wait at a barrier (t.Sync); the given kernel's do"
+		return "your kernel's blocks never wait at a barrier; the given kernel's do"
 	}
 	return ""
 }
@@ -459,8 +460,13 @@ func (s kernelStep) givenKernelEvidence(sc *simCase, st sim.Stats, got *lab.Grid
 func bugStructure(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
 		sc := bugCase(t, s, maxN)
-		_, st, ok := sc.verified(t, s.fn, k)
-		if !ok || !s.gate(t, sc, st) || !s.audit(t, k, sc) {
+		what := sc.describe(s.fn)
+		got, st, err := sc.run(k)
+		if launchErrorHint(t, what, err, st, false) || !(grading.Diff{What: what, Label: sc.label(), Tol: grading.Float32}.Check(
+			t, grading.Float64s(got.Data), grading.Float64s(sc.want.Data))) {
+			return
+		}
+		if !s.gate(t, sc, st) || !s.audit(t, k, sc) {
 			return
 		}
 		if msg := s.givenKernelEvidence(sc, st, sc.want); msg != "" {
