@@ -241,7 +241,7 @@ func (s kernelStep) checkLaunch(t *grading.T, k submitted, sc *simCase, extra ..
 		t.Errorf("%s: gridDim is %s, want %s — %s", what, dims(st.Grid), dims(grid), s.gridHint())
 		return false
 	}
-	return s.gate(t, sc, st)
+	return s.gate(t, k, sc, st)
 }
 
 // checkTraffic runs k on the case, verifies its output and the
@@ -249,7 +249,7 @@ func (s kernelStep) checkLaunch(t *grading.T, k submitted, sc *simCase, extra ..
 // counted with the closed forms.
 func (s kernelStep) checkTraffic(t *grading.T, k submitted, sc *simCase, extra ...grading.Variant) bool {
 	_, st, ok := sc.verified(t, s.fn, k, extra...)
-	if !ok {
+	if !ok || !s.gate(t, k, sc, st) {
 		return false
 	}
 	out := sc.outputs()
@@ -259,5 +259,5 @@ func (s kernelStep) checkTraffic(t *grading.T, k submitted, sc *simCase, extra .
 		{"shared memory per block (bytes)", int64(st.SharedBytesPerBlock), int64(s.sharedBytes(s.tileOf(sc.Tile))), s.sharedHint()},
 		{"operations reported with t.Flops", st.Flops, star.Flops * out,
 			"did you count 25 operations per output, 13 multiplies and 12 adds? Call t.Flops(star.Flops) once for each output a thread writes"},
-	}) && s.gate(t, sc, st)
+	})
 }

@@ -237,13 +237,14 @@ func termList(qs []int) string {
 }
 
 // gate fails t unless the counters of a run whose values were right show
-// the technique: the launch, traffic and barrier checks pay for a kernel
-// of the exercise's technique only. It reports success.
-func (s kernelStep) gate(t *grading.T, sc *simCase, st sim.Stats) bool {
+// the technique and the audit run of the case reads shared memory as the
+// technique does: the method, launch, traffic and barrier checks pay for
+// a kernel of the exercise's technique only. It reports success.
+func (s kernelStep) gate(t *grading.T, k submitted, sc *simCase, st sim.Stats) bool {
 	if msg := s.methodEvidence(sc, st); msg != "" {
 		return assert.Fail(t, "not the technique", fmt.Sprintf("%s: this check pays for %s only — %s", sc.describe(s.fn), s.technique(), msg))
 	}
-	return true
+	return s.audit(t, k, sc)
 }
 
 // auditWant returns the output of a kernel that reads the terms in from
@@ -334,7 +335,7 @@ func (s kernelStep) method(t *grading.T, k submitted, trials, maxN int) {
 	for range trials {
 		sc := s.randomCase(t, maxN)
 		_, st, ok := sc.verified(t, s.fn, k, s.variants(sc)...)
-		if !ok || !s.gate(t, sc, st) || !s.audit(t, k, sc) {
+		if !ok || !s.gate(t, k, sc, st) {
 			return
 		}
 	}

@@ -72,7 +72,7 @@ func (s kernelStep) noHazards(t *grading.T, k submitted, trials, maxN int) {
 	for range trials {
 		sc := s.randomCase(t, maxN)
 		_, st, ok := sc.verified(t, s.fn, k)
-		if !ok || !s.gate(t, sc, st) {
+		if !ok || !s.gate(t, k, sc, st) {
 			return
 		}
 	}
