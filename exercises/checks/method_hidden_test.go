@@ -3,6 +3,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -286,6 +287,38 @@ func TestFindTheBugFixtures(t *testing.T) {
 			assert.Equal(t, pass, c.Passed, "%s: %s: %s", f.name, c.ID, c.Message)
 			if !c.Passed && c.ID != "values" && c.ID != "hidden-values" && f.words != "" {
 				assert.Contains(t, c.Message, f.words, "%s: %s", f.name, c.ID)
+			}
+		}
+	}
+}
+
+// outside is a value whose String method loads past the end of the input:
+// fmt recovers the panic of that fault and prints it.
+type outside struct {
+	t  *sim.Thread
+	in *sim.Global
+}
+
+func (o outside) String() string { return fmt.Sprint(o.t.Load(o.in, len(o.in.Data)+o.t.ThreadIdx.X)) }
+
+// TestFaultHiddenByFmtScoresAsAFault: the solution of each kernel
+// exercise with an out-of-bounds load in every thread, inside a String
+// method that fmt calls and recovers, scores 0, here and across the
+// channel: the simulator recorded the faults.
+func TestFaultHiddenByFmtScoresAsAFault(t *testing.T) {
+	for _, s := range kernelSteps() {
+		k := withLaunch(solutions[s.name], func(kern *sim.Kernel, a star.Args) {
+			body := kern.Body
+			kern.Body = func(t *sim.Thread) {
+				_ = fmt.Sprint(outside{t, a.In})
+				body(t)
+			}
+		})
+		for _, e := range []grading.Exercise{KernelExercise(s.name, k), s.exercise(submitted{remote: servedKernel(t, k)})} {
+			res := score(t, e, 5)
+			assert.Zero(t, res.Points, s.id())
+			for _, c := range res.Checks {
+				assert.Contains(t, c.Message, "outside its", "%s/%s", s.id(), c.ID)
 			}
 		}
 	}
