@@ -47,6 +47,17 @@
 // multiple of B. The arithmetic is float32: convert the coefficients once,
 // outside Body.
 //
+// # How it is graded
+//
+// The values on random grids are the correctness part (the checks small
+// and values).
+// The rest pays for the technique, measured by the simulator on a run
+// whose values are right: one thread per output point (the threads that
+// store, and at most one store each), 13 global loads per output, no
+// shared memory and no barrier. A kernel that computes the right values
+// another way (one thread looping over a column, say) scores the
+// correctness part only, and the feedback says which number is off.
+//
 // Check your work with `go test ./exercises/05_basic` or
 // `go run ./cmd/grade 05`.
 package basic

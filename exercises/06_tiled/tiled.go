@@ -38,6 +38,20 @@
 // element no thread loaded is an uninitialised read. Either fails the
 // launch with a message naming the threads.
 //
+// # How it is graded
+//
+// The values on small and random grids are the correctness part (the
+// checks small and values). The rest pays for the technique, measured
+// by the simulator on a run whose values are right: global loads per output point at most
+// the tile's count (about (IN_TILE_DIM/OUT_TILE_DIM)³ on a large grid,
+// where the basic kernel makes 13), the inputs stored to the shared tile
+// and the 13 inputs of every output read back from it, one barrier per
+// block, one output per thread. An audit run rounds every value read
+// back from shared memory: the outputs must change exactly as they would
+// if every neighbour came from the tile, so shared memory declared and
+// never read, or read only for show, scores nothing for the method. The
+// hazard, launch and traffic checks pay only on such a run.
+//
 // Check your work with `go test ./exercises/06_tiled` or
 // `go run ./cmd/grade 06`.
 package tiled

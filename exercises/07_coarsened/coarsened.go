@@ -39,6 +39,20 @@
 // in the move, or it reports an "uninitialised read" hazard; copy a plane
 // only where it lies in the grid.
 //
+// # How it is graded
+//
+// The values on small and random grids are the correctness part (the
+// checks small and values). The rest pays for the technique, measured
+// by the simulator on a run whose values are right: global loads per output point at most
+// the tile's count (each column's planes loaded once per block), the 13
+// inputs of every output read back from the five shared planes, one or
+// two barriers per output plane, and a thread per column writing its
+// planes. An audit run rounds every value read back from shared memory:
+// the outputs must change exactly as they would if every neighbour came
+// from the shared planes, so shared memory declared and never read, or
+// read only for show, scores nothing for the method. The hazard, launch,
+// traffic and default-tile checks pay only on such a run.
+//
 // Check your work with `go test ./exercises/07_coarsened` or
 // `go run ./cmd/grade 07`.
 package coarsened

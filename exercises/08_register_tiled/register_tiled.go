@@ -39,6 +39,21 @@
 // whose (j, k) is outside the grid loads nothing; the simulator reports
 // any read of a shared element that no thread wrote.
 //
+// # How it is graded
+//
+// The values on small and random grids are the correctness part (the
+// checks small and values). The rest pays for the technique, measured
+// by the simulator on a run whose values are right: global loads per output point at most
+// the tile's count, the 8 in-plane neighbours of every output read back
+// from the shared plane (the centre and the planes above and below may
+// come from registers), one or two barriers per output plane, and a
+// thread per column writing its planes. An audit run rounds every value
+// read back from shared memory: the outputs must change exactly as they
+// would if the in-plane neighbours came from the shared plane, so shared
+// memory declared and never read, or read only for show, scores nothing
+// for the method. The hazard, launch, traffic and default-tile checks pay
+// only on such a run.
+//
 // Check your work with `go test ./exercises/08_register_tiled` or
 // `go run ./cmd/grade 08`.
 package registertiled

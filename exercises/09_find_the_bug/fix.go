@@ -23,6 +23,20 @@
 //   - The guards on the plane moves at the end (a thread copies only
 //     elements that it loaded) are not mistakes: the simulator reports a
 //     copy of an element that no thread loaded (see exercise 7).
+//
+// # How it is graded
+//
+// The whole sweep on random grids is the correctness part (the values
+// check): any correct kernel earns it. The other points are for the
+// given kernel fixed, its structure kept: its plane of threads marching
+// in z, its five shared planes read back for every output, its barriers.
+// The structure check measures that with the simulator, as exercise 7's
+// method check does (global loads, shared loads and stores, barriers per
+// block, threads per output, and an audit run that rounds what shared
+// memory returns). The checks of one symptom pay only on a run of such a
+// kernel whose points written are right and cover at least a twelfth of
+// the interior. A kernel written anew (one thread per point, say) earns
+// the correctness part only, and the messages say why.
 package findthebug
 
 import (

@@ -18,9 +18,11 @@ func basicChecks(s kernelStep, k submitted) []grading.Check {
 			Run: func(t *grading.T) { s.small(t, k) }},
 		{ID: "values", Title: "random grids whose sides are not a multiple of the block edge, thirteen distinct coefficients", Points: 3,
 			Run: func(t *grading.T) { s.values(t, k, 4, 24) }},
-		{ID: "launch", Title: "⌈n/B⌉ blocks of B×B×B threads along each axis of n points, B = Tile, on a run whose values are right", Points: 2,
+		{ID: "method", Title: s.methodTitle(), Points: 3,
+			Run: func(t *grading.T) { s.method(t, k, 3, 18) }},
+		{ID: "launch", Title: "⌈n/B⌉ blocks of B×B×B threads along each axis of n points, B = Tile, on a run whose values are right and whose counters show the technique", Points: 2,
 			Run: func(t *grading.T) { s.launch(t, k, 4, 30) }},
-		{ID: "traffic", Title: "13 loads, 1 store and 25 operations per interior point, on a run whose values are right", Points: 2,
+		{ID: "traffic", Title: "13 loads, 1 store and 25 operations per interior point, on a run whose values are right and whose counters show the technique", Points: 2,
 			Run: func(t *grading.T) { s.traffic(t, k, 3, 18) }},
 	}
 }

@@ -3,6 +3,7 @@
 package checks
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -31,6 +32,7 @@ type haloAnswer struct {
 	perPlane   bool // one message per plane
 	useGroup   bool // everything in one Group
 	goroutines bool // send in a goroutine beside the receive
+	retry      bool // send both first, and when that deadlocks, start again in a safe order
 }
 
 func (a haloAnswer) exchange(c halo.Comm[[]float32], local []float32, p halo.Part, ny, nx int) error {
@@ -82,6 +84,13 @@ func (a haloAnswer) exchange(c halo.Comm[[]float32], local []float32, p halo.Par
 		upEdge, downEdge = at(p.Z1-h+1), at(p.Z0-1)
 	case a.innerPlane:
 		upEdge, downEdge = at(p.Z1-h-1), at(p.Z0+1)
+	}
+	if a.retry {
+		err := errorsJoin(send(upEdge, p.Up), send(downEdge, p.Down), recv(at(p.Z0-h), p.Down), recv(at(p.Z1), p.Up))
+		if !errors.Is(err, halo.ErrDeadlock) {
+			return err
+		}
+		// The deadlock is caught: go on as a safe exchange would.
 	}
 	if a.sendBoth {
 		return errorsJoin(send(upEdge, p.Up), send(downEdge, p.Down), recv(at(p.Z0-h), p.Down), recv(at(p.Z1), p.Up))
@@ -194,4 +203,21 @@ func checkHaloMistake(t *testing.T, name string, f HaloFunc, fail, pass []string
 		assert.Contains(t, msg, s, "%s", name)
 	}
 	assert.Less(t, res.Points, res.MaxPoints, name)
+}
+
+// TestHaloDeadlockCaughtAndRetriedScoresZero: an exchange that deadlocks,
+// catches the error and starts again in a safe order gets its planes
+// right, and scores nothing for the exchange: the communicator recorded
+// the deadlock.
+func TestHaloDeadlockCaughtAndRetriedScoresZero(t *testing.T) {
+	byID, res := haloResults(t, haloAnswer{retry: true}.exchange, 3)
+	t.Logf("12_halo, a deadlock caught and retried: %d/%d", res.Points, res.MaxPoints)
+	for id, c := range byID {
+		if id == "bad-input" {
+			continue // no exchange runs: every rank refuses its input
+		}
+		assert.False(t, c.Passed, "%s passed", id)
+		assert.Contains(t, c.Message, "deadlock", id)
+	}
+	assert.LessOrEqual(t, res.Points, 1, "only the refusal of bad input, which exchanges nothing")
 }

@@ -223,8 +223,9 @@ func (s kernelStep) gridHint() string {
 	return "(n−3)/OUT_TILE_DIM + 1 blocks along each axis of n points, OUT_TILE_DIM = IN_TILE_DIM − 4, so that the output tiles cover the interior 2 … n−3"
 }
 
-// checkLaunch runs k on the case, verifies its output and then compares
-// its grid and block with the closed form.
+// checkLaunch runs k on the case, verifies its output and the technique's
+// counters (gate) and then compares its grid and block with the closed
+// form.
 func (s kernelStep) checkLaunch(t *grading.T, k submitted, sc *simCase, extra ...grading.Variant) bool {
 	_, st, ok := sc.verified(t, s.fn, k, extra...)
 	if !ok {
@@ -240,14 +241,15 @@ func (s kernelStep) checkLaunch(t *grading.T, k submitted, sc *simCase, extra ..
 		t.Errorf("%s: gridDim is %s, want %s — %s", what, dims(st.Grid), dims(grid), s.gridHint())
 		return false
 	}
-	return true
+	return s.gate(t, k, sc, st)
 }
 
-// checkTraffic runs k on the case, verifies its output and then compares
-// what the simulator counted with the closed forms.
+// checkTraffic runs k on the case, verifies its output and the
+// technique's counters (gate) and then compares what the simulator
+// counted with the closed forms.
 func (s kernelStep) checkTraffic(t *grading.T, k submitted, sc *simCase, extra ...grading.Variant) bool {
 	_, st, ok := sc.verified(t, s.fn, k, extra...)
-	if !ok {
+	if !ok || !s.gate(t, k, sc, st) {
 		return false
 	}
 	out := sc.outputs()

@@ -66,10 +66,11 @@ type kernelArgs struct {
 	NZ, NY, NX, Tile int
 	C                star.Coeffs
 	Src, Dst         []float32
+	Audit            bool // round what shared memory returns (method.go)
 }
 
 func argsOf(sc *simCase) kernelArgs {
-	return kernelArgs{NZ: sc.NZ, NY: sc.NY, NX: sc.NX, Tile: sc.Tile, C: sc.C, Src: sc.src.Data, Dst: sc.dst.Data}
+	return kernelArgs{NZ: sc.NZ, NY: sc.NY, NX: sc.NX, Tile: sc.Tile, C: sc.C, Src: sc.src.Data, Dst: sc.dst.Data, Audit: sc.audit}
 }
 
 // caseOf rebuilds in the child the case the grader sent.
@@ -86,7 +87,7 @@ func caseOf(a kernelArgs) (*simCase, error) {
 	if len(a.Src) != n || len(a.Dst) != n {
 		return nil, fmt.Errorf("a case of %d×%d×%d = %d points with %d and %d values", a.NZ, a.NY, a.NX, n, len(a.Src), len(a.Dst))
 	}
-	return &simCase{NZ: a.NZ, NY: a.NY, NX: a.NX, Tile: a.Tile, C: a.C,
+	return &simCase{NZ: a.NZ, NY: a.NY, NX: a.NX, Tile: a.Tile, C: a.C, audit: a.Audit,
 		src: &lab.Grid3[float32]{NZ: a.NZ, NY: a.NY, NX: a.NX, Data: a.Src},
 		dst: &lab.Grid3[float32]{NZ: a.NZ, NY: a.NY, NX: a.NX, Data: a.Dst}}, nil
 }
@@ -96,6 +97,7 @@ func caseOf(a kernelArgs) (*simCase, error) {
 // stands for it.
 func (sc *simCase) runFuncs(fn kernelFuncs) (*lab.Grid3[float32], sim.Stats, error) {
 	r, st, err := fn.Run(argsOf(sc))
+	err = recorded(err, st)
 	out := &lab.Grid3[float32]{NZ: sc.NZ, NY: sc.NY, NX: sc.NX, Data: r}
 	if len(r) != len(sc.dst.Data) {
 		out.Data = sc.dst.Clone().Data
@@ -104,4 +106,21 @@ func (sc *simCase) runFuncs(fn kernelFuncs) (*lab.Grid3[float32], sim.Stats, err
 		}
 	}
 	return out, st, err
+}
+
+// recorded returns err, or, when the launch returned none, an error for
+// the faults and hazards the simulator recorded: the grader reads the
+// record after every call, so a fault that the kernel's code (or a
+// library it called, as fmt does in a String method) recovered still
+// fails the run.
+func recorded(err error, st sim.Stats) error {
+	switch {
+	case err != nil:
+		return err
+	case st.FaultCount > 0:
+		return fmt.Errorf("the simulator recorded %d failed threads or barriers that the launch did not report: %w", st.FaultCount, sim.ErrFault)
+	case st.HazardCounts.Total() > 0:
+		return fmt.Errorf("the simulator recorded %d hazards that the launch did not report: %w", st.HazardCounts.Total(), sim.ErrHazard)
+	}
+	return nil
 }

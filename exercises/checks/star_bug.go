@@ -50,16 +50,18 @@ var findTheBugDecl = declare(&Decl[kernelFuncs]{
 	Checks: func(fn kernelFuncs) []grading.Check {
 		k, s := submitted{funcs: fn}, findTheBugStep()
 		return []grading.Check{
-			{ID: "every-plane", Title: "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right", Points: 2,
-				Run: func(t *grading.T) { bugPlanes(t, s, k, 3, 20) }},
-			{ID: "every-column", Title: "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right", Points: 2,
-				Run: func(t *grading.T) { bugColumns(t, s, k, 3, 20) }},
-			{ID: "one-axis", Title: "inputs that vary along x only, then along y only: the points written are right", Points: 2,
-				Run: func(t *grading.T) { bugAxes(t, s, k, 2, 20) }},
-			{ID: "barriers", Title: "no hazards (the simulator's report), on inputs that vary along x only, with every point written right", Points: 1,
-				Run: func(t *grading.T) { bugHazards(t, s, k, 3, 18) }},
-			{ID: "values", Title: "the whole sweep on random grids", Points: 1,
+			{ID: "values", Title: "the whole sweep on random grids", Points: 2,
 				Run: func(t *grading.T) { bugValues(t, s, k, 3, 20) }},
+			{ID: "structure", Title: "the given kernel, fixed: " + s.methodTitle() + ", the given launch and five shared planes", Points: 3,
+				Run: func(t *grading.T) { bugStructure(t, s, k, 2, 18) }},
+			{ID: "every-plane", Title: "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right, by the given kernel", Points: 2,
+				Run: func(t *grading.T) { bugPlanes(t, s, k, 3, 20) }},
+			{ID: "every-column", Title: "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right, by the given kernel", Points: 2,
+				Run: func(t *grading.T) { bugColumns(t, s, k, 3, 20) }},
+			{ID: "one-axis", Title: "inputs that vary along x only, then along y only: the points written are right, by the given kernel", Points: 2,
+				Run: func(t *grading.T) { bugAxes(t, s, k, 2, 20) }},
+			{ID: "barriers", Title: "no hazards (the simulator's report), on inputs that vary along x only, with every point written right, by the given kernel", Points: 1,
+				Run: func(t *grading.T) { bugHazards(t, s, k, 3, 18) }},
 		}
 	},
 })
@@ -73,19 +75,19 @@ func bugCase(t *grading.T, s kernelStep, maxN int) *simCase {
 	return newSimCaseShape(t, s.side(t, 10, maxN, tile), s.side(t, 10, maxN, tile), s.side(t, 10, maxN, tile), tile)
 }
 
-// bugRun runs k on sc and returns its output. A launch that reports a
+// bugRun runs k on sc and returns its output and counters. A launch that reports a
 // hazard still gives its output, since the hazards have a check of their
 // own; any other failure fails t with the simulator's report and gives
 // nil.
-func bugRun(t *grading.T, sc *simCase, what string, k submitted) *lab.Grid3[float32] {
+func bugRun(t *grading.T, sc *simCase, what string, k submitted) (*lab.Grid3[float32], sim.Stats) {
 	got, st, err := sc.run(k)
 	if err != nil && errors.Is(err, sim.ErrHazard) {
-		return got
+		return got, st
 	}
 	if launchErrorHint(t, what, err, st, false) {
-		return nil
+		return nil, st
 	}
-	return got
+	return got, st
 }
 
 // unwritten reports whether the interior point idx of got still holds the
@@ -137,14 +139,15 @@ func alongAxis(t *grading.T, sc *simCase, axis string) {
 }
 
 // symptomCase draws a case for a check of a symptom: inputs that vary
-// along x only. It returns the case, its description and the kernel's
-// output, or nil when the launch failed for another reason than a hazard
+// along x only. It returns the case, its description, the kernel's
+// counters and its output, or nil when the launch failed for another reason than a hazard
 // (t then has the simulator's report).
-func symptomCase(t *grading.T, s kernelStep, k submitted, maxN int) (*simCase, string, *lab.Grid3[float32]) {
+func symptomCase(t *grading.T, s kernelStep, k submitted, maxN int) (*simCase, string, *lab.Grid3[float32], sim.Stats) {
 	sc := bugCase(t, s, maxN)
 	alongAxis(t, sc, "x")
 	what := sc.describe(s.fn) + ", on inputs that vary along x only"
-	return sc, what, bugRun(t, sc, what, k)
+	got, st := bugRun(t, sc, what, k)
+	return sc, what, got, st
 }
 
 // compareWritten compares the points got holds with the reference: the
@@ -194,8 +197,8 @@ func writtenRight(t *grading.T, sc *simCase, what string, got *lab.Grid3[float32
 // right.
 func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc, what, got := symptomCase(t, s, k, maxN)
-		if got == nil || !writtenRight(t, sc, what, got) {
+		sc, what, got, st := symptomCase(t, s, k, maxN)
+		if got == nil || !writtenRight(t, sc, what, got) || !givenKernel(t, s, sc, what, got, st) {
 			return
 		}
 		var empty, full []int
@@ -256,8 +259,8 @@ func bugPlanes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 // right.
 func bugColumns(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 	for range trials {
-		sc, what, got := symptomCase(t, s, k, maxN)
-		if got == nil || !writtenRight(t, sc, what, got) {
+		sc, what, got, st := symptomCase(t, s, k, maxN)
+		if got == nil || !writtenRight(t, sc, what, got) || !givenKernel(t, s, sc, what, got, st) {
 			return
 		}
 		planes := writtenPlanes(sc, got)
@@ -326,13 +329,16 @@ func bugAxes(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 		for _, axis := range []string{"x", "y"} {
 			alongAxis(t, sc, axis)
 			what := sc.describe(s.fn) + ", on inputs that vary along " + axis + " only"
-			got := bugRun(t, sc, what, k)
+			got, st := bugRun(t, sc, what, k)
 			if got == nil {
 				return
 			}
 			written, wrong, first := compareWritten(sc, got)
 			if written == 0 {
 				assert.Fail(t, "nothing written", what+": no interior point was written")
+				return
+			}
+			if wrong == 0 && !givenKernel(t, s, sc, what, got, st) {
 				return
 			}
 			if wrong == 0 {
@@ -364,7 +370,7 @@ func bugHazards(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
 		alongAxis(t, sc, "x")
 		what := sc.describe(s.fn) + ", on inputs that vary along x only"
 		got, st, err := sc.run(k)
-		if launchErrorHint(t, what, err, st, false) || !writtenRight(t, sc, what, got) {
+		if launchErrorHint(t, what, err, st, false) || !writtenRight(t, sc, what, got) || !givenKernel(t, s, sc, what, got, st) {
 			return
 		}
 	}
@@ -401,4 +407,67 @@ func close32(got, want float32) bool {
 	tol := grading.Float32
 	d := math.Abs(float64(got) - float64(want))
 	return d <= tol.Abs+tol.Rel*math.Abs(float64(want))
+}
+
+// minCoverage is the least share of the interior points that a check of
+// one symptom must see written and right: the given kernel with one of
+// its mistakes left writes at least one output plane of each block (a
+// tenth of the interior on the checks' grids, sides 10 to 20 and tiles 7
+// to 10) and 36 % of the columns, while a kernel that writes one column
+// (at most 1/36 of them) stays far below.
+const minCoverage = 12
+
+// givenKernel fails t unless the run's counters show the given kernel,
+// whatever mistakes it still has (the launch of a plane of threads, its
+// five shared planes read back for every output written, barriers), and
+// unless at least 1/minCoverage of the interior was written right: the
+// points for a fix are for the given kernel fixed, and a check of one
+// property pays only where the values it looks at are right and cover a
+// real part of the grid. It reports success.
+func givenKernel(t *grading.T, s kernelStep, sc *simCase, what string, got *lab.Grid3[float32], st sim.Stats) bool {
+	if msg := s.givenKernelEvidence(sc, st, got); msg != "" {
+		return assert.Fail(t, "not the given kernel", fmt.Sprintf("%s: %s — the points for a fix are for the given kernel fixed, its five shared planes, its plane loop and its barriers kept; a kernel of another design earns the values check only", what, msg))
+	}
+	written, wrong, _ := compareWritten(sc, got)
+	if need := sc.outputs() / minCoverage; int64(written-wrong) < need {
+		return assert.Fail(t, "too few outputs", fmt.Sprintf("%s: %d of the %d interior points were written right; a check of one property pays from one in %d (%d points)",
+			what, max(0, written-wrong), sc.outputs(), minCoverage, need))
+	}
+	return true
+}
+
+// givenKernelEvidence returns what the counters of a run show that the
+// given kernel, with any of its mistakes, would not, or "".
+func (s kernelStep) givenKernelEvidence(sc *simCase, st sim.Stats, got *lab.Grid3[float32]) string {
+	T := s.tileOf(sc.Tile)
+	written, _, _ := compareWritten(sc, got)
+	switch {
+	case st.Block != (sim.Dim3{X: T, Y: T, Z: 1}):
+		return fmt.Sprintf("your kernel's blocks are %s threads; the given kernel's are a plane of IN_TILE_DIM×IN_TILE_DIM = %d×%d threads that marches in z", dims(st.Block), T, T)
+	case st.SharedBytesPerBlock != s.sharedBytes(T):
+		return fmt.Sprintf("your kernel declares %d bytes of shared memory per block; the given kernel's five planes of %d×%d floats are %d bytes", st.SharedBytesPerBlock, T, T, s.sharedBytes(T))
+	case st.SharedStores == 0 || st.SharedLoads < int64(star.Points)*int64(written):
+		return fmt.Sprintf("your kernel read %d values from shared memory for %d outputs; the given kernel reads all 13 inputs of every output from its shared planes", st.SharedLoads, written)
+	case st.Intervals-st.BlocksRun < st.BlocksRun:
+		return "your kernel's blocks never wait at a barrier; the given kernel's do"
+	}
+	return ""
+}
+
+// bugStructure is the structure check of exercise 9: the given kernel,
+// fixed, measured as exercise 7's coarsened kernel is (method), on the
+// cases of exercise 9.
+func bugStructure(t *grading.T, s kernelStep, k submitted, trials, maxN int) {
+	for range trials {
+		sc := bugCase(t, s, maxN)
+		what := sc.describe(s.fn)
+		got, st, err := sc.run(k)
+		if launchErrorHint(t, what, err, st, false) || !(grading.Diff{What: what, Label: sc.label(), Tol: grading.Float32}.Check(
+			t, grading.Float64s(got.Data), grading.Float64s(sc.want.Data))) {
+			return
+		}
+		if !givenKernel(t, s, sc, what, got, st) || !s.gate(t, k, sc, st) {
+			return
+		}
+	}
 }

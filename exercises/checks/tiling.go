@@ -65,9 +65,14 @@ func (s kernelStep) values(t *grading.T, k submitted, trials, maxN int) {
 	}
 }
 
+// noHazards checks runs without hazards, whose values are right and
+// whose counters show the technique: a kernel without shared memory or
+// barriers has no hazard to avoid and earns nothing here.
 func (s kernelStep) noHazards(t *grading.T, k submitted, trials, maxN int) {
 	for range trials {
-		if !s.randomCase(t, maxN).checkNoHazards(t, s.fn, k) {
+		sc := s.randomCase(t, maxN)
+		_, st, ok := sc.verified(t, s.fn, k)
+		if !ok || !s.gate(t, k, sc, st) {
 			return
 		}
 	}
@@ -110,11 +115,13 @@ func tiledChecks(s kernelStep, k submitted) []grading.Check {
 			Run: func(t *grading.T) { s.small(t, k) }},
 		{ID: "values", Title: "random grids that the output tile does not fit evenly, thirteen distinct coefficients", Points: 2,
 			Run: func(t *grading.T) { s.values(t, k, 4, 20) }},
-		{ID: "barriers", Title: "no races and no reads of unloaded shared memory (the simulator's hazard checks), on a run whose values are right", Points: 2,
+		{ID: "method", Title: s.methodTitle(), Points: 3,
+			Run: func(t *grading.T) { s.method(t, k, 3, 18) }},
+		{ID: "barriers", Title: "no races and no reads of unloaded shared memory (the simulator's hazard checks), on a run whose values are right and whose counters show the technique", Points: 2,
 			Run: func(t *grading.T) { s.noHazards(t, k, 3, 18) }},
-		{ID: "launch", Title: "the grid and block dimensions, on a run whose values are right", Points: 1,
+		{ID: "launch", Title: "the grid and block dimensions, on a run whose values are right and whose counters show the technique", Points: 1,
 			Run: func(t *grading.T) { s.launch(t, k, 4, 30) }},
-		{ID: "traffic", Title: "global loads and stores, operations and shared memory per block, on a run whose values are right", Points: 2,
+		{ID: "traffic", Title: "global loads and stores, operations and shared memory per block, on a run whose values are right and whose counters show the technique", Points: 2,
 			Run: func(t *grading.T) { s.traffic(t, k, 2, 18) }},
 	}
 	if !containsInt(s.tiles, 0) {

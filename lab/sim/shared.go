@@ -223,6 +223,7 @@ var nan32 = float32(math.NaN())
 
 // load reads element idx for thread t.
 func (a *sharedArray) load(t *Thread, idx int) float32 {
+	t.live()
 	w := t.w
 	m := &a.meta[idx]
 	w.c.sharedLoads++
@@ -241,11 +242,15 @@ func (a *sharedArray) load(t *Thread, idx int) float32 {
 	} else if m.reader != t.id && m.reader2 < 0 {
 		m.reader2 = t.id
 	}
+	if f := w.l.sharedReads; f != nil && m.wEpoch >= w.blockStart {
+		v = f(v)
+	}
 	return v
 }
 
 // store writes element idx for thread t.
 func (a *sharedArray) store(t *Thread, idx int, v float32) {
+	t.live()
 	w := t.w
 	m := &a.meta[idx]
 	w.c.sharedStores++

@@ -119,7 +119,9 @@ type Thread struct {
 	yield   func(threadEvent) bool
 	abort   bool    // the block failed: unwind at the next Sync
 	stopped bool    // the coroutine is being closed: unwind and return
+	faulted bool    // the thread failed in this block (the fault is recorded)
 	site    uintptr // where the thread last called Sync (barrier.go)
+	stores  int64   // global stores of the thread in the current block
 }
 
 // threadEvent is what a thread's coroutine reports when it gives control
@@ -137,11 +139,14 @@ const (
 // abortSignal unwinds a thread whose block failed; runThread recovers it.
 type abortSignal struct{}
 
-// kernelFault is the panic value of a failed access; runThread recovers it
-// and records it.
+// kernelFault is the panic value of a failed access. The thread records it
+// before it panics (Thread.fail), so that the fault counts whoever
+// recovers the panic: runThread, or a library the kernel called (fmt
+// recovers a panic in a String method and prints it).
 type kernelFault struct {
-	msg  string // what happened, naming the thread and the block
-	kind error  // ErrFault or ErrLimit
+	msg      string // what happened, naming the thread and the block
+	kind     error  // ErrFault or ErrLimit
+	recorded bool   // already in the worker's record
 }
 
 // Sync is __syncthreads(): the thread waits until every thread of its block
@@ -153,7 +158,7 @@ type kernelFault struct {
 //
 //go:noinline
 func (t *Thread) Sync() {
-	if t.abort || t.stopped {
+	if t.abort || t.stopped || t.faulted {
 		panic(abortSignal{})
 	}
 	t.site = callerPC() // the kernel's call of Sync (barrier.go)
@@ -169,6 +174,7 @@ func (t *Thread) Sync() {
 // Load reads g[i] from global memory and counts one global load of 4 bytes.
 // An index outside g fails the thread and the launch.
 func (t *Thread) Load(g *Global, i int) float32 {
+	t.live()
 	if g == nil || uint(i) >= uint(len(g.Data)) {
 		t.fail(ErrFault, "loads %s", outside(g, i))
 	}
@@ -181,10 +187,12 @@ func (t *Thread) Load(g *Global, i int) float32 {
 // Store writes v to g[i] in global memory and counts one global store of 4
 // bytes. An index outside g fails the thread and the launch.
 func (t *Thread) Store(g *Global, i int, v float32) {
+	t.live()
 	if g == nil || uint(i) >= uint(len(g.Data)) {
 		t.fail(ErrFault, "stores %s", outside(g, i))
 	}
 	t.w.c.globalStores++
+	t.stores++
 	t.w.warps.access(t, GlobalStore, g, nil, i)
 	t.trace(GlobalStore, g.Name, i, nil)
 	g.Data[i] = v
@@ -206,10 +214,28 @@ func outside(g *Global, i int) string {
 	return fmt.Sprintf("%s[%d] outside its %d elements", name, i, len(g.Data))
 }
 
-// fail stops the thread: the launch reports the error, wrapping kind.
+// fail stops the thread: the launch reports the error, wrapping kind. The
+// fault is recorded here, before the panic, so that a kernel whose code
+// recovers the panic (its own or a library's recover) still fails: the
+// thread is marked, its next access or barrier unwinds it, and its end
+// counts as a fault whatever it returns.
 func (t *Thread) fail(kind error, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	panic(kernelFault{msg: fmt.Sprintf("thread %v of block %v %s", t.ThreadIdx, t.BlockIdx, msg), kind: kind})
+	f := kernelFault{msg: fmt.Sprintf("thread %v of block %v %s", t.ThreadIdx, t.BlockIdx, msg), kind: kind}
+	if !t.faulted {
+		t.faulted = true
+		t.w.fault(f)
+	}
+	f.recorded = true
+	panic(f)
+}
+
+// live unwinds a thread that already failed in this block, when its code
+// recovered the panic of the fault and went on.
+func (t *Thread) live() {
+	if t.faulted {
+		panic(abortSignal{})
+	}
 }
 
 // counters are the traffic of a launch, in elements and operations.
@@ -217,6 +243,8 @@ type counters struct {
 	globalLoads, globalStores int64
 	sharedLoads, sharedStores int64
 	flops                     int64
+	storingThreads            int64 // threads that stored to global memory
+	maxThreadStores           int64 // the most global stores of one thread
 }
 
 func (c *counters) add(o counters) {
@@ -225,6 +253,8 @@ func (c *counters) add(o counters) {
 	c.sharedLoads += o.sharedLoads
 	c.sharedStores += o.sharedStores
 	c.flops += o.flops
+	c.storingThreads += o.storingThreads
+	c.maxThreadStores = max(c.maxThreadStores, o.maxThreadStores)
 }
 
 // Simulator runs kernels on the simulated device and keeps the Stats of its
@@ -246,6 +276,14 @@ type Simulator struct {
 	// Trace, when set, receives every global and shared access of every
 	// launch (trace.go); nil, the default, costs one test per access.
 	Trace Tracer
+	// SharedReads, when set, makes every shared-memory load return
+	// SharedReads(v) for the stored value v: an audit run, in which the
+	// outputs that depend on what threads read back from shared memory
+	// change in a way the caller can predict, and the others do not. An
+	// idempotent function (a rounding) keeps a value copied from one
+	// shared array to another as it was after the first read. Nil, the
+	// default, returns what was stored.
+	SharedReads func(float32) float32
 
 	mu   sync.Mutex
 	last Stats
@@ -330,7 +368,7 @@ func (s *Simulator) launch(k Kernel) (Stats, error) {
 	if err := s.Validate(k); err != nil {
 		return st, err
 	}
-	l := &launch{k: k, lim: s.limits(), blocks: k.Grid.Size(), trace: s.Trace}
+	l := &launch{k: k, lim: s.limits(), blocks: k.Grid.Size(), trace: s.Trace, sharedReads: s.SharedReads}
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -368,6 +406,8 @@ type launch struct {
 	next   atomic.Int64
 	done   atomic.Int64 // blocks finished, for Progress
 	trace  Tracer       // Simulator.Trace, or nil
+
+	sharedReads func(float32) float32 // Simulator.SharedReads, or nil
 }
 
 // maxReports bounds the hazards and faults a worker keeps in detail; it
@@ -468,8 +508,13 @@ func (w *worker) runThread(t *Thread) (ev threadEvent) {
 		switch r := r.(type) {
 		case abortSignal:
 			ev = evAborted
+			if t.faulted {
+				ev = evFault
+			}
 		case kernelFault:
-			w.fault(r)
+			if !r.recorded {
+				w.fault(r)
+			}
 			ev = evFault
 		default:
 			w.fault(kernelFault{msg: fmt.Sprintf("thread %v of block %v panicked: %v", t.ThreadIdx, t.BlockIdx, r), kind: ErrFault})
@@ -477,6 +522,9 @@ func (w *worker) runThread(t *Thread) (ev threadEvent) {
 		}
 	}()
 	w.l.k.Body(t)
+	if t.faulted {
+		return evFault // the kernel recovered its fault and returned
+	}
 	return evExit
 }
 
@@ -503,7 +551,7 @@ func (w *worker) runBlock(b int) {
 	w.sharedBytes = 0
 	for r, t := range w.threads {
 		t.BlockIdx = idx
-		t.abort = false
+		t.abort, t.faulted, t.stores = false, false, 0
 		w.state[r] = evReady
 	}
 	exited := 0
@@ -543,6 +591,12 @@ func (w *worker) runBlock(b int) {
 		w.barriers++
 		for r := range w.state {
 			w.state[r] = evReady
+		}
+	}
+	for _, t := range w.threads {
+		if t.stores > 0 {
+			w.c.storingThreads++
+			w.c.maxThreadStores = max(w.c.maxThreadStores, t.stores)
 		}
 	}
 	w.warps.endBlock()
@@ -615,6 +669,7 @@ func (l *launch) collect(ws []*worker, st Stats) (Stats, error) {
 	st.GlobalLoadBytes, st.GlobalStoreBytes = ElemBytes*c.globalLoads, ElemBytes*c.globalStores
 	st.SharedLoadBytes, st.SharedStoreBytes = ElemBytes*c.sharedLoads, ElemBytes*c.sharedStores
 	st.Flops = c.flops
+	st.StoringThreads, st.MaxStoresPerThread = c.storingThreads, c.maxThreadStores
 	st.Memory = collectMemory(ws)
 	// Each worker keeps its first reports in block order; the first ones
 	// over all workers are therefore among them, whatever the scheduling.

@@ -29,6 +29,13 @@ type Stats struct {
 	SharedStoreBytes int64 `json:"shared_store_bytes"` // 4 bytes per shared store
 	Flops            int64 `json:"flops"`              // operations the threads reported with Thread.Flops
 
+	// StoringThreads counts the threads (one per block they ran in) that
+	// stored to global memory at least once; MaxStoresPerThread is the
+	// most global stores one thread made in one block. Together they say
+	// how the outputs were shared out among the threads.
+	StoringThreads     int64 `json:"storing_threads"`
+	MaxStoresPerThread int64 `json:"max_stores_per_thread"`
+
 	// Memory is the same traffic as the hardware moves it: per warp
 	// request, in 32-byte sectors for global memory and in bank passes for
 	// shared memory, per kind of access and per site of the source.
