@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -172,4 +174,38 @@ func TestCompileSourceRefusesADirectiveBeforeCompiling(t *testing.T) {
 	assert.Equal(t, []string{"basic.cu:2: #include is not allowed: the file must hold everything it needs (allowed: " + DirectivesAllowed + ")"}, de.Lines)
 	_, err = d.CompileSource("basic.cu", strings.Repeat("x", MaxSource+1), "basic", nil, geom)
 	assert.ErrorContains(t, err, fmt.Sprintf("over the limit of %d", MaxSource))
+}
+
+// NVRTC itself, given each attack with the check skipped, with a readable
+// header that stops the compilation with a marker: whatever NVRTC reads
+// the header of, the check refuses.
+func TestGPUNVRTCIncludesOnlyWhatTheCheckRefuses(t *testing.T) {
+	device(t)
+	header := filepath.Join(t.TempDir(), "s.h")
+	require.NoError(t, os.WriteFile(header, []byte("#error LEAKED_MARKER\n"), 0o644))
+	for _, tmpl := range []string{
+		"#include \"%s\"\n",
+		"# /*\n*/ include \"%s\"\n",
+		"#/* a\r\n b */include \"%s\"\n",
+		"int x;\r#include \"%s\"\r",
+		"#\rinclude \"%s\"\n",
+		"#\\\rinclude \"%s\"\n",
+		"int x; /* a\nb */ #include \"%s\"\n",
+		"#define X \\ \n#include \"%s\"\n",
+		"#define Y 1 \\ \ninclude \"%s\"\n",
+		"# \\ \ninclude \"%s\"\n",
+		"??=include \"%s\"\n",
+		"#define X ??/\n#include \"%s\"\n",
+		"#\\u0069nclude \"%s\"\n",
+	} {
+		src := fmt.Sprintf(tmpl, header)
+		_, log, _, _ := nvrtcCompile(src, "k.cu", []string{"-std=c++17"}, false)
+		read := strings.Contains(log, "LEAKED_MARKER")
+		err := CheckDirectives("k.cu", src)
+		t.Logf("%q: NVRTC read the header: %v; the check: %v", tmpl, read, err)
+		if read {
+			assert.Error(t, err, "%q", tmpl)
+		}
+		assert.NotContains(t, StudentLog("k.cu", log), "LEAKED_MARKER", "%q: the header's lines stay out of the student's log", tmpl)
+	}
 }
