@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -38,9 +39,22 @@ const maxDirectiveErrors = 8
 // CheckDirectives returns an error naming each line ("basic.cu:3: …") of
 // text that uses a preprocessor directive or operator outside the
 // allow-list, or holds a NUL byte or a control character, or is not UTF-8;
-// nil when the text may be compiled. It reads the text as the preprocessor
-// does: lines joined by a backslash before the newline, comments, string
-// and character literals (raw strings included), and the digraph %: for #.
+// nil when the text may be compiled.
+//
+// It reads the text as NVRTC's preprocessor will, after the translation
+// phases 1 to 3: a carriage return, a carriage return and a newline, and a
+// newline each end a line (lines are numbered so); a backslash before the
+// end of a line joins the two lines; a comment is one space, and a
+// directive is a line whose first token is # (or the digraph %:); string
+// and character literals (raw strings included) are skipped. Where
+// compilers are known to read differently, the text is read every way and
+// refused when one reading finds a directive outside the allow-list: a
+// comment that spans lines is also read as ending the line, and a lone
+// carriage return as a space. What no reading can settle is refused: a
+// trigraph (??/ is a backslash, ??= a #), a backslash followed by spaces
+// before the end of a line, a backslash outside a literal that does not
+// end a line (a universal character name such as \u0069 spells a letter),
+// and a line splice inside a raw string literal.
 func CheckDirectives(file, text string) error {
 	var errs []string
 	add := func(line int, format string, a ...any) {
@@ -49,22 +63,142 @@ func CheckDirectives(file, text string) error {
 		}
 	}
 	if !utf8.ValidString(text) {
-		add(1+strings.Count(text[:invalidUTF8(text)], "\n"), "the file is not UTF-8 text")
+		add(lineAt(text, invalidUTF8(text)), "the file is not UTF-8 text")
 		return directiveError(errs)
 	}
 	for i, r := range text {
 		if r == 0 || (r < 0x20 && r != '\n' && r != '\r' && r != '\t' && r != '\f' && r != '\v') || r == 0x7f {
-			add(1+strings.Count(text[:i], "\n"), "control character %U is not allowed in a source", r)
+			add(lineAt(text, i), "control character %U is not allowed in a source", r)
 			return directiveError(errs)
 		}
 	}
-	l := lexer{src: text}
+	if i := trigraph(text); i >= 0 {
+		add(lineAt(text, i), "the trigraph %s is not allowed: write the character it stands for", text[i:i+3])
+		return directiveError(errs)
+	}
+	for _, rd := range readings {
+		lg := phases12(text, rd.crEndsLine)
+		if lg.spacedSplice >= 0 {
+			add(lg.line[lg.spacedSplice], "a backslash followed by spaces before the end of the line is not allowed: compilers disagree on whether it joins the lines; remove the spaces")
+			return directiveError(errs)
+		}
+		checkLogical(lg, rd, add)
+		if len(errs) > 0 {
+			return directiveError(errs)
+		}
+	}
+	return nil
+}
+
+// reading is one way of reading a source where compilers differ.
+type reading struct {
+	crEndsLine      bool // a lone carriage return ends a line (else it is a space)
+	commentEndsLine bool // a comment that spans lines ends the line it starts on (else it is a space)
+}
+
+// readings are the ways CheckDirectives reads a source, the standard's
+// first.
+var readings = []reading{{true, false}, {true, true}, {false, false}, {false, true}}
+
+// lineAt returns the line of byte offset p of text, from 1, with CR, CRLF
+// and LF each ending a line.
+func lineAt(text string, p int) int {
+	line := 1
+	for i := 0; i < p && i < len(text); i++ {
+		if text[i] == '\n' || text[i] == '\r' && (i+1 >= len(text) || text[i+1] != '\n') {
+			line++
+		}
+	}
+	return line
+}
+
+// trigraph returns the offset of the first trigraph of text, or -1.
+func trigraph(text string) int {
+	for i := 0; i+2 < len(text); i++ {
+		if text[i] == '?' && text[i+1] == '?' && strings.IndexByte("=/'()!<>-", text[i+2]) >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// logical is a source after the translation phases 1 and 2: every line
+// ends in '\n', and the lines joined by a backslash are one.
+type logical struct {
+	text []byte
+	line []int  // the source line (CR, CRLF and LF each ending one) of each byte of text
+	join []bool // a splice was removed just before this byte of text
+	// spacedSplice is the offset in text of a backslash followed by
+	// spaces or tabs and the end of a line, or -1.
+	spacedSplice int
+}
+
+// phases12 returns text with its line ends made '\n' (a lone CR one too
+// when crEndsLine, else a space) and its line splices removed.
+func phases12(text string, crEndsLine bool) logical {
+	lg := logical{text: make([]byte, 0, len(text)), line: make([]int, 0, len(text)), join: make([]bool, 0, len(text)), spacedSplice: -1}
+	line, joined := 1, false
+	// eol returns the length of the line end at i, or 0.
+	eol := func(i int) int {
+		switch {
+		case i >= len(text):
+			return 0
+		case text[i] == '\n':
+			return 1
+		case text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n':
+			return 2
+		case text[i] == '\r' && crEndsLine:
+			return 1
+		}
+		return 0
+	}
+	emit := func(c byte) {
+		lg.text = append(lg.text, c)
+		lg.line = append(lg.line, line)
+		lg.join = append(lg.join, joined)
+		joined = false
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == '\\' {
+			if n := eol(i + 1); n > 0 {
+				i += 1 + n
+				line++
+				joined = true
+				continue
+			}
+			j := i + 1
+			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+				j++
+			}
+			if j > i+1 && (j == len(text) || eol(j) > 0) && lg.spacedSplice < 0 {
+				lg.spacedSplice = len(lg.text)
+			}
+		}
+		if n := eol(i); n > 0 {
+			emit('\n')
+			i += n
+			line++
+			continue
+		}
+		if c == '\r' {
+			c = ' ' // a lone CR read as a space
+		}
+		emit(c)
+		i++
+	}
+	return lg
+}
+
+// checkLogical checks the directives of a logical source read as rd.
+func checkLogical(lg logical, rd reading, add func(int, string, ...any)) {
+	l := lexer{lg: lg, rd: rd}
 	lineStart := true
 	for {
 		tok, line := l.next()
 		switch tok.kind {
 		case tokEOF:
-			return directiveError(errs)
+			return
 		case tokNewline:
 			lineStart = true
 			continue
@@ -80,7 +214,7 @@ func CheckDirectives(file, text string) error {
 			}
 		case tokBad:
 			add(line, "%s", tok.text)
-			return directiveError(errs)
+			return
 		}
 		lineStart = false
 	}
@@ -93,6 +227,8 @@ func checkDirective(l *lexer, line int, add func(int, string, ...any)) {
 	switch {
 	case name.kind == tokNewline || name.kind == tokEOF:
 		return // the null directive
+	case name.kind == tokBad:
+		add(line, "%s", name.text)
 	case name.kind != tokIdent:
 		add(line, "the directive \"# %s\" is not allowed (allowed: %s)", name.text, DirectivesAllowed)
 	case name.text == "pragma":
@@ -163,63 +299,30 @@ type token struct {
 	text string
 }
 
-// lexer splits a source into the preprocessor's tokens, as far as the
-// directive check needs: identifiers, # and %:, newlines (not those
-// escaped by a backslash; a comment with a newline in it counts as one),
-// and the rest. The source holds no NUL byte (CheckDirectives refuses it
-// first), so 0 stands for the end.
+// lexer splits a logical source (after phases 1 and 2) into the
+// preprocessor's tokens, as far as the directive check needs:
+// identifiers, # and %:, newlines, and the rest. A comment is a space, or
+// a newline when it spans lines and the reading says so.
 type lexer struct {
-	src string
+	lg  logical
+	rd  reading
 	pos int
-	nls []int // offsets of the newlines
 }
 
-// at returns the byte at p after line splices (a backslash before a
-// newline), and the offset just past it; 0 at the end.
-func (l *lexer) at(p int) (byte, int) {
-	for p < len(l.src) && l.src[p] == '\\' {
-		q := p + 1
-		if q < len(l.src) && l.src[q] == '\r' {
-			q++
-		}
-		if q < len(l.src) && l.src[q] == '\n' {
-			p = q + 1
-			continue
-		}
-		break
+// at returns the byte at p, 0 at the end (the source holds no NUL).
+func (l *lexer) at(p int) byte {
+	if p >= len(l.lg.text) {
+		return 0
 	}
-	if p >= len(l.src) {
-		return 0, len(l.src)
-	}
-	return l.src[p], p + 1
+	return l.lg.text[p]
 }
 
-// look returns the byte at p after splices.
-func (l *lexer) look(p int) byte {
-	c, _ := l.at(p)
-	return c
-}
-
-// lineOf returns the line of offset p, from 1.
+// lineOf returns the source line of the byte at p.
 func (l *lexer) lineOf(p int) int {
-	if l.nls == nil {
-		l.nls = []int{}
-		for i := 0; i < len(l.src); i++ {
-			if l.src[i] == '\n' {
-				l.nls = append(l.nls, i)
-			}
-		}
+	if len(l.lg.line) == 0 {
+		return 1
 	}
-	lo, hi := 0, len(l.nls)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if l.nls[m] < p {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo + 1
+	return l.lg.line[min(p, len(l.lg.line)-1)]
 }
 
 func isIdentStart(c byte) bool {
@@ -231,99 +334,79 @@ func isIdent(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
 // next returns the next token and the line it starts on.
 func (l *lexer) next() (token, int) {
 	for {
-		c, p := l.at(l.pos)
-		line := l.lineOf(p - 1)
+		p := l.pos
+		c := l.at(p)
+		line := l.lineOf(p)
 		switch {
 		case c == 0:
-			l.pos = p
+			l.pos = len(l.lg.text)
 			return token{kind: tokEOF}, line
 		case c == '\n':
-			l.pos = p
+			l.pos = p + 1
 			return token{kind: tokNewline}, line
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
-			l.pos = p
-		case c == '/' && l.look(p) == '/':
-			// A line comment runs to the newline, splices included.
-			_, q := l.at(p)
-			for {
-				d, r := l.at(q)
-				if d == 0 || d == '\n' {
-					break
-				}
-				q = r
+			l.pos = p + 1
+		case c == '/' && l.at(p+1) == '/':
+			q := p + 2
+			for d := l.at(q); d != 0 && d != '\n'; d = l.at(q) {
+				q++
 			}
 			l.pos = q
-		case c == '/' && l.look(p) == '*':
-			_, q := l.at(p)
-			nl := false
-			for {
-				d, r := l.at(q)
-				if d == 0 {
-					l.pos = r
-					return token{kind: tokBad, text: "a comment is not closed"}, line
-				}
-				if d == '\n' {
-					nl = true
-				}
-				if d == '*' && l.look(r) == '/' {
-					_, l.pos = l.at(r)
-					break
-				}
-				q = r
+		case c == '/' && l.at(p+1) == '*':
+			end := bytes.Index(l.lg.text[p+2:], []byte("*/"))
+			if end < 0 {
+				l.pos = len(l.lg.text)
+				return token{kind: tokBad, text: "a comment is not closed"}, line
 			}
-			if nl {
+			l.pos = p + 2 + end + 2
+			if l.rd.commentEndsLine && bytes.IndexByte(l.lg.text[p:l.pos], '\n') >= 0 {
 				return token{kind: tokNewline}, line
 			}
 		case c == '#':
-			l.pos = p
+			l.pos = p + 1
 			return token{kind: tokPunct, text: "#"}, line
-		case c == '%' && l.look(p) == ':':
-			_, l.pos = l.at(p)
+		case c == '%' && l.at(p+1) == ':':
+			l.pos = p + 2
 			return token{kind: tokPunct, text: "%:"}, line
 		case c == '"' || c == '\'':
-			return l.literal(c, p, line)
+			return l.literal(c, p+1, line)
+		case c == '\\':
+			l.pos = p + 1
+			return token{kind: tokBad, text: "a backslash is allowed only in a string or character literal, or at the end of a line (a universal character name such as \\u0041 is allowed only in a literal)"}, line
 		case isIdentStart(c):
-			var sb strings.Builder
-			sb.WriteByte(c)
-			q := p
-			for {
-				d, r := l.at(q)
-				if !isIdent(d) {
-					break
-				}
-				sb.WriteByte(d)
-				q = r
+			q := p + 1
+			for isIdent(l.at(q)) {
+				q++
 			}
 			l.pos = q
-			id := sb.String()
+			id := string(l.lg.text[p:q])
 			// Raw string literals: R"delim( … )delim", with a prefix.
-			if (id == "R" || id == "u8R" || id == "uR" || id == "UR" || id == "LR") && l.look(q) == '"' {
+			if (id == "R" || id == "u8R" || id == "uR" || id == "UR" || id == "LR") && l.at(q) == '"' {
 				return l.raw(q, line)
 			}
 			// Encoding prefixes of ordinary literals: u8"…", L'…'.
-			if (id == "u8" || id == "u" || id == "U" || id == "L") && (l.look(q) == '"' || l.look(q) == '\'') {
-				d, r := l.at(q)
-				return l.literal(d, r, line)
+			if (id == "u8" || id == "u" || id == "U" || id == "L") && (l.at(q) == '"' || l.at(q) == '\'') {
+				return l.literal(l.at(q), q+1, line)
 			}
 			return token{kind: tokIdent, text: id}, line
-		case c >= '0' && c <= '9' || c == '.' && l.look(p) >= '0' && l.look(p) <= '9':
+		case c >= '0' && c <= '9' || c == '.' && l.at(p+1) >= '0' && l.at(p+1) <= '9':
 			// A pp-number: digits, letters, dots, digit separators and
 			// signed exponents.
-			q := p
+			q := p + 1
 			prev := c
 			for {
-				d, r := l.at(q)
-				if isIdent(d) || d == '.' || (d == '\'' && isIdent(l.look(r))) || ((d == '+' || d == '-') && (prev|0x20 == 'e' || prev|0x20 == 'p')) {
+				d := l.at(q)
+				if isIdent(d) || d == '.' || (d == '\'' && isIdent(l.at(q+1))) || ((d == '+' || d == '-') && (prev|0x20 == 'e' || prev|0x20 == 'p')) {
 					prev = d
-					q = r
+					q++
 					continue
 				}
 				break
 			}
 			l.pos = q
-			return token{kind: tokOther, text: l.src[p-1 : q]}, line
+			return token{kind: tokOther, text: string(l.lg.text[p:q])}, line
 		default:
-			l.pos = p
+			l.pos = p + 1
 			return token{kind: tokPunct, text: string(c)}, line
 		}
 	}
@@ -332,38 +415,46 @@ func (l *lexer) next() (token, int) {
 // literal skips a string or character literal opened by quote, whose body
 // starts at p.
 func (l *lexer) literal(quote byte, p, line int) (token, int) {
-	q := p
-	for {
-		d, r := l.at(q)
-		switch {
+	for q := p; ; q++ {
+		switch d := l.at(q); {
 		case d == 0, d == '\n':
 			l.pos = q
 			return token{kind: tokBad, text: "a string or character literal is not closed on its line"}, line
 		case d == '\\':
-			_, r = l.at(r)
+			q++
+			if l.at(q) == '\n' || l.at(q) == 0 {
+				l.pos = q
+				return token{kind: tokBad, text: "a string or character literal is not closed on its line"}, line
+			}
 		case d == quote:
-			l.pos = r
+			l.pos = q + 1
 			return token{kind: tokOther}, line
 		}
-		q = r
 	}
 }
 
-// raw skips a raw string literal whose opening quote is at p (line splices
-// do not apply inside it).
+// raw skips a raw string literal whose opening quote is at p. Line
+// splices are undone inside one, so a raw string that holds a splice is
+// refused: the check cannot see it as the compiler does.
 func (l *lexer) raw(p, line int) (token, int) {
-	_, q := l.at(p) // past the quote
-	open := strings.IndexByte(l.src[q:], '(')
-	if open < 0 || open > 16 || strings.ContainsAny(l.src[q:q+open], " \\)\t\n\"") {
+	src := l.lg.text
+	q := p + 1 // past the quote
+	open := bytes.IndexByte(src[q:], '(')
+	if open < 0 || open > 16 || bytes.ContainsAny(src[q:q+open], " \\)\t\n\"") {
 		l.pos = q
 		return token{kind: tokBad, text: "a raw string literal has no valid delimiter"}, line
 	}
-	delim := ")" + l.src[q:q+open] + "\""
-	end := strings.Index(l.src[q+open+1:], delim)
+	delim := append(append([]byte(")"), src[q:q+open]...), '"')
+	end := bytes.Index(src[q+open+1:], delim)
 	if end < 0 {
-		l.pos = len(l.src)
+		l.pos = len(src)
 		return token{kind: tokBad, text: "a raw string literal is not closed"}, line
 	}
 	l.pos = q + open + 1 + end + len(delim)
+	for i := p; i < l.pos; i++ {
+		if l.lg.join[i] {
+			return token{kind: tokBad, text: "a backslash at the end of a line inside a raw string literal is not allowed"}, line
+		}
+	}
 	return token{kind: tokOther}, line
 }

@@ -2,6 +2,8 @@ package gpu
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,7 +94,53 @@ func TestCheckDirectivesNamesEachLine(t *testing.T) {
 	}
 }
 
+// The text as NVRTC's preprocessor reads it, after phases 1 to 3: a
+// comment that spans lines is one space, so "# /* … */ include" is one
+// directive; CR, CRLF and LF each end a line, so a lone CR before # starts
+// one; what compilers read differently is refused outright.
+func TestCheckDirectivesReadsTheTextAsThePreprocessor(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"# /*\n*/ include \"/etc/passwd\"\n", "k.cu:1: #include is not allowed"},
+		{"#/* a\r\n b */include \"/etc/passwd\"\n", "k.cu:1: #include is not allowed"},
+		{"%: /* a\n\n*/ include \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"#define A 1 /* a\n*/\n#include \"a\"\n", "k.cu:3: #include is not allowed"},
+		{"# /* a\n */ pragma once\n", "k.cu:1: #pragma once is not allowed"},
+		{"int x;\r#include \"/proc/self/environ\"\r", "k.cu:2: #include is not allowed"},
+		{"int x;\r\r  #  include <a>\r", "k.cu:3: #include is not allowed"},
+		{"#\rinclude \"/etc/passwd\"\n", "k.cu:1: #include is not allowed"},
+		{"int a;\n#\\\rinclude \"a\"\n", "k.cu:2: #include is not allowed"},
+		{"#\\\r\ninclude \"a\"\n", "k.cu:1: #include is not allowed"},
+		{"int x; /* a\rb */ #include \"a\"\n", "k.cu:2: #include is not allowed"},
+		{"#define X \\ \n#include \"a\"\n", "k.cu:1: a backslash followed by spaces"},
+		{"#define X \\\t\r\ninclude \"a\"\n", "k.cu:1: a backslash followed by spaces"},
+		{"??=include \"a\"\n", "k.cu:1: the trigraph ??= is not allowed"},
+		{"int a;\n#define X ??/\ninclude \"a\"\n", "k.cu:2: the trigraph ??/ is not allowed"},
+		{"#if __has_incl\\u0075de(\"a\")\n#endif\n", "k.cu:1: a backslash is allowed only"},
+		{"#\\u0069nclude \"a\"\n", "k.cu:1: a backslash is allowed only"},
+		{"const char* r = R\"x(\\\n)x\";\n", "k.cu:1: a backslash at the end of a line inside a raw string"},
+		{"const char* s = \"a\\\rb\";\n#include \"a\"\n", "k.cu:3: #include is not allowed"},
+	} {
+		err := CheckDirectives("k.cu", c.src)
+		require.Error(t, err, "%q", c.src)
+		assert.Contains(t, err.Error(), c.want, "%q", c.src)
+	}
+	// Line ends of every kind, splices and comments in honest code pass.
+	for _, src := range []string{
+		"#ifndef T\r\n#define T 8\r\n#endif\r\nint a = T; /* a\r\n b */\r\n",
+		"#ifndef T\r#define T 8\r#endif\rint a = T;\r",
+		"#define LONG(x) \\\r\n  ((x) + \\\n   1)\nint b = LONG(2); // a \\\n continued comment\n",
+		"#\r\ninclude_guard_t x;\n",
+		"/* a comment\n   over lines */ int c;\n#pragma unroll\n",
+		"const char* s = \"what?\";\nconst char* q = \"a ? b : c\";\n",
+	} {
+		assert.NoError(t, CheckDirectives("k.cu", src), "%q", src)
+	}
+}
+
 func FuzzCheckDirectives(f *testing.F) {
+	f.Add("# /*\n*/ include \"a\"\n")
+	f.Add("int x;\r#include \"a\"\r")
+	f.Add("#\\\rinclude \"a\"\n")
 	f.Add("#include \"a\"\n")
 	f.Add("#define X 1\n#if X\n#endif\n")
 	f.Add("R\"x(#include)x\"")
@@ -103,8 +151,8 @@ func FuzzCheckDirectives(f *testing.F) {
 		// #include at the start of a line once splices and comments
 		// are gone, as far as a plain reading can tell.
 		if err == nil {
-			plain := strings.ReplaceAll(strings.ReplaceAll(s, "\\\r\n", ""), "\\\n", "")
-			for _, l := range strings.Split(plain, "\n") {
+			plain := strings.NewReplacer("\\\r\n", "", "\\\n", "", "\\\r", "").Replace(s)
+			for _, l := range strings.FieldsFunc(plain, func(r rune) bool { return r == '\n' || r == '\r' }) {
 				tl := strings.TrimLeft(l, " \t")
 				if strings.HasPrefix(tl, "#include") || strings.HasPrefix(tl, "%:include") {
 					if !strings.Contains(s, "R\"") && !strings.Contains(s, "/*") && !strings.Contains(s, "\"") && !strings.Contains(s, "'") {
@@ -126,4 +174,38 @@ func TestCompileSourceRefusesADirectiveBeforeCompiling(t *testing.T) {
 	assert.Equal(t, []string{"basic.cu:2: #include is not allowed: the file must hold everything it needs (allowed: " + DirectivesAllowed + ")"}, de.Lines)
 	_, err = d.CompileSource("basic.cu", strings.Repeat("x", MaxSource+1), "basic", nil, geom)
 	assert.ErrorContains(t, err, fmt.Sprintf("over the limit of %d", MaxSource))
+}
+
+// NVRTC itself, given each attack with the check skipped, with a readable
+// header that stops the compilation with a marker: whatever NVRTC reads
+// the header of, the check refuses.
+func TestGPUNVRTCIncludesOnlyWhatTheCheckRefuses(t *testing.T) {
+	device(t)
+	header := filepath.Join(t.TempDir(), "s.h")
+	require.NoError(t, os.WriteFile(header, []byte("#error LEAKED_MARKER\n"), 0o644))
+	for _, tmpl := range []string{
+		"#include \"%s\"\n",
+		"# /*\n*/ include \"%s\"\n",
+		"#/* a\r\n b */include \"%s\"\n",
+		"int x;\r#include \"%s\"\r",
+		"#\rinclude \"%s\"\n",
+		"#\\\rinclude \"%s\"\n",
+		"int x; /* a\nb */ #include \"%s\"\n",
+		"#define X \\ \n#include \"%s\"\n",
+		"#define Y 1 \\ \ninclude \"%s\"\n",
+		"# \\ \ninclude \"%s\"\n",
+		"??=include \"%s\"\n",
+		"#define X ??/\n#include \"%s\"\n",
+		"#\\u0069nclude \"%s\"\n",
+	} {
+		src := fmt.Sprintf(tmpl, header)
+		_, log, _, _ := nvrtcCompile(src, "k.cu", []string{"-std=c++17"}, false)
+		read := strings.Contains(log, "LEAKED_MARKER")
+		err := CheckDirectives("k.cu", src)
+		t.Logf("%q: NVRTC read the header: %v; the check: %v", tmpl, read, err)
+		if read {
+			assert.Error(t, err, "%q", tmpl)
+		}
+		assert.NotContains(t, StudentLog("k.cu", log), "LEAKED_MARKER", "%q: the header's lines stay out of the student's log", tmpl)
+	}
 }

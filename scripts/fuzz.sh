@@ -24,7 +24,9 @@ TARGETS="
 ./lab/sediment FuzzLoadBench
 ./cmd/nbcheck FuzzCheck
 ./exercises/release FuzzStrip
+./exercises/release FuzzCourseData
 ./gpu FuzzCheckDirectives
+./gpu FuzzStudentLog
 ./gpu FuzzProcessRank
 ./gpu FuzzRendezvousMessages
 ./exercises/cudacheck FuzzReadAnswer

@@ -4,9 +4,8 @@
 //
 //	release -out DIR [-C REPO] [-scan] [-git=false]
 //
-// It copies every file of the repository (those git tracks, and untracked
-// files that are not ignored) into DIR, which must not exist or be empty,
-// except that:
+// It copies the files git tracks in the repository, and no other, into
+// DIR, which must not exist or be empty, except that:
 //
 //   - in Go files, each block between "// BEGIN SOLUTION" and
 //     "// END SOLUTION" is replaced by the stub that follows it between
@@ -16,6 +15,18 @@
 //     outputs;
 //   - Go files built with the tag "hidden" (the instructor-only checks) are
 //     left out.
+//
+// An untracked file, ignored or not, is never copied: the roster, the
+// gradebook, the overrides and the hand-ins of a term graded inside the
+// checkout stay there (keep them in a folder outside it). Before the
+// release is committed, every file of DIR is checked for course data by
+// its content and shape (release.CourseData, release.ScanCourseData: a
+// table of people or of grades, a gradebook or a part of one, overrides,
+// feedback, the leaderboard, a hand-in's layout, an e-mail address of a
+// real domain, a kind of file a release does not hold) and against the
+// files the repository tracks; a finding is printed with its file and
+// the release is left uncommitted, with exit status 1. A tracked file
+// that is course data stops the release, naming it.
 //
 // DIR is then made a git repository with one commit holding the whole
 // release (turn it off with -git=false), so that a student can reset a
@@ -38,6 +49,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"stencillab.dev/exercises/release"
@@ -63,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	sum, err := release.Tree(*root, *out)
 	if err != nil {
-		fmt.Fprintf(stderr, "release: %v\n", err)
+		fmt.Fprintln(stderr, err) // the package's errors start with "release:"
 		return 1
 	}
 	fmt.Fprintf(stdout, "release: wrote %s: %d files copied, %d with solutions replaced by stubs, %d instructor-only files left out\n",
@@ -73,6 +85,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range sum.Left {
 		fmt.Fprintf(stdout, "  left out %s\n", f)
+	}
+	if n, err := checkCourseData(*root, *out, stdout); err != nil || n > 0 {
+		if err != nil {
+			fmt.Fprintf(stderr, "release: %v\n", err)
+		}
+		fmt.Fprintf(stderr, "release: %s holds course data or files the repository does not track; it is not committed: do not publish it\n", *out)
+		return 1
 	}
 	if *initGit {
 		if err := commitRelease(*out); err != nil {
@@ -102,6 +121,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// checkCourseData checks every file of the release out for course data
+// and against the files the repository at root tracks, prints each finding
+// and returns how many there are.
+func checkCourseData(root, out string, stdout io.Writer) (int, error) {
+	files, err := release.TrackedFiles(root)
+	if err != nil {
+		return 0, err
+	}
+	tracked := make(map[string]bool, len(files))
+	for _, f := range files {
+		tracked[filepath.ToSlash(f)] = true
+	}
+	found, err := release.ScanCourseData(out, tracked)
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range found {
+		fmt.Fprintf(stdout, "  COURSE   %s\n", f)
+	}
+	fmt.Fprintf(stdout, "release: checked %s for course data: %d findings\n", out, len(found))
+	return len(found), nil
 }
 
 // releaseMessage is the message of the release's one commit.

@@ -23,15 +23,67 @@ func TestUsage(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"-bogus"}, &out, &errb))
 }
 
-// writeTree writes files (slash paths) under a new folder.
+// writeTree writes files (slash paths) under a new folder and makes it a
+// git repository that tracks them.
 func writeTree(t *testing.T, files map[string]string) string {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git on the PATH")
+	}
 	root := t.TempDir()
+	writeFiles(t, root, files)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
+		cmd.Env = gitEnv(os.Environ())
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, b)
+	}
+	return root
+}
+
+// writeFiles writes files (slash paths) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
 	for name, text := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
-	return root
+}
+
+// TestCourseDataStaysWithTheInstructor grades a term in the repository's
+// root, as docs/course.md's relative paths invite, and releases: none of
+// it is copied, and a roster the instructor added to git stops the
+// release.
+func TestCourseDataStaysWithTheInstructor(t *testing.T) {
+	root := writeTree(t, map[string]string{"go.mod": "module ex\n", "README.md": "# ex\n", ".gitignore": "/build/\n"})
+	term := map[string]string{
+		"roster.csv":                      "id,name,email,sis_id,section\nana,Ana López,ana.lopez@uni.edu,1001,Lab A\n",
+		"overrides.csv":                   "ana,01_sine,5,regraded by hand\n",
+		"gradebook/gradebook.csv":         "student,01_sine,total\nana,5,5\n",
+		"gradebook/gradebook.json":        `{"version": 1, "runs": [], "students": {"ana": {"points": 5, "max_points": 5}}}`,
+		"gradebook/feedback/ana.md":       "# Feedback for ana\n\nTotal: 5/5\n",
+		"class/ana/01_sine/sine.go":       "package sine\n",
+		"class/bjorn/09_exercises.ipynb":  "{}",
+		"build/parts/0/gradebook.json":    `{"students": {}, "runs": [{"shard": "0/2"}]}`,
+		"notebooks/grades/leaderboard.md": "# Leaderboard: 25_cuda_challenge\n",
+	}
+	writeFiles(t, root, term)
+	out := filepath.Join(t.TempDir(), "s")
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"-C", root, "-out", out, "-scan"}, &stdout, &stderr), "%s%s", stdout.String(), stderr.String())
+	assert.Contains(t, stdout.String(), "for course data: 0 findings")
+	for rel := range term {
+		assert.NoFileExists(t, filepath.Join(out, filepath.FromSlash(rel)))
+	}
+	assert.FileExists(t, filepath.Join(out, "README.md"))
+
+	cmd := exec.Command("git", "-C", root, "add", "roster.csv")
+	cmd.Env = gitEnv(os.Environ())
+	require.NoError(t, cmd.Run())
+	stdout.Reset()
+	stderr.Reset()
+	assert.Equal(t, 1, run([]string{"-C", root, "-out", filepath.Join(t.TempDir(), "s")}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "roster.csv: roster")
+	assert.Contains(t, stderr.String(), "git rm --cached roster.csv")
 }
 
 func TestScanNamesTheFileThatHoldsASolution(t *testing.T) {

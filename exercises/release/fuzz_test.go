@@ -56,3 +56,28 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+// Any file may reach the course-data check (a release is built from the
+// instructor's tree, which may hold anything): it never panics, and a
+// finding names the file, its kind and why.
+func FuzzCourseData(f *testing.F) {
+	for _, s := range [][2]string{
+		{"roster.csv", "id,name,email\nana,Ana,ana@uni.example\n"},
+		{"docs/x.json", `{"students": {"a": {}}, "runs": []}`},
+		{"a/01_sine/sine.go", "package sine\n"},
+		{"docs/f.md", "# Feedback for ana\n"},
+		{"notes", "ana,01_sine,3,late\n"},
+		{"x.txt", "a;b\n\"c;d\n"},
+	} {
+		f.Add(s[0], []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, rel string, b []byte) {
+		got, found := CourseData(rel, b)
+		if found && (got.File != rel || got.Kind == "" || got.Why == "") {
+			t.Fatalf("%q: finding %+v", rel, got)
+		}
+		if !found && got != (CourseFinding{}) {
+			t.Fatalf("%q: no finding but %+v", rel, got)
+		}
+	})
+}

@@ -204,8 +204,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 func TestTreeWritesTheStudentVersion(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	root := gitRepo(t, map[string]string{
 		"go.mod":                        "module example.com/demo\n",
 		"exercises/01_demo/demo.go":     instructorGo,
 		"exercises/20_demo/k.cu":        "__global__ void k(float* out)\n{\n    // BEGIN SOLUTION\n    out[0] = 1.0f;\n    // END SOLUTION\n    // BEGIN STUB\n    // return;\n    // END STUB\n}\n",
@@ -214,6 +213,7 @@ func TestTreeWritesTheStudentVersion(t *testing.T) {
 		"README.md":                     "read me\n",
 		"notebooks/x/.git/ignored-like": "not in a release",
 	})
+	writeFiles(t, root, map[string]string{"exercises/01_demo/notes.md": "untracked: not in a release\n"})
 	out := filepath.Join(t.TempDir(), "student")
 	sum, err := Tree(root, out)
 	require.NoError(t, err)
@@ -229,6 +229,8 @@ func TestTreeWritesTheStudentVersion(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(out, "exercises", "checks", "hidden.go"))
 	assert.FileExists(t, filepath.Join(out, "exercises", "checks", "public.go"))
 	assert.FileExists(t, filepath.Join(out, "README.md"))
+	assert.NoFileExists(t, filepath.Join(out, "exercises", "01_demo", "notes.md"))
+	assert.NoDirExists(t, filepath.Join(out, "notebooks", "x"))
 
 	_, err = Tree(root, out)
 	assert.ErrorContains(t, err, "not empty", "an existing release is never overwritten")

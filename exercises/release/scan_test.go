@@ -155,7 +155,7 @@ func Sum(a, b []float64) float64 {
 `
 
 func TestScanLooksForWhatTheStubDoesNotShow(t *testing.T) {
-	root := scanTree(t, map[string]string{"exercises/09_bug/bug.go": bugExercise})
+	root := gitRepo(t, map[string]string{"exercises/09_bug/bug.go": bugExercise})
 	secrets, err := CollectSecrets(root)
 	require.NoError(t, err)
 	require.Len(t, secrets, 1)

@@ -104,9 +104,11 @@ type Summary struct {
 }
 
 // Tree writes the student version of the repository at root into out, which
-// must not exist or be empty. The files are those git tracks or would
-// track (untracked files that are not ignored), or every file under root
-// when git is not available; out itself is never read.
+// must not exist or be empty. The files are those git tracks (TrackedFiles),
+// and only those: an untracked file, ignored or not, is never released, so
+// that a roster, a gradebook or the hand-ins an instructor left in the
+// checkout stay there. A tracked file that is course data by its content
+// (CourseData) stops the release, naming it. out itself is never read.
 func Tree(root, out string) (Summary, error) {
 	var sum Summary
 	root, err := filepath.Abs(root)
@@ -123,7 +125,7 @@ func Tree(root, out string) (Summary, error) {
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return sum, fmt.Errorf("release: the output folder %s is not empty", out)
 	}
-	files, err := listFiles(root)
+	files, err := TrackedFiles(root)
 	if err != nil {
 		return sum, err
 	}
@@ -141,6 +143,9 @@ func Tree(root, out string) (Summary, error) {
 			return sum, fmt.Errorf("release: %w", err)
 		}
 		slash := filepath.ToSlash(rel)
+		if err := refuseCourseData(slash, b); err != nil {
+			return sum, err
+		}
 		if strings.HasSuffix(rel, ".ipynb") && NotebookHasAnswers(b) {
 			if b, err = StripAnswers(slash, b); err != nil {
 				return sum, err
@@ -181,7 +186,52 @@ func Tree(root, out string) (Summary, error) {
 	return sum, nil
 }
 
-// listFiles returns the files of the repository, relative to root.
+// TrackedFiles returns the files git tracks in the repository at root (its
+// index: `git ls-files --cached`), relative to root, sorted. A folder that
+// is not a git repository, or no git, is an error: the release copies what
+// the repository tracks and nothing else.
+func TrackedFiles(root string) ([]string, error) {
+	cmd := exec.Command("git", "ls-files", "-z", "--cached")
+	cmd.Dir = root
+	cmd.Env = gitEnv(os.Environ())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("release: %s: list the files git tracks (the release copies those alone; make the folder a git repository and add its files): %w: %s",
+			root, err, strings.TrimSpace(stderr.String()))
+	}
+	var files []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(string(b), "\x00") {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			files = append(files, filepath.FromSlash(f))
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// gitEnv returns env without the variables that point git at another
+// repository than the one of its working folder.
+func gitEnv(env []string) []string {
+	var keep []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE":
+			continue
+		}
+		keep = append(keep, kv)
+	}
+	return keep
+}
+
+// listFiles returns the files of the repository, relative to root: those
+// git tracks or would track, or every file under root when git is not
+// available. The solution scan collects its secrets from these, a wider
+// set than the release copies.
 func listFiles(root string) ([]string, error) {
 	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	cmd.Dir = root

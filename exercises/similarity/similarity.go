@@ -1,9 +1,13 @@
 // Package similarity finds hand-ins whose solution code is near-identical:
-// each student's code of an exercise is tokenised (names and whitespace
-// normalised, comments dropped, literals folded; package winnowing), its
-// winnowed fingerprints are taken less those of the code every student was
-// given (the stub), and every pair of students is scored by the share of
-// fingerprints they have in common.
+// each student's code of an exercise is read as a normalised token stream
+// (package winnowing: Go after go/scanner's semicolon insertion, every
+// semicolon one token; CUDA after the preprocessor's line splicing and
+// comment removal; identifiers renamed to placeholders in each k-gram,
+// literals folded), its winnowed fingerprints are taken less those of the
+// code every student was given (the stub, as MOSS's base file) and less
+// those that many hand-ins hold (CommonLimit, as MOSS's -m), and every
+// pair of students is scored by the share of fingerprints they have in
+// common. Clusters groups the flagged pairs into rings of copies.
 package similarity
 
 import (
@@ -27,6 +31,15 @@ const MinPrints = 8
 
 // DefaultThreshold is the score from which a pair is flagged.
 const DefaultThreshold = 0.8
+
+// MinCommon is the least CommonLimit.
+const MinCommon = 10
+
+// CommonLimit is the most hand-ins of n that may hold a fingerprint for
+// it to count as evidence: one held by more is an idiom of the class or
+// code handed out, not a copy (MOSS's -m, 10 by default). It is the larger
+// of MinCommon and a tenth of the class.
+func CommonLimit(n int) int { return max(MinCommon, n/10) }
 
 // Pair is two students' hand-ins of one exercise and their score: the
 // fingerprints they share over those of the smaller of the two (1: one
@@ -76,14 +89,27 @@ func Compare(exercise string, code map[string]Source, stub Source, threshold flo
 	}
 	sort.Strings(ids)
 	sets := map[string]map[uint64]bool{}
+	held := map[uint64]int{}
+	for _, id := range ids {
+		sets[id] = prints(code[id], public)
+		for h := range sets[id] {
+			held[h]++
+		}
+	}
+	limit := CommonLimit(len(ids))
 	var live []string
 	for _, id := range ids {
-		p := prints(code[id], public)
+		p := sets[id]
+		for h := range p {
+			if held[h] > limit {
+				delete(p, h)
+			}
+		}
 		if len(p) < MinPrints {
 			skipped = append(skipped, id)
+			delete(sets, id)
 			continue
 		}
-		sets[id] = p
 		live = append(live, id)
 	}
 	for i, a := range live {
@@ -120,4 +146,94 @@ func Sort(pairs []Pair) {
 		}
 		return strings.Compare(a.A+"\x00"+a.B, b.A+"\x00"+b.B) < 0
 	})
+}
+
+// Cluster is a ring of copies: the students of one exercise joined by
+// flagged pairs, directly or through others.
+type Cluster struct {
+	Exercise string
+	Students []string // sorted
+	Pairs    int      // the flagged pairs among them
+	MaxScore float64
+}
+
+// Clusters groups the pairs of each exercise into connected rings,
+// largest first, then by exercise and first student.
+func Clusters(pairs []Pair) []Cluster {
+	parent := map[string]string{}
+	var find func(x string) string
+	find = func(x string) string {
+		if parent[x] == x {
+			return x
+		}
+		r := find(parent[x])
+		parent[x] = r
+		return r
+	}
+	key := func(ex, s string) string { return ex + "\x00" + s }
+	for _, p := range pairs {
+		for _, s := range []string{p.A, p.B} {
+			if _, ok := parent[key(p.Exercise, s)]; !ok {
+				parent[key(p.Exercise, s)] = key(p.Exercise, s)
+			}
+		}
+		a, b := find(key(p.Exercise, p.A)), find(key(p.Exercise, p.B))
+		if a != b {
+			parent[a] = b
+		}
+	}
+	byRoot := map[string]*Cluster{}
+	for k := range parent {
+		r := find(k)
+		c := byRoot[r]
+		if c == nil {
+			ex, _, _ := strings.Cut(k, "\x00")
+			c = &Cluster{Exercise: ex}
+			byRoot[r] = c
+		}
+		_, s, _ := strings.Cut(k, "\x00")
+		c.Students = append(c.Students, s)
+	}
+	for _, p := range pairs {
+		c := byRoot[find(key(p.Exercise, p.A))]
+		c.Pairs++
+		c.MaxScore = max(c.MaxScore, p.Score)
+	}
+	out := make([]Cluster, 0, len(byRoot))
+	for _, c := range byRoot {
+		sort.Strings(c.Students)
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if len(a.Students) != len(b.Students) {
+			return len(a.Students) > len(b.Students)
+		}
+		if a.Exercise != b.Exercise {
+			return a.Exercise < b.Exercise
+		}
+		return a.Students[0] < b.Students[0]
+	})
+	return out
+}
+
+// Quality returns the precision (the share of flagged pairs that are
+// copies) and the recall (the share of copies flagged) of flagged, given
+// the pairs that are copies (each named "exercise", A, B with A < B).
+// With nothing flagged the precision is 1; with no copy the recall is 1.
+func Quality(flagged []Pair, copies map[[3]string]bool) (precision, recall float64) {
+	tp := 0
+	for _, p := range flagged {
+		if copies[[3]string{p.Exercise, p.A, p.B}] {
+			tp++
+		}
+	}
+	precision, recall = 1, 1
+	if len(flagged) > 0 {
+		precision = float64(tp) / float64(len(flagged))
+	}
+	if len(copies) > 0 {
+		recall = float64(tp) / float64(len(copies))
+	}
+	return precision, recall
 }

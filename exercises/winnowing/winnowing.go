@@ -28,9 +28,12 @@ type Token struct {
 // the code rather than a name chosen by its writer.
 var goKeepIdent = map[string]bool{"nil": true, "true": true, "false": true, "len": true, "make": true, "append": true}
 
-// GoTokens returns the tokens of Go source: identifiers marked for
-// renaming, string literals folded, the semicolons Go inserts dropped.
-// Text that is not Go gives whatever tokens the scanner makes of it.
+// GoTokens returns the tokens of Go source, as go/scanner reads it after
+// its semicolon insertion: identifiers marked for renaming, string
+// literals folded, and every semicolon, written out or inserted at the end
+// of a line, the same token ";", so that code with its semicolons written
+// out reads as the same code without them. Text that is not Go gives
+// whatever tokens the scanner makes of it.
 func GoTokens(src string) []Token {
 	var s scanner.Scanner
 	fset := token.NewFileSet()
@@ -45,7 +48,12 @@ func GoTokens(src string) []Token {
 		}
 		line := f.Line(pos)
 		switch {
-		case t == token.SEMICOLON && lit == "\n":
+		case t == token.SEMICOLON:
+			// Written out (";") or inserted ("\n" or EOF): one statement
+			// end. Two in a row (an empty statement) are one.
+			if len(out) == 0 || out[len(out)-1].Text != ";" {
+				out = append(out, Token{Text: ";", Line: line})
+			}
 		case t == token.IDENT && !goKeepIdent[lit]:
 			out = append(out, Token{Text: lit, Line: line, Ident: true})
 		case t == token.IDENT:
@@ -55,6 +63,11 @@ func GoTokens(src string) []Token {
 		case t == token.INT || t == token.FLOAT || t == token.IMAG:
 			out = append(out, Token{Text: lit, Line: line})
 		default:
+			if (t == token.RBRACE || t == token.RPAREN) && len(out) > 0 && out[len(out)-1].Text == ";" {
+				// Go lets the last semicolon before a closing ) or } go
+				// unwritten: "{ return x }" is "{\n\treturn x\n}".
+				out = out[:len(out)-1]
+			}
 			out = append(out, Token{Text: t.String(), Line: line})
 		}
 	}
@@ -78,11 +91,66 @@ var cKeywords = sync.OnceValue(func() map[string]bool {
 var cOps = []string{"<<=", ">>=", "...", "&^=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
 	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", ":=", "&^", "<-"}
 
-// CTokens returns the tokens of C-like text: identifiers marked for
+// Splice returns C-like text as the preprocessor's translation phases 1
+// and 2 leave it: CR, CRLF and LF each end a line, written '\n', and a
+// backslash at the end of a line joins it to the next. It also returns,
+// for each line of the result, the line of src it starts on.
+func Splice(src string) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(src))
+	lines := []int{1}
+	line := 1
+	eol := func(i int) int {
+		switch {
+		case i >= len(src):
+			return 0
+		case src[i] == '\n':
+			return 1
+		case src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			return 2
+		case src[i] == '\r':
+			return 1
+		}
+		return 0
+	}
+	for i := 0; i < len(src); {
+		if src[i] == '\\' {
+			if n := eol(i + 1); n > 0 {
+				i += 1 + n
+				line++
+				continue
+			}
+		}
+		if n := eol(i); n > 0 {
+			b.WriteByte('\n')
+			i += n
+			line++
+			lines = append(lines, line)
+			continue
+		}
+		b.WriteByte(src[i])
+		i++
+	}
+	return b.String(), lines
+}
+
+// CTokens returns the tokens of C-like text after the preprocessor's
+// phases 1 to 3 (Splice; comments dropped): identifiers marked for
 // renaming (C and CUDA keywords kept), numbers kept, string and character
-// literals folded, comments dropped. A backquote is a token of its own, so
-// that CUDA held in a Go raw string is read as CUDA.
+// literals folded. A name split by line splices is one identifier. A
+// backquote is a token of its own, so that CUDA held in a Go raw string is
+// read as CUDA. Lines are those of src.
 func CTokens(src string) []Token {
+	text, starts := Splice(src)
+	toks := cTokens(text)
+	for i := range toks {
+		toks[i].Line = starts[min(toks[i].Line, len(starts))-1]
+	}
+	return toks
+}
+
+// cTokens is CTokens of spliced text, with its own line numbers.
+func cTokens(src string) []Token {
 	keywords := cKeywords()
 	var out []Token
 	line := 1

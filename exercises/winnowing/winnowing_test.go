@@ -44,3 +44,29 @@ func TestTokensNormaliseNamesAndLayout(t *testing.T) {
 	assert.NotEqual(t, KGramHash(a), KGramHash(c), "numbers count")
 	assert.Equal(t, KGramHash(CTokens("out[i] = c0*in[i];")), KGramHash(CTokens("dst[k] = w*src[k];")))
 }
+
+// The token streams are those of the language after its own reading: a
+// Go copy with its semicolons written out, and a CUDA copy with a line
+// splice inside every name, give the tokens of the original.
+func TestTokensAfterTheLanguagesReading(t *testing.T) {
+	text := func(ts []Token) (out []string) {
+		for _, tk := range ts {
+			out = append(out, tk.Text)
+		}
+		return out
+	}
+	goSrc := "package p\n\nfunc f(a []int) int {\n\ts := 0\n\tfor _, v := range a {\n\t\ts += v\n\t}\n\treturn s\n}\n"
+	semis := "package p; func f(a []int) int { s := 0; for _, v := range a { s += v; }; return s; };"
+	assert.Equal(t, text(GoTokens(goSrc)), text(GoTokens(semis)))
+	cu := "__global__ void k(float* out, const float* in)\n{\n    out[threadIdx.x] = 2.0f * in[threadIdx.x];\n}\n"
+	spliced := "__glo\\\nbal__ void k(fl\\\r\noat* o\\\rut, const float* in)\r{\r    out[thread\\\nIdx.x] = 2.0f * in[threadIdx.x];\r}\r"
+	assert.Equal(t, text(CTokens(cu)), text(CTokens(spliced)))
+	lines := func(ts []Token) (out []int) {
+		for _, tk := range ts {
+			out = append(out, tk.Line)
+		}
+		return out
+	}
+	assert.Equal(t, []int{1, 2, 3}, lines(CTokens("a\r\nb\rc")), "CR, CRLF and LF each end a line")
+	assert.Equal(t, []int{1, 3}, lines(CTokens("a\\\nb\nc")), "a token after a splice keeps its first line")
+}
