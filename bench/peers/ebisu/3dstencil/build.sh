@@ -1,0 +1,2 @@
+#rm ./build/init/CMakeCache.txt 
+cmake --build ./build/init/  -j 16

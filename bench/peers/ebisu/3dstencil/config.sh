@@ -1,0 +1,3 @@
+rm ./build/init/CMakeCache.txt 
+
+cmake -S . -B ./build/init/
