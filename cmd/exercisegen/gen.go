@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"stencillab.dev/exercises/checks"
+	"stencillab.dev/exercises/grading"
 	"stencillab.dev/exercises/handin"
 	"stencillab.dev/internal/nbformat"
 )
@@ -161,10 +162,22 @@ func (ex *exercise) derive(src, test []byte, taken map[string]bool) error {
 		}
 		taken[name] = true
 	}
-	ex.Code = text
+	ex.Code = text + "\n\n" + cellTail(ex.ID)
 	ex.Grade = "%%\ngrading.Print(" + call + ")"
 	ex.Task = task(f.Doc)
 	return nil
+}
+
+// cellTail is the end of exercise id's code cell in a notebook: after
+// GoNB's %% (what a hand-in of the cell as a file leaves out), the lines
+// that tell the grade cell whether the cell compiled when it last ran, so
+// that it never grades an older definition that the kernel kept after a
+// compile error (grading.CellError).
+func cellTail(id string) string {
+	return "%%\n" +
+		"// Keep these lines: they tell the grade cell below that this cell compiled.\n" +
+		grading.CellCapture(id) + "\n" +
+		fmt.Sprintf("grading.CellCompiled(%q)", id)
 }
 
 // blankLines matches lines that hold only spaces, left where a
@@ -380,6 +393,87 @@ func mustMarshal(s string) json.RawMessage {
 	return b
 }
 
+// cudaNotebookPath is notebook 10, relative to the repository.
+var cudaNotebookPath = filepath.Join("notebooks", "10_cuda_exercises.ipynb")
+
+// cudaGrade matches a grade cell of notebook 10: the exercise and the name
+// of the variable that holds its CUDA C.
+var cudaGrade = regexp.MustCompile(`nbrun\.CUDAExercise\("(\w+)", (\w+)\)`)
+
+// cudaNotebook returns notebook 10 with the end of each exercise's code
+// cell (TOPIC-cu, before the grade cell TOPIC-grade that passes its
+// variable to nbrun.CUDAExercise) derived as notebook 09's: the cell's
+// text up to GoNB's %%, then cellTail. The rest of the notebook is
+// written by hand.
+func cudaNotebook(src []byte) ([]byte, error) {
+	var nb map[string]json.RawMessage
+	if err := json.Unmarshal(src, &nb); err != nil {
+		return nil, fmt.Errorf("exercisegen: %s: %w", cudaNotebookPath, err)
+	}
+	var cells []map[string]json.RawMessage
+	if err := json.Unmarshal(nb["cells"], &cells); err != nil {
+		return nil, fmt.Errorf("exercisegen: %s: cells: %w", cudaNotebookPath, err)
+	}
+	byID := map[string]int{}
+	for i, c := range cells {
+		var id string
+		_ = json.Unmarshal(c["id"], &id)
+		byID[id] = i
+	}
+	for _, c := range cells {
+		var id string
+		_ = json.Unmarshal(c["id"], &id)
+		topic, ok := strings.CutSuffix(id, "-grade")
+		if !ok {
+			continue
+		}
+		grade, err := nbformat.CellSource(c["source"])
+		if err != nil {
+			return nil, fmt.Errorf("exercisegen: %s: cell %s: %w", cudaNotebookPath, id, err)
+		}
+		m := cudaGrade.FindStringSubmatch(grade)
+		if m == nil {
+			continue
+		}
+		i, ok := byID[topic+"-cu"]
+		if !ok {
+			return nil, fmt.Errorf("exercisegen: %s: cell %s grades %s, but no cell %s-cu holds its code", cudaNotebookPath, id, m[1], topic)
+		}
+		code, err := nbformat.CellSource(cells[i]["source"])
+		if err != nil {
+			return nil, fmt.Errorf("exercisegen: %s: cell %s-cu: %w", cudaNotebookPath, topic, err)
+		}
+		if !strings.Contains(code, "var "+m[2]+" =") {
+			return nil, fmt.Errorf("exercisegen: %s: cell %s-cu does not declare %s, which %s passes", cudaNotebookPath, topic, m[2], id)
+		}
+		code = strings.TrimSpace(beforeMain(code)) + "\n\n" + cellTail(m[1])
+		if cells[i]["source"], err = nbformat.Marshal(nbformat.SplitSource(code)); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if nb["cells"], err = nbformat.Marshal(cells); err != nil {
+		return nil, err
+	}
+	b, err := nbformat.Encode(nb)
+	if err != nil {
+		return nil, fmt.Errorf("exercisegen: %s: %w", cudaNotebookPath, err)
+	}
+	return b, nil
+}
+
+// beforeMain returns a cell's text before its line "%%", all of it when it
+// has none.
+func beforeMain(code string) string {
+	lines := strings.Split(code, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "%%" {
+			return strings.Join(lines[:i], "\n")
+		}
+	}
+	return code
+}
+
 // Generate returns the generated files of the repository at root, by
 // path relative to it, with their new contents.
 func Generate(root string) (map[string][]byte, error) {
@@ -393,6 +487,13 @@ func Generate(root string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("exercisegen: %w", err)
 	}
 	if out[notebookPath], err = notebook(nb, exs); err != nil {
+		return nil, err
+	}
+	cu, err := os.ReadFile(filepath.Join(root, cudaNotebookPath))
+	if err != nil {
+		return nil, fmt.Errorf("exercisegen: %w", err)
+	}
+	if out[cudaNotebookPath], err = cudaNotebook(cu); err != nil {
 		return nil, err
 	}
 	md, err := os.ReadFile(filepath.Join(root, readmePath))

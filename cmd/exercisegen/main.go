@@ -1,8 +1,10 @@
 // Command exercisegen derives, from each exercise's declaration and files,
 // what repeats them elsewhere: notebook 09's code and grade cells (a
 // section for an exercise the notebook lacks, from the file's package
-// documentation), the table of the notebook's intro and the table of Go
-// exercises in exercises/README.md.
+// documentation), the end of each code cell of notebooks 09 and 10 that
+// tells its grade cell whether the cell compiled (grading.CellError), the
+// table of the notebook's intro and the table of Go exercises in
+// exercises/README.md.
 //
 // Usage:
 //

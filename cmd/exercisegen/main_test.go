@@ -29,7 +29,7 @@ func TestTheGeneratedFilesAreFresh(t *testing.T) {
 	}
 	files, err := Generate(root)
 	require.NoError(t, err)
-	require.Len(t, files, 2)
+	require.Len(t, files, 3)
 	for p, want := range files {
 		got, err := os.ReadFile(filepath.Join(root, p))
 		require.NoError(t, err)
@@ -38,6 +38,51 @@ func TestTheGeneratedFilesAreFresh(t *testing.T) {
 	var out, errb bytes.Buffer
 	assert.Equal(t, 0, run([]string{"-C", root, "-check"}, &out, &errb), "%s%s", out.String(), errb.String())
 	assert.Equal(t, 2, run([]string{"-bogus"}, &out, &errb))
+}
+
+// TestCodeCellsTellTheGradeCellTheyCompiled: every exercise's code cell, in
+// notebooks 09 and 10, ends after GoNB's %% with the capture and the mark
+// that grading.CellError looks for, under the exercise's own id, and the
+// cell handed in as a file keeps none of it.
+func TestCodeCellsTellTheGradeCellTheyCompiled(t *testing.T) {
+	files, err := Generate(root)
+	require.NoError(t, err)
+	tail := func(id string) string {
+		return "\n%%\n" + "// Keep these lines: they tell the grade cell below that this cell compiled.\n" +
+			"%capture $GONB_TMP_DIR/stencillab-" + id + ".cell\n" + `grading.CellCompiled("` + id + `")`
+	}
+	cells, err := handin.NotebookCells(files[notebookPath])
+	require.NoError(t, err)
+	exs, err := exercises(root)
+	require.NoError(t, err)
+	for _, ex := range exs {
+		code := cells[handin.CellTopic(ex.ID)+"-code"]
+		assert.True(t, strings.HasSuffix(code, tail(ex.ID)), "%s: %q", ex.ID, code)
+		assert.Equal(t, 1, strings.Count(code, "%%"), ex.ID)
+		src, _ := handin.CellFile("x", code, nil)
+		assert.NotContains(t, string(src), "CellCompiled", ex.ID)
+		assert.NotContains(t, string(src), "capture", ex.ID)
+	}
+	cu, err := handin.NotebookCells(files[cudaNotebookPath])
+	require.NoError(t, err)
+	graded := 0
+	for id, grade := range cu {
+		m := cudaGrade.FindStringSubmatch(grade)
+		if m == nil {
+			continue
+		}
+		graded++
+		topic, _ := strings.CutSuffix(id, "-grade")
+		code := cu[topic+"-cu"]
+		assert.True(t, strings.HasSuffix(code, tail(m[1])), "%s: %q", m[1], code)
+		assert.Contains(t, code, "var "+m[2]+" = `", m[1])
+	}
+	assert.Equal(t, 2, graded, "notebook 10 grades the basic kernel and the challenge")
+	assert.Contains(t, cu["imports"], `"stencillab.dev/exercises/grading"`, "the code cells call grading.CellCompiled")
+	// Generating again changes nothing: the tail is replaced, not added.
+	again, err := cudaNotebook(files[cudaNotebookPath])
+	require.NoError(t, err)
+	assert.Equal(t, string(files[cudaNotebookPath]), string(again))
 }
 
 // TestCellsHoldTheFilesFunctions: each exercise's code cell declares the

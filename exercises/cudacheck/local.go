@@ -34,11 +34,17 @@ func localCall(h *host) func(request, int) (response, []float32, error) {
 // the grader (which runs the kernel in a child, so that a fault or a hang
 // cannot take it down). A kernel that faults here loses this process's
 // CUDA context for the checks after it; the next call opens a fresh one.
-// Without a GPU the result is needs_gpu and env is nil.
+// Without a GPU the result is needs_gpu and env is nil. In a GoNB notebook
+// whose code cell of the exercise did not compile when it last ran, source
+// is an older definition: the error says so, and nothing is graded
+// (grading.CellError).
 func RunLocal(id, source string) (res grading.ExerciseResult, env *Env, err error) {
 	spec, ok := Lookup(id)
 	if !ok {
 		return res, nil, fmt.Errorf("cudacheck: no CUDA exercise %q", id)
+	}
+	if err := grading.CellError(id); err != nil {
+		return res, nil, err
 	}
 	cfg := Config{}
 	cfg.Launch = func([]string, []string) (*exec.Cmd, error) { return nil, errors.New("no child") }

@@ -11,11 +11,17 @@ import (
 
 // Report is the outcome of grading several exercises, in the form written
 // by `grade -json` for a learning-management system.
+//
+// An exercise withheld for want of a GPU (NeedsGPU) is graded on a GPU
+// later: its points are in WithheldMax, not in GradedMax, the maximum that
+// Points is out of. MaxPoints is every exercise's maximum, withheld or not.
 type Report struct {
-	Points    int              `json:"points"`
-	MaxPoints int              `json:"max_points"`
-	Seed      uint64           `json:"seed"`
-	Exercises []ExerciseResult `json:"exercises"`
+	Points      int              `json:"points"`
+	GradedMax   int              `json:"graded_max"`
+	WithheldMax int              `json:"withheld_max"`
+	MaxPoints   int              `json:"max_points"`
+	Seed        uint64           `json:"seed"`
+	Exercises   []ExerciseResult `json:"exercises"`
 }
 
 // NewReport totals the results.
@@ -24,6 +30,11 @@ func NewReport(seed uint64, results []ExerciseResult) Report {
 	for _, e := range results {
 		r.Points += e.Points
 		r.MaxPoints += e.MaxPoints
+		if e.Status == NeedsGPU {
+			r.WithheldMax += e.MaxPoints
+		} else {
+			r.GradedMax += e.MaxPoints
+		}
 	}
 	if r.Exercises == nil {
 		r.Exercises = []ExerciseResult{}
@@ -42,14 +53,25 @@ func (r Report) WriteJSON(w io.Writer) error {
 	return nil
 }
 
-// WriteText writes one block per exercise and the total, e.g. "Total 37/50".
+// WriteText writes one block per exercise and the total, e.g. "Total
+// 37/50": the points out of those that could be graded here. The points
+// withheld for want of a GPU follow on a line of their own, with the
+// exercises they belong to.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	var later []string
 	for _, e := range r.Exercises {
 		e.text(&b)
 		b.WriteString("\n")
+		if e.Status == NeedsGPU {
+			later = append(later, e.ID)
+		}
 	}
-	fmt.Fprintf(&b, "Total %d/%d   (seed %d; -seed %d repeats these inputs)\n", r.Points, r.MaxPoints, r.Seed, r.Seed)
+	fmt.Fprintf(&b, "Total %d/%d   (seed %d; -seed %d repeats these inputs)\n", r.Points, r.GradedMax, r.Seed, r.Seed)
+	if r.WithheldMax > 0 {
+		fmt.Fprintf(&b, "Graded on a GPU later: %d points (%s), not counted above: this machine has no GPU to run them.\n",
+			r.WithheldMax, strings.Join(later, ", "))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("grading: write report: %w", err)
 	}
@@ -66,10 +88,19 @@ func (e ExerciseResult) WriteText(w io.Writer) error {
 	return nil
 }
 
+// laterText is what the report says of an exercise, or of a check,
+// withheld for want of a GPU.
+const laterText = "graded on a GPU later"
+
 func (e ExerciseResult) text(b *strings.Builder) {
-	fmt.Fprintf(b, "%s  %s  %d/%d", e.ID, e.Title, e.Points, e.MaxPoints)
-	if e.Status != Graded {
-		fmt.Fprintf(b, "  [%s]", e.Status)
+	later := e.Status == NeedsGPU
+	switch {
+	case later:
+		fmt.Fprintf(b, "%s  %s  –/%d  %s", e.ID, e.Title, e.MaxPoints, laterText)
+	case e.Status != Graded:
+		fmt.Fprintf(b, "%s  %s  %d/%d  [%s]", e.ID, e.Title, e.Points, e.MaxPoints, e.Status)
+	default:
+		fmt.Fprintf(b, "%s  %s  %d/%d", e.ID, e.Title, e.Points, e.MaxPoints)
 	}
 	b.WriteString("\n")
 	if e.Message != "" {
@@ -82,6 +113,8 @@ func (e ExerciseResult) text(b *strings.Builder) {
 	for _, c := range e.Checks {
 		mark := "FAIL"
 		switch {
+		case later:
+			mark = "GPU "
 		case c.Passed:
 			mark = "ok  "
 		case c.NotImplemented:
@@ -92,11 +125,25 @@ func (e ExerciseResult) text(b *strings.Builder) {
 			hidden = " (hidden)"
 		}
 		msg := c.Message
-		if c.Passed {
+		if c.Passed || later {
 			msg = c.Title
+		}
+		if later {
+			fmt.Fprintf(b, "  %s %-*s  –/%-2d %s%s\n", mark, width, c.ID, c.MaxPoints, indent(msg), hidden)
+			continue
 		}
 		fmt.Fprintf(b, "  %s %-*s %2d/%-2d %s%s\n", mark, width, c.ID, c.Points, c.MaxPoints, indent(msg), hidden)
 	}
+}
+
+// ScoreLine is the line a notebook prints under the exercise's report:
+// "Score 7/9   (seed N)", or, for an exercise withheld for want of a GPU,
+// that its points are graded on a GPU later.
+func (e ExerciseResult) ScoreLine() string {
+	if e.Status == NeedsGPU {
+		return fmt.Sprintf("Score: %s (%d points; this machine has no GPU to run the checks)", laterText, e.MaxPoints)
+	}
+	return fmt.Sprintf("Score %d/%d   (seed %d)", e.Points, e.MaxPoints, e.Seed)
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
@@ -109,11 +156,19 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n      ") }
 // leave the cell silent, as if all were well: a guard process started
 // first prints, when the program ends before the report, that the checks
 // did not finish and the exercise scores 0, and the cell shows it.
+//
+// In a GoNB notebook, when the exercise's code cell did not compile when
+// it last ran (CellError), it prints so and grades nothing: the result is
+// NotAvailable, every check not run.
 func Print(e Exercise) ExerciseResult {
+	if err := CellError(e.ID); err != nil {
+		fmt.Println(err)
+		return Fail(e, NotAvailable, err.Error(), 0)
+	}
 	done := exitGuard(e.ID)
 	res := Run(e, Options{})
 	_ = res.WriteText(os.Stdout)
-	fmt.Printf("Score %d/%d   (seed %d)\n", res.Points, res.MaxPoints, res.Seed)
+	fmt.Println(res.ScoreLine())
 	done()
 	return res
 }
