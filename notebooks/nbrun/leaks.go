@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The rule of the course's pages: nothing before a question's check
@@ -21,7 +23,7 @@ import (
 // about something else far more often than it is an answer, and a
 // two-digit one in an earlier notebook likewise, so the release's test
 // counts every number from two digits up on the question's own notebook,
-// from three digits up in the earlier notebooks and the course's pages,
+// from four digits up in the earlier notebooks and the course's pages,
 // and every number, one digit included, in the instructions' example
 // values and in the question's own hints.
 
@@ -49,12 +51,30 @@ func AnswerLeaks(text string, q Question, want, tol float64, minDigits int) []Le
 	norm := strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2009", " ").Replace(text)
 	for _, f := range q.Forms {
 		f = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2009", " ").Replace(f)
-		if i := strings.Index(norm, f); f != "" && i >= 0 {
-			leaks = append(leaks, Leak{Text: f, At: i})
+		if f == "" {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(norm[from:], f)
+			if i < 0 {
+				break
+			}
+			i += from
+			// "4³" is not a form of the answer inside "24³".
+			if before, _ := utf8.DecodeLastRuneInString(norm[:i]); i == 0 || !unicode.IsDigit(before) && !unicode.IsLetter(before) {
+				leaks = append(leaks, Leak{Text: f, At: i})
+				break
+			}
+			from = i + len(f)
 		}
 	}
 	for _, m := range numberRe.FindAllStringSubmatchIndex(text, -1) {
 		raw := text[m[2]:m[3]]
+		// A number joined to a word by a hyphen is part of a name:
+		// 64-bit, 7-point.
+		if rest := text[m[3]:]; len(rest) > 1 && rest[0] == '-' && unicode.IsLetter(rune(rest[1])) {
+			continue
+		}
 		leaks = appendNumberLeak(leaks, raw, m[2], want, tol, minDigits)
 		// A grouped number may also be two numbers ("N = 512 256"): its
 		// first group alone is tried too.

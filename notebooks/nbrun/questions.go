@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/figures/fig"
@@ -98,7 +99,7 @@ func Check[N Number](nb, id string, got N) grading.ExerciseResult {
 	}
 	res := Predict(id, q.Name, got, a.Want, q.Tolerance(a.Want), a.Mistakes...)
 	if !math.IsNaN(float64(got)) {
-		fmt.Printf("\nAnswer. %s\n", a.Working)
+		fmt.Printf("\n%s\n", wrap("Answer. "+a.Working, answerWidth))
 	}
 	return res
 }
@@ -117,10 +118,35 @@ func Reveal(nb, id string) {
 			fmt.Fprintf(os.Stderr, "nbrun: the lab could not compute the answer: %v\n", err)
 			return
 		}
-		fmt.Printf("Answer. %s\n", a.Working)
+		fmt.Println(wrap("Answer. "+a.Working, answerWidth))
 		return
 	}
-	fmt.Printf("Answer. %s\n", q.Working)
+	fmt.Println(wrap("Answer. "+q.Working, answerWidth))
+}
+
+// answerWidth is the longest line of a printed answer: Jupyter breaks
+// longer lines of an output anywhere, mid-word included.
+const answerWidth = 100
+
+// wrap breaks text into lines of at most width characters at its spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(text) {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case line+1+n > width:
+			b.WriteByte('\n')
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += n
+	}
+	return b.String()
 }
 
 // group writes a whole number with a space between groups of three
@@ -469,9 +495,9 @@ var questions = []Question{
 	{Notebook: "06", ID: "q2", Working: "Only the c3/c4 swap would pass: with c3 = c4 swapping them changes nothing. The others " +
 		"write wrong values, leave points unwritten, race or are refused whatever the coefficients. That is why every check in " +
 		"the lab uses seven distinct coefficients."},
-	{Notebook: "06", ID: "q3", Name: "shared bytes at T = 16", Forms: []string{"16²·4"},
+	{Notebook: "06", ID: "q3", Name: "shared bytes at T = 24", Forms: []string{"24²·4"},
 		Solve: func() (Answer, error) {
-			c, err := lab.Cost("register_tiled", 16)
+			c, err := lab.Cost("register_tiled", 24)
 			if err != nil {
 				return Answer{}, err
 			}
@@ -481,7 +507,7 @@ var questions = []Question{
 					{3 * want, "Three planes is the coarsened kernel; register tiling keeps one in shared memory."},
 					{want / 4, "Floats, not bytes: a float is 4 bytes."},
 				},
-				Working: fmt.Sprintf("One plane: 16²·4 = %s bytes, against 3·16²·4 = %s for the coarsened kernel.",
+				Working: fmt.Sprintf("One plane: 24²·4 = %s bytes, against 3·24²·4 = %s for the coarsened kernel.",
 					group(want), group(3*want))}, nil
 		}},
 
@@ -508,7 +534,7 @@ var questions = []Question{
 					"block, the halo loaded again by each neighbour, and 58 %% of the threads idle while the others compute.",
 					rank, strings.Join(shares, ", "))}, nil
 		}},
-	{Notebook: "07", ID: "q2", Name: "the model's share for basic", Tol: 0.5, Forms: []string{"8/32", "1/4"},
+	{Notebook: "07", ID: "q2", Name: "the model's share for basic", Tol: 0.5, Forms: []string{"8/32"},
 		Solve: func() (Answer, error) {
 			m, err := ModelShare("basic", 512, 8)
 			if err != nil {
@@ -536,6 +562,33 @@ var questions = []Question{
 				},
 				Working: fmt.Sprintf("13/8 × %.0f GB/s ≈ %.0f GFLOP/s (a prediction within three percent passes). That is "+
 					"the roof for every seven-point sweep under the boundary contract; the fast kernel comes close to it.", bw, want)}, nil
+		}},
+
+	{Notebook: "07b", ID: "q1", Name: "outputs of a 24² tile after 4 steps, % of its points", Tol: 1, Forms: []string{"16²"},
+		Solve: func() (Answer, error) {
+			t, k := lab.TemporalSimTile, 4
+			want := 100 * float64((t-2*k)*(t-2*k)) / float64(t*t)
+			return Answer{Want: want,
+				Mistakes: []Mistake{
+					{100 * float64((t-k)*(t-k)) / float64(t*t), "Each time step's valid region shrinks by one point on every side: how many does a row lose in k steps?"},
+					{100 * float64((t-2)*(t-2)) / float64(t*t), "That is one time step. How many points does a row lose in k?"},
+				},
+				Working: fmt.Sprintf("(T − 2k)² / T² = (%d − %d)² / %d² = %d² / %d² ≈ %.1f %%: each step's valid region loses a point "+
+					"on every side, two a row, so after k = %d steps a row of %d input points has %d outputs. More than half "+
+					"of the tile is halo.", t, 2*k, t, t-2*k, t, want, k, t, t-2*k)}, nil
+		}},
+	{Notebook: "07b", ID: "q2", Name: "useful OP/B of a 24² tile at k = 4", Tol: 0.05,
+		Solve: func() (Answer, error) {
+			t, k := lab.TemporalSimTile, 4
+			performed, useful := lab.TemporalIntensity(t, k)
+			return Answer{Want: useful,
+				Mistakes: []Mistake{
+					{performed, "That counts every stage's work on the halo too; which points end in an output?"},
+					{lab.IntensityLimit, "That is one sweep's limit; k steps per load do more work per byte."},
+				},
+				Working: fmt.Sprintf("13k(T − 2k)² / 4T² = 13·%d·%d² / (4·%d²) ≈ %.2f OP/B, against %.2f performed: %.2f times a "+
+					"single sweep's limit of %.2f, although more than half of the work is spent on the halo.",
+					k, t-2*k, t, useful, performed, useful/lab.IntensityLimit, lab.IntensityLimit)}, nil
 		}},
 
 	{Notebook: "08", ID: "q1", Name: "a whole step's GFLOP/s on the K20", Tol: 1,

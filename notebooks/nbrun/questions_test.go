@@ -114,3 +114,22 @@ func TestAnswerLeaks(t *testing.T) {
 	assert.Empty(t, AnswerLeaks("6 messages", Question{}, 6, 0, 2), "one digit is below two")
 	assert.Len(t, AnswerLeaks("about 16 and 15.98", Question{}, 15.98, 1, 2), 2)
 }
+
+func TestAnswerFormsAreWholeWords(t *testing.T) {
+	q := Question{Forms: []string{"4³"}}
+	assert.Empty(t, AnswerLeaks("a 24³ grid", q, 64, 0, 2))
+	assert.Len(t, AnswerLeaks("a 24³ grid, 4³ blocks", q, 64, 0, 2), 1)
+}
+
+func TestHyphenatedNumbersAreNames(t *testing.T) {
+	assert.Empty(t, AnswerLeaks("indices are 64-bit", Question{}, 64, 0, 2))
+	assert.Len(t, AnswerLeaks("64 - 1 blocks", Question{}, 64, 0, 2), 1)
+}
+
+func TestWrap(t *testing.T) {
+	text := strings.Repeat("word ", 50) + "end"
+	for _, line := range strings.Split(wrap(text, 30), "\n") {
+		assert.LessOrEqual(t, len([]rune(line)), 30, line)
+	}
+	assert.Equal(t, strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(wrap(text, 30)), " "))
+}
