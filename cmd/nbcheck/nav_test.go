@@ -15,9 +15,13 @@ import (
 // navLinkRe finds the notebooks a Markdown text links to.
 var navLinkRe = regexp.MustCompile(`\]\(([0-9][0-9][a-z]?_[A-Za-z0-9_]+\.ipynb)\)`)
 
+// startPage is the notebook Jupyter opens first: the contents, the
+// glossary and how the predictions work.
+const startPage = "00_start_here.ipynb"
+
 // TestNavigation: every notebook names its lexer go, ends with links to
 // the one before and the one after it in the contents (notebooks/README.md),
-// the contents and the glossary; the contents list every notebook.
+// the start page and the glossary; the contents list every notebook.
 func TestNavigation(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
@@ -36,7 +40,7 @@ func TestNavigation(t *testing.T) {
 	for _, f := range files {
 		assert.Contains(t, contents, filepath.Base(f), "notebooks/README.md lists every notebook")
 	}
-	_, err = os.Stat(filepath.Join(root, "notebooks", "glossary.md"))
+	_, err = os.Stat(filepath.Join(root, "notebooks", "glossary.ipynb"))
 	require.NoError(t, err, "the glossary the notebooks link to")
 
 	for i, name := range contents {
@@ -57,14 +61,20 @@ func TestNavigation(t *testing.T) {
 		last := nb.Cells[len(nb.Cells)-1]
 		require.Equal(t, "markdown", last.CellType, "%s ends with its links", name)
 		links := string(last.Source)
-		assert.Contains(t, links, "(README.md)", name)
-		assert.Contains(t, links, "(glossary.md)", name)
+		if name != startPage {
+			assert.Contains(t, links, "("+startPage+")", name)
+		}
+		assert.Contains(t, links, "(glossary.ipynb)", name)
+		// Every notebook links to the start page, the contents, so the
+		// start page is left out of the one before and the one after.
 		var linked []string
 		for _, m := range navLinkRe.FindAllStringSubmatch(links, -1) {
-			linked = append(linked, m[1])
+			if m[1] != startPage {
+				linked = append(linked, m[1])
+			}
 		}
 		var want []string
-		if i > 0 {
+		if i > 0 && contents[i-1] != startPage {
 			want = append(want, contents[i-1])
 		}
 		if i+1 < len(contents) {

@@ -12,7 +12,8 @@
 //     "// BEGIN STUB" and "// END STUB", marked "// STUB: …"; imports the
 //     solution alone used are removed and the file is gofmt-ed;
 //   - notebooks get the same treatment in their code cells, and lose their
-//     outputs;
+//     outputs; every notebook loses the outputs of the code cells between
+//     a Check-yourself question and its check (questions.go);
 //   - Go files built with the tag "hidden" (the instructor-only checks) are
 //     left out.
 //
@@ -85,6 +86,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, f := range sum.Left {
 		fmt.Fprintf(stdout, "  left out %s\n", f)
+	}
+	cleared, err := stripQuestionOutputs(*out)
+	if err != nil {
+		fmt.Fprintf(stderr, "release: %v\n", err)
+		return 1
+	}
+	for _, f := range cleared {
+		fmt.Fprintf(stdout, "  outputs between a question and its check cleared in %s\n", f)
 	}
 	if n, err := checkCourseData(*root, *out, stdout); err != nil || n > 0 {
 		if err != nil {

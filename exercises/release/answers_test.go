@@ -77,15 +77,20 @@ func TestExerciseNotebookOutputsStripped(t *testing.T) {
 
 // TestCourseQuestions: each of notebooks 01 to 08 ends with two or three
 // questions; at least one per notebook is checked by a cell that grades a
-// prediction (nbrun.Predict); in the instructor's tree each question is
-// followed by its answer, and the student version has no answer left; in
-// the students' copy no answer is left at all.
+// prediction (nbrun.Check); each question is followed by its check
+// (nbrun.Check or nbrun.Reveal, which prints the answer once it is run)
+// before the next question, in the instructor's tree and in the students'
+// copy alike, and no answer cell is left in the students' copy.
 func TestCourseQuestions(t *testing.T) {
 	root := repoRoot(t)
 	files, err := filepath.Glob(filepath.Join(root, "notebooks", "0[1-8]_*.ipynb"))
 	require.NoError(t, err)
 	require.Len(t, files, 8)
 	instructor := IsInstructorTree(root)
+	isCheck := func(c taggedCell) bool {
+		src := strings.Join(c.Source, "")
+		return slices.Contains(c.Metadata.Tags, "check") && (strings.Contains(src, "nbrun.Check(") || strings.Contains(src, "nbrun.Reveal("))
+	}
 	for _, f := range files {
 		name := filepath.Base(f)
 		b, err := os.ReadFile(f)
@@ -98,25 +103,22 @@ func TestCourseQuestions(t *testing.T) {
 				assert.True(t, instructor, "%s: answer %s left in the students' copy", name, c.ID)
 			case slices.Contains(c.Metadata.Tags, "question"):
 				questions++
-				if !instructor {
-					continue
-				}
 				j := i + 1
-				for j < len(cells) && !slices.Contains(cells[j].Metadata.Tags, AnswerTag) && !slices.Contains(cells[j].Metadata.Tags, "question") {
+				for j < len(cells) && !isCheck(cells[j]) && !slices.Contains(cells[j].Metadata.Tags, "question") {
 					j++
 				}
-				if assert.Less(t, j, len(cells), "%s: question %s has no answer", name, c.ID) {
-					assert.Contains(t, cells[j].Metadata.Tags, AnswerTag, "%s: question %s has no answer before the next question", name, c.ID)
+				if assert.Less(t, j, len(cells), "%s: question %s has no check", name, c.ID) {
+					assert.True(t, isCheck(cells[j]), "%s: question %s has no check before the next question", name, c.ID)
 				}
 			case slices.Contains(c.Metadata.Tags, "check"):
-				if strings.Contains(strings.Join(c.Source, ""), "nbrun.Predict(") {
+				if strings.Contains(strings.Join(c.Source, ""), "nbrun.Check(") {
 					checks++
 				}
 			}
 		}
 		assert.GreaterOrEqual(t, questions, 2, "%s: two or three questions", name)
 		assert.LessOrEqual(t, questions, 3, "%s: two or three questions", name)
-		assert.GreaterOrEqual(t, checks, 1, "%s: at least one question checked by nbrun.Predict", name)
+		assert.GreaterOrEqual(t, checks, 1, "%s: at least one question checked by nbrun.Check", name)
 
 		student, err := StripAnswers(name, b)
 		require.NoError(t, err)

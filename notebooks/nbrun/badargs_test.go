@@ -265,6 +265,19 @@ func badCalls() []badCall {
 	add("Predict/empty", false, ignore(func() { Predict("", "", math.NaN(), math.NaN(), math.NaN()) }))
 	add("Predict/infinities", false, ignore(func() { Predict("q", "q", math.Inf(1), math.Inf(-1), -1) }))
 
+	// questions.go, leaks.go
+	add("Check/unknown notebook", false, ignore(func() { Check("99", "q1", 3) }))
+	add("Check/unknown question", false, ignore(func() { Check("04", "", math.Inf(1)) }))
+	add("Check/question with no number", false, ignore(func() { Check("01", "q2", 1) }))
+	add("Reveal/unknown", false, ignore(func() { Reveal("", "") }))
+	add("LookupQuestion/unknown", true, func() error { _, err := LookupQuestion("04", "nope"); return err })
+	add("Questions/all", false, ignore(func() { _ = Questions() }))
+	add("Question.Graded/zero", false, ignore(func() { _ = Question{}.Graded() }))
+	add("Question.Tolerance/NaN", false, ignore(func() { _ = Question{Tol: math.NaN(), RelTol: -1}.Tolerance(math.Inf(1)) }))
+	add("AnswerLeaks/bad numbers", false, ignore(func() {
+		_ = AnswerLeaks(strings.Repeat("9", 400)+" 1,000,000,000 \xff\xfe 1e999", Question{Forms: []string{"", "\xff"}}, math.NaN(), math.Inf(1), -5)
+	}))
+
 	// temporal.go
 	for _, c := range []struct {
 		n  int

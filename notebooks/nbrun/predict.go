@@ -30,7 +30,7 @@ type Mistake struct {
 // the lab computes. got may be any integer or float type. A NaN got is a
 // prediction not made yet and scores like a stub. A wrong got within tol of
 // one of the known mistakes earns that mistake's hint; any other wrong got
-// is told to work the answer out again. It prints the check and the score
+// is told to work the answer out again (Check then prints the answer). It prints the check and the score
 // (no seed: a prediction draws no random input) and returns the result. name
 // says what was predicted ("bytes per point at T = 6"); no message gives
 // want away. A NaN or infinite want or tol, or a negative tol, is a fault
@@ -78,7 +78,7 @@ func predictionHint(got, want, tol float64, mistakes []Mistake) string {
 			return fmt.Sprintf("%g is not it. %s", got, strings.TrimSpace(m.Hint))
 		}
 	}
-	return fmt.Sprintf("%g is not it; work it out again before you look at the answer", got)
+	return fmt.Sprintf("%g is not it; work it out again before you read the answer below", got)
 }
 
 // predictionFault says what is wrong with a check's own want and tol, ""

@@ -65,7 +65,7 @@ func TestPredictHints(t *testing.T) {
 		}
 	}
 	// A mistake equal to the answer gives no hint: the answer is right.
-	assert.Equal(t, "5 is not it; work it out again before you look at the answer",
+	assert.Equal(t, "5 is not it; work it out again before you read the answer below",
 		predictionHint(5, 4, 0, []Mistake{{Value: 4, Hint: "no"}, {Value: math.NaN(), Hint: "nan"}, {Value: 5, Hint: " "}}))
 }
 

@@ -30,8 +30,14 @@ func KernelSummary(b *fig.Bench) (string, error) {
 	if b != nil && b.Device != "" {
 		card = b.Device
 	}
-	fmt.Fprintf(&sb, "%-15s %-15s %8s %14s %9s %9s  %-26s %-30s %s\n", "kernel", "tile", "threads", "shared bytes",
-		"loads/pt", "stores/pt", "OP/B = 13·out/(4·loads)", "largest tile (what bounds it)", fmt.Sprintf("%% of copy, N = %d", SummaryN))
+	// The table stays under 110 characters a line, so that Jupyter does
+	// not wrap it; without a bench it has no measured column.
+	measured := ""
+	if b != nil {
+		measured = fmt.Sprintf("  %% of copy, N = %d", SummaryN)
+	}
+	fmt.Fprintf(&sb, "%s\n", strings.TrimRight(fmt.Sprintf("%-14s %-14s %7s %7s %8s %9s  %-25s %-14s%s", "kernel", "tile", "threads", "shared",
+		"loads/pt", "stores/pt", "OP/B = 13·out/(4·loads)", "largest tile", measured), " "))
 	rows := 0
 	for _, step := range gpu.Steps3() {
 		s, err := lab.LookupStep3(step)
@@ -64,15 +70,23 @@ func KernelSummary(b *fig.Bench) (string, error) {
 			tileText = fmt.Sprintf("%d×%d×%d block", tile, tile, tile)
 		}
 		formula := fmt.Sprintf("13·%d/(4·%d) = %.2f", c.Outputs, c.Loads, c.OpPerByte())
-		fmt.Fprintf(&sb, "%-15s %-15s %8d %14d %9.2f %9.2f  %-26s %-30s %s\n", step, tileText, c.Threads, c.SharedBytes,
-			float64(c.Loads)/float64(c.Outputs), 1.0, formula, fmt.Sprintf("%d (%s)", maxT, bound), pct)
+		if b != nil {
+			pct = fmt.Sprintf("  %18s", pct)
+		}
+		fmt.Fprintf(&sb, "%s\n", strings.TrimRight(fmt.Sprintf("%-14s %-14s %7d %7d %8.2f %9.2f  %-25s %-14s%s", step, tileText, c.Threads, c.SharedBytes,
+			float64(c.Loads)/float64(c.Outputs), 1.0, formula, fmt.Sprintf("%d (%s)", maxT, bound), pct), " "))
 		rows++
 	}
 	if rows == 0 {
 		return "", fmt.Errorf("nbrun: kernel summary: no registered step is in the chapter's cost model")
 	}
-	fmt.Fprintf(&sb, "\nThe measured column: %s. Loads and OP/B count one block far from the grid's faces, as the chapter does;\n"+
-		"a block stores each of its outputs once.\n", card)
+	if b == nil {
+		fmt.Fprintf(&sb, "\nShared in bytes per block; %s here: notebook 7 times the kernels. Loads and OP/B count one\n"+
+			"block far from the grid's faces, as the chapter does; a block stores each of its outputs once.\n", card)
+		return sb.String(), nil
+	}
+	fmt.Fprintf(&sb, "\nShared in bytes per block; the measured column: %s. Loads and OP/B count one block far from\n"+
+		"the grid's faces, as the chapter does; a block stores each of its outputs once.\n", card)
 	return sb.String(), nil
 }
 
