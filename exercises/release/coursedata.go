@@ -69,7 +69,7 @@ var SampleCourseData = []string{"notebooks/data/cuda_class/", "docs/course_gpu.j
 var releasedKinds = map[string]bool{
 	".go": true, ".s": true, ".mod": true, ".sum": true,
 	".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".h": true, ".hpp": true,
-	".py": true, ".sh": true,
+	".py": true, ".sh": true, ".patch": true,
 	".md": true, ".txt": true, ".ipynb": true,
 	".json": true, ".csv": true, ".golden": true,
 	".png": true, ".svg": true,
@@ -85,7 +85,7 @@ var releasedNames = map[string]bool{"Makefile": true, "LICENSE": true, "README":
 // its layout and by the solution scan).
 var sourceKinds = map[string]bool{
 	".go": true, ".s": true, ".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true,
-	".h": true, ".hpp": true, ".py": true, ".sh": true,
+	".h": true, ".hpp": true, ".py": true, ".sh": true, ".patch": true,
 }
 
 // exerciseFolder matches an exercise's folder name, NN_topic.
