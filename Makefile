@@ -70,10 +70,10 @@ test:
 
 # In the instructor's copy (a check of exercises/checks built with the tag
 # "hidden", which the students' release leaves out) lab says, in one line,
-# that the notebooks show the answers.
+# that its notebooks and exercises show the answers.
 lab: install-lab
 	@if grep -lqs '^//go:build hidden' exercises/checks/*.go; then \
-		echo "make lab: this is the instructor's copy: the notebooks show every answer (go run ./cmd/release -out DIR makes the students' copy)"; \
+		echo "make lab: this is the instructor's copy: its notebooks keep the outputs the students' copy clears before each check, and its exercises hold the solutions (go run ./cmd/release -out DIR makes the students' copy)"; \
 	fi
 	@# Trusted, the course notebooks open without "Not Trusted" and show
 	@# their saved outputs' HTML. Debian ships no jupyter-trust command:
