@@ -43,7 +43,7 @@ const gradingPath = "stencillab.dev/exercises/grading"
 // order of checks.All: those with one Go file in their folder.
 func exercises(root string) ([]exercise, error) {
 	var out []exercise
-	taken := map[string]bool{} // names declared by earlier cells: GoNB's cells share one package
+	taken := map[string]string{} // names declared by earlier cells, and where: GoNB's cells share one package
 	for _, e := range checks.All() {
 		if len(e.Files) != 1 || !strings.HasSuffix(e.Files[0], ".go") {
 			continue
@@ -76,10 +76,23 @@ func exercises(root string) ([]exercise, error) {
 // src and its test: the code cell is the file after its package clause,
 // without the declaration of errNotImplemented (and the import of grading
 // when nothing else uses it); the grade cell passes to the checks what the
-// test passes. A name an earlier cell declares is renamed Fixed<Name> in
-// the notebook, whose cells share one package (the bug exercise's
-// Coarsened, which 07's cell declares).
-func (ex *exercise) derive(src, test []byte, taken map[string]bool) error {
+// test passes. The notebook's cells share one package, so a name an
+// earlier cell declares is refused, naming both exercises, unless the
+// declaration gives itself another name in the notebook (the bug
+// exercise's Coarsened, which 07's cell declares, is FixedCoarsened there:
+// renameForNotebook).
+func (ex *exercise) derive(src, test []byte, taken map[string]string) error {
+	call := handin.GradeCall(string(test), "grading.Test")
+	if call == "" {
+		return errors.New("grade_test.go passes nothing to grading.Test")
+	}
+	src, renames, err := renameForNotebook(ex.File, src)
+	if err != nil {
+		return err
+	}
+	if call, err = renameInCall(call, renames); err != nil {
+		return fmt.Errorf("grade_test.go: %w", err)
+	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, ex.File, src, parser.ParseComments)
 	if err != nil {
@@ -149,18 +162,13 @@ func (ex *exercise) derive(src, test []byte, taken map[string]bool) error {
 	text = strings.ReplaceAll(text, "\n\n)", "\n)")
 	text = strings.TrimSpace(text)
 
-	call := handin.GradeCall(string(test), "grading.Test")
-	if call == "" {
-		return errors.New("grade_test.go passes nothing to grading.Test")
-	}
 	for _, name := range declared {
-		if taken[name] {
-			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
-			text = re.ReplaceAllString(text, "Fixed"+name)
-			call = re.ReplaceAllString(call, "Fixed"+name)
-			continue
+		if earlier, clash := taken[name]; clash {
+			return fmt.Errorf("%s declares %s, which %s declares too: notebook 09's cells share one package, "+
+				"so name it otherwise, or give it another name in the notebook with a line %q in its doc comment",
+				ex.File, name, earlier, notebookNameDirective+" NAME")
 		}
-		taken[name] = true
+		taken[name] = ex.ID + "'s " + ex.File
 	}
 	ex.Code = text + "\n\n" + cellTail(ex.ID)
 	ex.Grade = "%%\ngrading.Print(" + call + ")"

@@ -49,6 +49,8 @@ import (
 // Coarsened prepares the thirteen-point kernel coarsened in z for the
 // arguments a: blocks of IN_TILE_DIM×IN_TILE_DIM threads marching in z,
 // with the five planes an output plane needs in shared memory.
+//
+//exercise:notebook-name FixedCoarsened
 func Coarsened(a star.Args) (sim.Kernel, error) {
 	IN_TILE_DIM := a.Tile
 	if IN_TILE_DIM == 0 {
