@@ -233,7 +233,7 @@ func (b *Buffer) FillRandom(seed uint64) error {
 	}
 	blocks := min((b.n+255)/256, b.d.props.SMs*32)
 	g := Geometry{Grid: [3]int{max(blocks, 1), 1, 1}, Block: [3]int{256, 1, 1}}
-	a := new(args).ptr(b.ptr).i64(int64(b.n)).u64(seed)
+	a := fillRandomArgs(b.ptr, int64(b.n), seed)
 	_, err = b.d.launch(f, g, a, false)
 	runtime.KeepAlive(b)
 	if err != nil {

@@ -210,7 +210,7 @@ func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error
 		return nil, Geometry{}, nil, err
 	}
 	g := copyGeometry(src.n)
-	return f, g, new(args).ptr(src.ptr).ptr(dst.ptr).i64(int64(src.n)), nil
+	return f, g, copyFloat4Args(src.ptr, dst.ptr, int64(src.n)), nil
 }
 
 // copyGeometry is the copy kernel's launch: one float4 per thread, 256

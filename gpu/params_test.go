@@ -12,48 +12,34 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/internal/cuda2go"
 	"stencillab.dev/lab"
 )
 
-// kernelParams returns the C types of the parameters of the extern "C"
-// __global__ function entry in src: "pointer" for any pointer, else the
-// type with its qualifiers dropped ("int", "float", "long long", …).
+// kernelParams returns the C kinds of the parameters of the extern "C"
+// __global__ function entry in src, as cuda2go reads them.
 func kernelParams(src, entry string) ([]string, error) {
-	re := regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?` +
-		regexp.QuoteMeta(entry) + `\s*\(([^)]*)\)`)
-	m := re.FindStringSubmatch(src)
-	if m == nil {
-		return nil, fmt.Errorf("no extern \"C\" __global__ function %s", entry)
+	es, err := cuda2go.Parse("src.cu", src)
+	if err != nil {
+		return nil, err
 	}
-	var kinds []string
-	for _, p := range strings.Split(m[1], ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
+	for _, e := range es {
+		if e.Name == entry {
+			return e.Kinds(), nil
 		}
-		if strings.Contains(p, "*") {
-			kinds = append(kinds, "pointer")
-			continue
-		}
-		words := strings.Fields(p)
-		var typ []string
-		for _, w := range words[:len(words)-1] { // the last word is the name
-			if w != "const" && w != "__restrict__" && w != "volatile" {
-				typ = append(typ, w)
-			}
-		}
-		kinds = append(kinds, strings.Join(typ, " "))
 	}
-	return kinds, nil
+	return nil, fmt.Errorf("no extern \"C\" __global__ function %s", entry)
 }
 
-func TestKernelParams(t *testing.T) {
-	got, err := kernelParams(`extern "C" __global__ void __launch_bounds__(256, 2)
-k(const float* __restrict__ in, float *out, int n, long long m, const unsigned long long s, float c0)`, "k")
+// The wrappers of kernels_gen.go are what cuda2go writes from today's
+// sources, with the names of kernels.go's go:generate line.
+func TestTheLaunchersAreFresh(t *testing.T) {
+	src, err := os.ReadFile("kernels.go")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"pointer", "pointer", "int", "long long", "unsigned long long", "float"}, got)
-	_, err = kernelParams(`__global__ void k(int n)`, "k")
-	assert.Error(t, err, "not extern \"C\"")
+	args, err := cuda2go.Directive(string(src))
+	require.NoError(t, err)
+	var out, errb strings.Builder
+	assert.Equal(t, 0, cuda2go.Run(append(args, "-check"), &out, &errb), "%s%s", out.String(), errb.String())
 }
 
 // Every 3D step's kernel takes exactly the arguments its launcher passes,

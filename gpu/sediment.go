@@ -348,21 +348,22 @@ func (r *Sediment) live() error {
 // writing the other buffers.
 func (r *Sediment) args(kernel string) *args {
 	c, o := r.cur, 1-r.cur
-	a := new(args).ptr(r.alpha.ptr).ptr(r.beta.ptr).ptr(r.s[c].ptr).ptr(r.h[c].ptr)
-	switch kernel {
-	case sediment.KernelH:
-		a.ptr(r.h[o].ptr)
-	case sediment.KernelS:
-		a.ptr(r.s[o].ptr)
-	case sediment.KernelFused:
-		a.ptr(r.h[o].ptr).ptr(r.s[o].ptr)
-	case "ghost":
-		a.ptr(r.rate.ptr)
+	alpha, beta, s, h := r.alpha.ptr, r.beta.ptr, r.s[c].ptr, r.h[c].ptr
+	rows := int32(r.rows[kernel])
+	best := r.variant == "best"
+	switch {
+	case kernel == "ghost":
+		return sedGhostHArgs(alpha, beta, s, h, r.rate.ptr)
+	case kernel == sediment.KernelFused:
+		return sedHsArgs(alpha, beta, s, h, r.h[o].ptr, r.s[o].ptr, rows)
+	case kernel == sediment.KernelH && best:
+		return sedHRowsArgs(alpha, beta, s, h, r.h[o].ptr, rows)
+	case kernel == sediment.KernelH:
+		return sedHArgs(alpha, beta, s, h, r.h[o].ptr)
+	case best:
+		return sedSRowsArgs(alpha, beta, s, h, r.s[o].ptr, rows)
 	}
-	if r.variant == "best" && kernel != "ghost" {
-		a.i32(int32(r.rows[kernel]))
-	}
-	return a
+	return sedSArgs(alpha, beta, s, h, r.s[o].ptr)
 }
 
 func (r *Sediment) launch(kernel string, timed bool) (float64, error) {
