@@ -384,7 +384,6 @@ func (c config3) check(nx int, p Props) error {
 	return nil
 }
 
-
 // fromLab converts the lab's geometry.
 func fromLab(g lab.Geometry) Geometry {
 	return Geometry{Grid: [3]int{g.Grid.X, g.Grid.Y, g.Grid.Z}, Block: [3]int{g.Block.X, g.Block.Y, g.Block.Z},
