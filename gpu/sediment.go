@@ -480,7 +480,7 @@ func (d *Device) occupancyLimits() (OccupancyLimits, error) {
 			id  int
 			dst *int
 		}{{attrRegistersPerSM, &l.RegsPerSM}, {attrMaxBlocksPerSM, &l.MaxBlocks}, {attrReservedSharedPerB, &l.ReservedShared}} {
-			if v, code := cuDeviceGetAttribute(a.id, d.dev); code == 0 {
+			if v, code := drv.DeviceGetAttribute(a.id, d.dev); code == 0 {
 				*a.dst = v
 			}
 		}
