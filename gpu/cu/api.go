@@ -6,15 +6,15 @@
 // which the C preprocessor makes the function pointers, their binding and
 // a C wrapper per symbol; the Go methods of Lib are the thin conversions of
 // Go values to those wrappers, and nocgo.go, the stand-ins of a build
-// without cgo, is generated from them:
-//
-//go:generate go test -run TestNoCgoStubs -update
+// without cgo, is generated from them (go generate ./gpu/cu).
 //
 // Package gpu calls the libraries only through API, of which Lib is the
 // real implementation and Fake a recording one that runs every launcher
 // on a machine without a GPU. Every call returns its library's result
 // code as an int (0: success) and, except the NVRTC ones, must run on the
 // thread where the device's context is current.
+//
+//go:generate go test -run TestNoCgoStubs -update
 package cu
 
 import "unsafe"

@@ -53,7 +53,7 @@ typedef struct {
 // through the pointer, or returns the library's "not found" code when an
 // optional symbol is missing. The Go wrappers below are the thin
 // conversions of Go values to these; the no-cgo stubs are generated from
-// them (go generate, symbols.go). Every function returns its library's result code.
+// them (go generate, api.go). Every function returns its library's result code.
 
 #define CU_SYMBOLS(X) \
 	X(1, cuInit, (unsigned int flags), (flags), "cuInit") \
