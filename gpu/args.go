@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"unsafe"
+
+	"stencillab.dev/gpu/cu"
 )
 
 // args packs kernel arguments as the driver expects them: each value at
@@ -60,6 +61,13 @@ func (a *args) f32(v float32) *args {
 	return a
 }
 
+// f64 adds a C double.
+func (a *args) f64(v float64) *args {
+	binary.LittleEndian.PutUint64(a.place(8, 8), math.Float64bits(v))
+	a.kinds = append(a.kinds, "double")
+	return a
+}
+
 // floats adds a struct of len(v) floats passed by value.
 func (a *args) floats(v []float32) *args {
 	b := a.place(4*len(v), 4)
@@ -72,4 +80,8 @@ func (a *args) floats(v []float32) *args {
 
 // handle is an opaque pointer owned by the CUDA driver: a context, module,
 // function or event.
-type handle = unsafe.Pointer
+type handle = cu.Handle
+
+// drv is the binding every call into the libraries goes through: the
+// dlopen'd libraries, or a test's fake.
+var drv cu.API = cu.Lib{}

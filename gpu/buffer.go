@@ -90,14 +90,14 @@ func (d *Device) Alloc(n int) (*Buffer, error) {
 	bytes := uint64(n) * 4
 	var ptr uint64
 	err := d.do(func() error {
-		free, total, r := cuMemGetInfo()
+		free, total, r := drv.MemGetInfo()
 		if err := cuCheck("cuMemGetInfo", r); err != nil {
 			return err
 		}
 		if err := checkFits(fmt.Sprintf("a buffer of %d floats", n), bytes, free, total); err != nil {
 			return err
 		}
-		p, r := cuMemAlloc(bytes)
+		p, r := drv.MemAlloc(bytes)
 		if err := cuCheck("cuMemAlloc", r); err != nil {
 			return fmt.Errorf("gpu: allocate %s: %w", lab.HumanBytes(bytes), err)
 		}
@@ -125,7 +125,7 @@ func (d *Device) release(ptr uint64) error {
 		if !live {
 			return nil
 		}
-		return cuCheck("cuMemFree", cuMemFree(ptr))
+		return cuCheck("cuMemFree", drv.MemFree(ptr))
 	})
 }
 
@@ -170,7 +170,7 @@ func (b *Buffer) Upload(off int, src []float32) error {
 		return nil
 	}
 	err := b.d.do(func() error {
-		return cuCheck("cuMemcpyHtoD", cuMemcpyHtoD(b.ptr+uint64(off)*4, unsafe.Pointer(&src[0]), uint64(len(src))*4))
+		return cuCheck("cuMemcpyHtoD", drv.MemcpyHtoD(b.ptr+uint64(off)*4, unsafe.Pointer(&src[0]), uint64(len(src))*4))
 	})
 	runtime.KeepAlive(b)
 	if err != nil {
@@ -189,7 +189,7 @@ func (b *Buffer) Download(off int, dst []float32) error {
 		return nil
 	}
 	err := b.d.do(func() error {
-		return cuCheck("cuMemcpyDtoH", cuMemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr+uint64(off)*4, uint64(len(dst))*4))
+		return cuCheck("cuMemcpyDtoH", drv.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.ptr+uint64(off)*4, uint64(len(dst))*4))
 	})
 	runtime.KeepAlive(b)
 	if err != nil {
@@ -205,10 +205,10 @@ func (b *Buffer) Fill(v float32) error {
 		return fmt.Errorf("gpu: fill: %w", err)
 	}
 	err := b.d.do(func() error {
-		if err := cuCheck("cuMemsetD32", cuMemsetD32(b.ptr, math.Float32bits(v), uint64(b.n))); err != nil {
+		if err := cuCheck("cuMemsetD32", drv.MemsetD32(b.ptr, math.Float32bits(v), uint64(b.n))); err != nil {
 			return err
 		}
-		return cuCheck("cuStreamSynchronize", cuStreamSynchronize(nil))
+		return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(nil))
 	})
 	runtime.KeepAlive(b)
 	if err != nil {
@@ -233,7 +233,7 @@ func (b *Buffer) FillRandom(seed uint64) error {
 	}
 	blocks := min((b.n+255)/256, b.d.props.SMs*32)
 	g := Geometry{Grid: [3]int{max(blocks, 1), 1, 1}, Block: [3]int{256, 1, 1}}
-	a := new(args).ptr(b.ptr).i64(int64(b.n)).u64(seed)
+	a := fillRandomArgs(b.ptr, int64(b.n), seed)
 	_, err = b.d.launch(f, g, a, false)
 	runtime.KeepAlive(b)
 	if err != nil {

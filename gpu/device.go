@@ -88,14 +88,14 @@ func Open(ordinal int) (*Device, error) {
 
 // init runs on the worker.
 func (d *Device) init(ordinal int) error {
-	switch r := cuInit(); r {
+	switch r := drv.Init(); r {
 	case 0:
 	case cudaErrorNoDevice, cudaErrorStubLibrary, cudaErrorInsufficientDr:
 		return &noGPUError{msg: fmt.Sprintf("gpu: no usable NVIDIA GPU (cuInit: %s): run on the CPU simulator", cuErrorName(r))}
 	default:
 		return fmt.Errorf("gpu: initialise the driver: %w", cuCheck("cuInit", r))
 	}
-	n, r := cuDeviceGetCount()
+	n, r := drv.DeviceGetCount()
 	if err := cuCheck("cuDeviceGetCount", r); err != nil {
 		return fmt.Errorf("gpu: count devices: %w", err)
 	}
@@ -105,13 +105,13 @@ func (d *Device) init(ordinal int) error {
 	if ordinal < 0 || ordinal >= n {
 		return fmt.Errorf("gpu: device %d does not exist: the driver sees %d device(s), 0 to %d", ordinal, n, n-1)
 	}
-	dev, r := cuDeviceGet(ordinal)
+	dev, r := drv.DeviceGet(ordinal)
 	if err := cuCheck("cuDeviceGet", r); err != nil {
 		return fmt.Errorf("gpu: device %d: %w", ordinal, err)
 	}
 	d.dev = dev
 	p := Props{Ordinal: ordinal, DriverLibrary: driverLib}
-	if p.Name, r = cuDeviceGetName(dev); r != 0 {
+	if p.Name, r = drv.DeviceGetName(dev); r != 0 {
 		return fmt.Errorf("gpu: device %d: %w", ordinal, cuCheck("cuDeviceGetName", r))
 	}
 	attrs := []struct {
@@ -138,7 +138,7 @@ func (d *Device) init(ordinal int) error {
 		{attrMemoryBusWidthBits, &p.MemoryBusBits, true},
 	}
 	for _, a := range attrs {
-		v, r := cuDeviceGetAttribute(a.id, dev)
+		v, r := drv.DeviceGetAttribute(a.id, dev)
 		if r != 0 {
 			if a.opt {
 				continue
@@ -147,28 +147,28 @@ func (d *Device) init(ordinal int) error {
 		}
 		*a.dst = v
 	}
-	if p.TotalMem, r = cuDeviceTotalMem(dev); r != 0 {
+	if p.TotalMem, r = drv.DeviceTotalMem(dev); r != 0 {
 		return fmt.Errorf("gpu: device %d: %w", ordinal, cuCheck("cuDeviceTotalMem", r))
 	}
-	if p.DriverVersion, r = cuDriverGetVersion(); r != 0 {
+	if p.DriverVersion, r = drv.DriverGetVersion(); r != 0 {
 		return fmt.Errorf("gpu: %w", cuCheck("cuDriverGetVersion", r))
 	}
 	d.gen, _ = contextGen(ordinal)
-	ctx, r := cuDevicePrimaryCtxRetain(dev)
+	ctx, r := drv.DevicePrimaryCtxRetain(dev)
 	if err := cuCheck("cuDevicePrimaryCtxRetain", r); err != nil {
 		return retainError(ordinal, err)
 	}
-	if err := cuCheck("cuCtxSetCurrent", cuCtxSetCurrent(ctx)); err != nil {
-		cuDevicePrimaryCtxRelease(dev)
+	if err := cuCheck("cuCtxSetCurrent", drv.CtxSetCurrent(ctx)); err != nil {
+		drv.DevicePrimaryCtxRelease(dev)
 		return fmt.Errorf("gpu: device %d: %w", ordinal, err)
 	}
 	d.ctx = ctx
 	var err error
-	if d.evStart, r = cuEventCreate(0); r == 0 {
-		d.evStop, r = cuEventCreate(0)
+	if d.evStart, r = drv.EventCreate(0); r == 0 {
+		d.evStop, r = drv.EventCreate(0)
 	}
 	if err = cuCheck("cuEventCreate", r); err != nil {
-		cuDevicePrimaryCtxRelease(dev)
+		drv.DevicePrimaryCtxRelease(dev)
 		return fmt.Errorf("gpu: device %d: %w", ordinal, err)
 	}
 	d.props = p
@@ -195,7 +195,7 @@ func (d *Device) do(f func() error) error {
 func (d *Device) MemInfo() (free, total uint64, err error) {
 	err = d.do(func() error {
 		var r int
-		free, total, r = cuMemGetInfo()
+		free, total, r = drv.MemGetInfo()
 		return cuCheck("cuMemGetInfo", r)
 	})
 	if err != nil {
@@ -231,20 +231,20 @@ func (d *Device) Close() error {
 			// name a new allocation). Only the retain is ours to release.
 			clear(d.buffers)
 			clear(d.modules)
-			cuDevicePrimaryCtxRelease(d.dev)
+			drv.DevicePrimaryCtxRelease(d.dev)
 			return nil
 		}
 		for p := range d.buffers {
-			keep(cuCheck("cuMemFree", cuMemFree(p)))
+			keep(cuCheck("cuMemFree", drv.MemFree(p)))
 			delete(d.buffers, p)
 		}
 		for k, m := range d.modules {
-			keep(cuCheck("cuModuleUnload", cuModuleUnload(m.handle)))
+			keep(cuCheck("cuModuleUnload", drv.ModuleUnload(m.handle)))
 			delete(d.modules, k)
 		}
-		keep(cuCheck("cuEventDestroy", cuEventDestroy(d.evStart)))
-		keep(cuCheck("cuEventDestroy", cuEventDestroy(d.evStop)))
-		keep(cuCheck("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease(d.dev)))
+		keep(cuCheck("cuEventDestroy", drv.EventDestroy(d.evStart)))
+		keep(cuCheck("cuEventDestroy", drv.EventDestroy(d.evStop)))
+		keep(cuCheck("cuDevicePrimaryCtxRelease", drv.DevicePrimaryCtxRelease(d.dev)))
 		return nil
 	})
 	d.w.stop()

@@ -1,6 +1,6 @@
 // Package gpu runs the lab's steps on an NVIDIA GPU.
 //
-// It is the lab's only cgo package, and it needs no CUDA at build time: the
+// It needs no CUDA at build time: through its binding, package gpu/cu, the
 // CUDA driver (libcuda.so.1) and NVRTC (libnvrtc.so.13, .12, .11.2 or
 // libnvrtc.so) are opened with dlopen when a device is first opened, and
 // the CUDA C sources of package cuda are compiled at run time to a CUBIN

@@ -120,7 +120,7 @@ func cuErrorName(code int) string {
 	if n, ok := cuErrorNames[code]; ok {
 		return n
 	}
-	if n := driverErrorName(code); n != "" {
+	if n := drv.ErrorName(code); n != "" {
 		return n
 	}
 	return fmt.Sprintf("CUDA error %d", code)

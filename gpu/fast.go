@@ -128,7 +128,9 @@ func (p *fastParams) entry(nx int) string { return fmt.Sprintf("%s%d", tunedStep
 
 func (p *fastParams) chunks() (open bool, halo int) { return p.CZ == 0, chunkHalo }
 
-func (p *fastParams) extra(a *args, g Geometry) { a.i32(int32(g.Planes)) }
+func (p *fastParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args {
+	return chunkArgs(src, dst, nz, ny, nx, c, g)
+}
 
 // geometry is the fast kernel's launch on an nz×ny×nx grid with cz planes
 // per block (when the configuration leaves them open).

@@ -38,7 +38,7 @@ func (d *Device) interiorLaunch(dst, src *Buffer, nz, ny, nx int) (*Function, Ge
 	if err != nil {
 		return nil, Geometry{}, nil, err
 	}
-	return f, g, new(args).ptr(src.ptr).ptr(dst.ptr).i32(int32(nz)).i32(int32(ny)).i32(int32(nx)), nil
+	return f, g, interiorArgs(src.ptr, dst.ptr, int32(nz), int32(ny), int32(nx)), nil
 }
 
 // interiorGeometry is the interior copy's launch for an nz×ny×nx grid and

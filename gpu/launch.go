@@ -89,7 +89,7 @@ func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (fl
 	var ms float64
 	err := d.do(func() error {
 		if timed {
-			if err := cuCheck("cuEventRecord", cuEventRecord(d.evStart, nil)); err != nil {
+			if err := cuCheck("cuEventRecord", drv.EventRecord(d.evStart, nil)); err != nil {
 				return err
 			}
 		}
@@ -97,20 +97,20 @@ func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (fl
 			return err
 		}
 		for _, a := range seq {
-			if err := cuCheck("cuLaunchKernel", cuLaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, nil, a)); err != nil {
+			if err := cuCheck("cuLaunchKernel", drv.LaunchKernel(f.handle, g.Grid, g.Block, g.DynamicShared, nil, a.buf, a.offsets)); err != nil {
 				return err
 			}
 		}
 		if !timed {
-			return cuCheck("cuStreamSynchronize", cuStreamSynchronize(nil))
+			return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(nil))
 		}
-		if err := cuCheck("cuEventRecord", cuEventRecord(d.evStop, nil)); err != nil {
+		if err := cuCheck("cuEventRecord", drv.EventRecord(d.evStop, nil)); err != nil {
 			return err
 		}
-		if err := cuCheck("cuEventSynchronize", cuEventSynchronize(d.evStop)); err != nil {
+		if err := cuCheck("cuEventSynchronize", drv.EventSynchronize(d.evStop)); err != nil {
 			return err
 		}
-		t, r := cuEventElapsedTime(d.evStart, d.evStop)
+		t, r := drv.EventElapsedTime(d.evStart, d.evStop)
 		if err := cuCheck("cuEventElapsedTime", r); err != nil {
 			return err
 		}
@@ -210,7 +210,7 @@ func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error
 		return nil, Geometry{}, nil, err
 	}
 	g := copyGeometry(src.n)
-	return f, g, new(args).ptr(src.ptr).ptr(dst.ptr).i64(int64(src.n)), nil
+	return f, g, copyFloat4Args(src.ptr, dst.ptr, int64(src.n)), nil
 }
 
 // copyGeometry is the copy kernel's launch: one float4 per thread, 256

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
+
+	"stencillab.dev/gpu/cu"
 )
 
 var (
@@ -22,25 +23,30 @@ var (
 // installs the library's symbols, or returns the first missing one and
 // installs nothing. The error says which libraries were tried and why each
 // failed.
-func openLibrary(cands []string, bind func(unsafe.Pointer) string) (string, error) {
-	if !haveCgo {
+func openLibrary(cands []string, bind func(cu.Handle) string) (string, error) {
+	if !cu.Cgo {
 		return "", fmt.Errorf("this program was built without cgo (CGO_ENABLED=0)")
 	}
 	var why []string
 	for _, name := range cands {
-		h, err := dlopen(name)
+		h, err := drv.Dlopen(name)
 		if err != nil {
 			why = append(why, err.Error())
 			continue
 		}
 		if missing := bind(h); missing != "" {
-			dlclose(h)
+			drv.Dlclose(h)
 			why = append(why, fmt.Sprintf("%s has no symbol %s", name, missing))
 			continue
 		}
 		return name, nil
 	}
 	return "", fmt.Errorf("%s", strings.Join(why, "; "))
+}
+
+// bindTable binds table t from an opened library through the binding.
+func bindTable(t cu.Table) func(cu.Handle) string {
+	return func(h cu.Handle) string { return drv.Bind(t, h) }
 }
 
 // loadDriver opens and binds the CUDA driver once. Failures are not
@@ -52,9 +58,9 @@ func loadDriver() error {
 		return nil
 	}
 	override := getenv(EnvLibCUDA)
-	name, err := openLibrary(driverCandidates(getenv), bindDriver)
+	name, err := openLibrary(driverCandidates(getenv), bindTable(cu.DriverTable))
 	if err != nil {
-		if override == "" && haveCgo {
+		if override == "" && cu.Cgo {
 			return ErrNoGPU
 		}
 		what := driverSoname
@@ -76,7 +82,7 @@ func loadNVRTC() error {
 		return nil
 	}
 	cands := nvrtcCandidates(getenv)
-	name, err := openLibrary(cands, bindNVRTC)
+	name, err := openLibrary(cands, bindTable(cu.NVRTCTable))
 	if err != nil {
 		return fmt.Errorf("gpu: no NVRTC found (tried %s: %v): install CUDA's NVRTC or name it with %s",
 			strings.Join(cands, ", "), err, EnvLibNVRTC)

@@ -120,7 +120,7 @@ func (d *Device) checkSticky(err error) error {
 		// Device, makes a fresh context. Its own error is of no use:
 		// the context is gone either way.
 		d.w.do(func() error {
-			cuDevicePrimaryCtxReset(d.dev)
+			drv.DevicePrimaryCtxReset(d.dev)
 			return nil
 		})
 	}

@@ -167,14 +167,14 @@ func (d *Device) compile(source, src string, defines []Define) (*Module, error) 
 	if err := loadNVRTC(); err != nil {
 		return nil, err
 	}
-	supported, _ := nvrtcSupportedArchs()
-	target, cubin, err := chooseTarget(d.props.Major, d.props.Minor, supported, nvrtcHasCUBIN())
+	supported, _ := drv.NVRTCSupportedArchs()
+	target, cubin, err := chooseTarget(d.props.Major, d.props.Minor, supported, drv.NVRTCHasCUBIN())
 	if err != nil {
 		return nil, err
 	}
 	opts := compileOptions(target, defines)
 	start := time.Now()
-	image, log, call, code := nvrtcCompile(src, source+".cu", opts, cubin)
+	image, log, call, code := drv.NVRTCCompile(src, source+".cu", opts, cubin)
 	elapsed := time.Since(start)
 	if code != 0 {
 		e := &NVRTCError{Call: call, Code: code, Name: nvrtcErrorName(code), Log: log}
@@ -183,7 +183,7 @@ func (d *Device) compile(source, src string, defines []Define) (*Module, error) 
 	m = &Module{Source: source, Defines: slices.Clone(defines), Target: target, CUBIN: cubin,
 		CompileTime: elapsed, Log: log, d: d, funcs: map[string]*Function{}}
 	err = d.do(func() error {
-		h, r := cuModuleLoadData(image)
+		h, r := drv.ModuleLoadData(image)
 		if err := cuCheck("cuModuleLoadData", r); err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (d *Device) compile(source, src string, defines []Define) (*Module, error) 
 		d.state.Lock()
 		defer d.state.Unlock()
 		if old, ok := d.modules[key]; ok { // compiled meanwhile by another goroutine
-			cuModuleUnload(h)
+			drv.ModuleUnload(h)
 			m = old
 			return nil
 		}
@@ -222,7 +222,7 @@ func (m *Module) Function(name string) (*Function, error) {
 	}
 	f := &Function{Name: name, m: m}
 	err := m.d.do(func() error {
-		h, r := cuModuleGetFunction(m.handle, name)
+		h, r := drv.ModuleGetFunction(m.handle, name)
 		if err := cuCheck("cuModuleGetFunction", r); err != nil {
 			return err
 		}
@@ -236,7 +236,7 @@ func (m *Module) Function(name string) (*Function, error) {
 			{funcAttrLocalBytes, &f.LocalBytes},
 			{funcAttrRegisters, &f.Registers},
 		} {
-			v, r := cuFuncGetAttribute(a.id, h)
+			v, r := drv.FuncGetAttribute(a.id, h)
 			if err := cuCheck("cuFuncGetAttribute", r); err != nil {
 				return err
 			}
@@ -263,7 +263,7 @@ func (f *Function) Occupancy(threads, dynamicShared int) (int, error) {
 			return err
 		}
 		var r int
-		n, r = cuOccupancyMaxActiveBlocksPerMultiprocessor(f.handle, threads, dynamicShared)
+		n, r = drv.OccupancyMaxActiveBlocksPerMultiprocessor(f.handle, threads, dynamicShared)
 		if r == 500 { // no such driver function: estimate
 			n = estimateOccupancy(f.m.d.props, threads, f.Registers, f.StaticShared+dynamicShared)
 			return nil
@@ -284,7 +284,7 @@ func (f *Function) optIn(bytes int) error {
 		return nil
 	}
 	if f.StaticShared+bytes > 48*1024 {
-		if err := cuCheck("cuFuncSetAttribute", cuFuncSetAttribute(f.handle, funcAttrMaxDynamicShared, bytes)); err != nil {
+		if err := cuCheck("cuFuncSetAttribute", drv.FuncSetAttribute(f.handle, funcAttrMaxDynamicShared, bytes)); err != nil {
 			return err
 		}
 	}

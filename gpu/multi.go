@@ -305,7 +305,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 				if err := mr.exchange(mr.a, mr.lo); err != nil {
 					return err
 				}
-				return cuCheck("cuStreamSynchronize", cuStreamSynchronize(mr.lo))
+				return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(mr.lo))
 			})
 		})
 		if err != nil {
@@ -353,7 +353,7 @@ func (mr *mrank) alloc(step string) error {
 			return fmt.Errorf("gpu: rank %d: %w", p.Rank, err)
 		}
 		var r int
-		if mr.evReady, r = cuEventCreate(0); r != 0 {
+		if mr.evReady, r = drv.EventCreate(0); r != 0 {
 			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuEventCreate", r))
 		}
 		return nil
@@ -369,7 +369,7 @@ func (m *Multi) joinNCCL(id ncclID) error {
 	for i, mr := range m.ranks {
 		wg.Go(func() {
 			errs[i] = mr.d.do(func() error {
-				c, r := ncclCommInitRank(m.size, id, mr.p.Rank)
+				c, r := drv.NCCLCommInitRank(m.size, id, mr.p.Rank)
 				if err := ncclCheck("ncclCommInitRank", r); err != nil {
 					return fmt.Errorf("gpu: rank %d of %d on device %d: %w", mr.p.Rank, m.size, mr.d.Props().Ordinal, err)
 				}
@@ -480,13 +480,13 @@ func (mr *mrank) reset() error {
 	}
 	return mr.d.do(func() error {
 		bytes := mr.init.Bytes()
-		if err := cuCheck("cuMemcpyDtoDAsync", cuMemcpyDtoDAsync(mr.a.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
+		if err := cuCheck("cuMemcpyDtoDAsync", drv.MemcpyDtoDAsync(mr.a.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
 			return err
 		}
-		if err := cuCheck("cuMemcpyDtoDAsync", cuMemcpyDtoDAsync(mr.b.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
+		if err := cuCheck("cuMemcpyDtoDAsync", drv.MemcpyDtoDAsync(mr.b.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
 			return err
 		}
-		return cuCheck("cuStreamSynchronize", cuStreamSynchronize(mr.lo))
+		return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(mr.lo))
 	})
 }
 
@@ -628,7 +628,7 @@ func launchOn(s handle, plans []launchPlan) error {
 		if err := lp.f.optIn(lp.g.DynamicShared); err != nil {
 			return err
 		}
-		if err := cuCheck("cuLaunchKernel", cuLaunchKernel(lp.f.handle, lp.g.Grid, lp.g.Block, lp.g.DynamicShared, s, lp.a)); err != nil {
+		if err := cuCheck("cuLaunchKernel", drv.LaunchKernel(lp.f.handle, lp.g.Grid, lp.g.Block, lp.g.DynamicShared, s, lp.a.buf, lp.a.offsets)); err != nil {
 			return fmt.Errorf("launch %s (%s): %w", lp.f.Name, lp.g, err)
 		}
 	}
@@ -641,7 +641,7 @@ func (mr *mrank) event(i int) (handle, error) {
 	mr.evMu.Lock()
 	defer mr.evMu.Unlock()
 	for len(mr.events) <= i {
-		e, r := cuEventCreate(0)
+		e, r := drv.EventCreate(0)
 		if err := cuCheck("cuEventCreate", r); err != nil {
 			return nil, err
 		}
@@ -656,7 +656,7 @@ func (mr *mrank) record(i int, s handle) error {
 	if err != nil {
 		return err
 	}
-	return cuCheck("cuEventRecord", cuEventRecord(e, s))
+	return cuCheck("cuEventRecord", drv.EventRecord(e, s))
 }
 
 // wait makes stream s wait for event i of the pool.
@@ -665,7 +665,7 @@ func (mr *mrank) wait(s handle, i int) error {
 	if err != nil {
 		return err
 	}
-	return cuCheck("cuStreamWaitEvent", cuStreamWaitEvent(s, e))
+	return cuCheck("cuStreamWaitEvent", drv.StreamWaitEvent(s, e))
 }
 
 // Events of one pass, as offsets into the pool: the pool holds evPerPass
@@ -721,17 +721,17 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 	if err := mr.record(last, mr.lo); err != nil {
 		return RankTimes{}, err
 	}
-	if err := cuCheck("cuEventSynchronize", cuEventSynchronize(mr.events[last])); err != nil {
+	if err := cuCheck("cuEventSynchronize", drv.EventSynchronize(mr.events[last])); err != nil {
 		return RankTimes{}, err
 	}
 	if mr.comm != nil {
-		if e, r := ncclCommGetAsyncError(mr.comm); r == 0 && e != 0 {
+		if e, r := drv.NCCLCommGetAsyncError(mr.comm); r == 0 && e != 0 {
 			return RankTimes{}, ncclCheck("ncclCommGetAsyncError", e)
 		}
 	}
 	t := RankTimes{Rank: mr.p.Rank, Device: mr.d.Props().Ordinal}
 	since := func(i int) (float64, error) {
-		ms, r := cuEventElapsedTime(mr.events[0], mr.events[i])
+		ms, r := drv.EventElapsedTime(mr.events[0], mr.events[i])
 		return float64(ms), cuCheck("cuEventElapsedTime", r)
 	}
 	var err error
@@ -907,10 +907,10 @@ func (m *Multi) Close() error {
 		}
 		return mr.d.do(func() error {
 			var es []error
-			if r := ncclCommFinalize(mr.comm); r != 0 && r != ncclMissing {
+			if r := drv.NCCLCommFinalize(mr.comm); r != 0 && r != ncclMissing {
 				es = append(es, ncclCheck("ncclCommFinalize", r))
 			}
-			es = append(es, ncclCheck("ncclCommDestroy", ncclCommDestroy(mr.comm)))
+			es = append(es, ncclCheck("ncclCommDestroy", drv.NCCLCommDestroy(mr.comm)))
 			mr.comm = nil
 			return errors.Join(es...)
 		})
@@ -923,13 +923,13 @@ func (m *Multi) Close() error {
 			var es []error
 			for _, e := range append(mr.events, mr.evReady) {
 				if e != nil {
-					es = append(es, cuCheck("cuEventDestroy", cuEventDestroy(e)))
+					es = append(es, cuCheck("cuEventDestroy", drv.EventDestroy(e)))
 				}
 			}
 			mr.events, mr.evReady = nil, nil
 			for _, s := range []handle{mr.lo, mr.hi} {
 				if s != nil {
-					es = append(es, cuCheck("cuStreamDestroy", cuStreamDestroy(s)))
+					es = append(es, cuCheck("cuStreamDestroy", drv.StreamDestroy(s)))
 				}
 			}
 			return errors.Join(es...)
@@ -959,11 +959,11 @@ func DeviceCount() (int, error) {
 	defer w.stop()
 	n := 0
 	err := w.do(func() error {
-		if r := cuInit(); r != 0 {
+		if r := drv.Init(); r != 0 {
 			return &noGPUError{msg: fmt.Sprintf("gpu: no usable NVIDIA GPU (cuInit: %s)", cuErrorName(r))}
 		}
 		var r int
-		n, r = cuDeviceGetCount()
+		n, r = drv.DeviceGetCount()
 		return cuCheck("cuDeviceGetCount", r)
 	})
 	return n, err

@@ -61,22 +61,22 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 		defer e.recv.Free()
 		err = d.do(func() error {
 			var r int
-			if e.s, r = cuStreamCreateWithPriority(cuStreamNonBlocking, 0); r != 0 {
+			if e.s, r = drv.StreamCreateWithPriority(cuStreamNonBlocking, 0); r != 0 {
 				return cuCheck("cuStreamCreateWithPriority", r)
 			}
-			if e.e0, r = cuEventCreate(0); r != 0 {
+			if e.e0, r = drv.EventCreate(0); r != 0 {
 				return cuCheck("cuEventCreate", r)
 			}
-			e.e1, r = cuEventCreate(0)
+			e.e1, r = drv.EventCreate(0)
 			return cuCheck("cuEventCreate", r)
 		})
 		if err != nil {
 			return nil, err
 		}
 		defer d.do(func() error {
-			cuEventDestroy(e.e0)
-			cuEventDestroy(e.e1)
-			cuStreamDestroy(e.s)
+			drv.EventDestroy(e.e0)
+			drv.EventDestroy(e.e1)
+			drv.StreamDestroy(e.s)
 			return nil
 		})
 	}
@@ -88,7 +88,7 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 			wg.Go(func() {
 				e.d.do(func() error {
 					if e.comm != nil {
-						ncclCommDestroy(e.comm)
+						drv.NCCLCommDestroy(e.comm)
 					}
 					return nil
 				})
@@ -115,7 +115,7 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 		wg.Go(func() {
 			errs[i] = e.d.do(func() error {
 				var r int
-				e.comm, r = ncclCommInitRank(2, id, i)
+				e.comm, r = drv.NCCLCommInitRank(2, id, i)
 				return ncclCheck("ncclCommInitRank", r)
 			})
 		})
@@ -136,32 +136,32 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 			peer := ends[1-i]
 			wg.Go(func() {
 				errs[i] = e.d.do(func() error {
-					if err := cuCheck("cuEventRecord", cuEventRecord(e.e0, e.s)); err != nil {
+					if err := cuCheck("cuEventRecord", drv.EventRecord(e.e0, e.s)); err != nil {
 						return err
 					}
 					for range iters {
 						if nccl {
-							if err := ncclCheck("ncclGroupStart", ncclGroupStart()); err != nil {
+							if err := ncclCheck("ncclGroupStart", drv.NCCLGroupStart()); err != nil {
 								return err
 							}
-							r1 := ncclSend(e.send.ptr, uint64(n), 1-i, e.comm, e.s)
-							r2 := ncclRecv(e.recv.ptr, uint64(n), 1-i, e.comm, e.s)
+							r1 := drv.NCCLSend(e.send.ptr, uint64(n), 1-i, e.comm, e.s)
+							r2 := drv.NCCLRecv(e.recv.ptr, uint64(n), 1-i, e.comm, e.s)
 							if err := errors.Join(ncclCheck("ncclSend", r1), ncclCheck("ncclRecv", r2),
-								ncclCheck("ncclGroupEnd", ncclGroupEnd())); err != nil {
+								ncclCheck("ncclGroupEnd", drv.NCCLGroupEnd())); err != nil {
 								return err
 							}
-						} else if err := cuCheck("cuMemcpyPeerAsync", cuMemcpyPeerAsync(peer.recv.ptr, peer.d.ctx,
+						} else if err := cuCheck("cuMemcpyPeerAsync", drv.MemcpyPeerAsync(peer.recv.ptr, peer.d.ctx,
 							e.send.ptr, e.d.ctx, uint64(n)*4, e.s)); err != nil {
 							return err
 						}
 					}
-					if err := cuCheck("cuEventRecord", cuEventRecord(e.e1, e.s)); err != nil {
+					if err := cuCheck("cuEventRecord", drv.EventRecord(e.e1, e.s)); err != nil {
 						return err
 					}
-					if err := cuCheck("cuEventSynchronize", cuEventSynchronize(e.e1)); err != nil {
+					if err := cuCheck("cuEventSynchronize", drv.EventSynchronize(e.e1)); err != nil {
 						return err
 					}
-					t, r := cuEventElapsedTime(e.e0, e.e1)
+					t, r := drv.EventElapsedTime(e.e0, e.e1)
 					ms[i] = float64(t) / iters
 					return cuCheck("cuEventElapsedTime", r)
 				})

@@ -48,7 +48,7 @@ func (c *ncclComm) Send(src *Buffer, off, n, peer int) error {
 	if err := c.check("send", src, off, n, peer); err != nil {
 		return err
 	}
-	return ncclCheck("ncclSend", ncclSend(src.ptr+uint64(off)*4, uint64(n), peer, c.r.comm, c.stream))
+	return ncclCheck("ncclSend", drv.NCCLSend(src.ptr+uint64(off)*4, uint64(n), peer, c.r.comm, c.stream))
 }
 
 // Recv enqueues ncclRecv of n floats from peer into dst at off.
@@ -56,17 +56,17 @@ func (c *ncclComm) Recv(dst *Buffer, off, n, peer int) error {
 	if err := c.check("receive", dst, off, n, peer); err != nil {
 		return err
 	}
-	return ncclCheck("ncclRecv", ncclRecv(dst.ptr+uint64(off)*4, uint64(n), peer, c.r.comm, c.stream))
+	return ncclCheck("ncclRecv", drv.NCCLRecv(dst.ptr+uint64(off)*4, uint64(n), peer, c.r.comm, c.stream))
 }
 
 // Group issues the sends and receives of f between ncclGroupStart and
 // ncclGroupEnd.
 func (c *ncclComm) Group(f func() error) error {
-	if err := ncclCheck("ncclGroupStart", ncclGroupStart()); err != nil {
+	if err := ncclCheck("ncclGroupStart", drv.NCCLGroupStart()); err != nil {
 		return err
 	}
 	err := f()
-	if r := ncclGroupEnd(); r != 0 && err == nil {
+	if r := drv.NCCLGroupEnd(); r != 0 && err == nil {
 		err = ncclCheck("ncclGroupEnd", r)
 	}
 	return err
@@ -119,6 +119,6 @@ func checkBlocks(what string, packed *Buffer, packedOff int, strided *Buffer, st
 // from src at srcOff, rows srcPitch floats apart, to dst at dstOff, rows
 // dstPitch apart.
 func (c *ncclComm) copy2D(dst *Buffer, dstOff, dstPitch int, src *Buffer, srcOff, srcPitch, n, count int) error {
-	return cuCheck("cuMemcpy2DAsync", cuMemcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(dstPitch)*4,
+	return cuCheck("cuMemcpy2DAsync", drv.Memcpy2DAsync(dst.ptr+uint64(dstOff)*4, uint64(dstPitch)*4,
 		src.ptr+uint64(srcOff)*4, uint64(srcPitch)*4, uint64(n)*4, uint64(count), c.stream))
 }

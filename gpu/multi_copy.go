@@ -94,12 +94,12 @@ func (m *Multi) enablePeers() error {
 // allow it, and reports whether they do; it runs on d's worker.
 func enablePeerAccess(d, peer *Device) (can bool, err error) {
 	err = d.do(func() error {
-		ok, r := cuDeviceCanAccessPeer(d.dev, peer.dev)
+		ok, r := drv.DeviceCanAccessPeer(d.dev, peer.dev)
 		if r != 0 || !ok {
 			return nil
 		}
 		can = true
-		if r := cuCtxEnablePeerAccess(peer.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
+		if r := drv.CtxEnablePeerAccess(peer.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
 			return cuCheck("cuCtxEnablePeerAccess", r)
 		}
 		return nil
@@ -188,7 +188,7 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 		peerOut, _ := peer.pingPong(dir)
 		dst := peerOut.ptr + uint64((z0-peer.p.LZ0)*plane)*4
 		bytes := uint64(p.Halo*plane) * 4
-		if err := cuCheck("cuMemcpyPeerAsync", cuMemcpyPeerAsync(dst, peer.d.ctx, src, mr.d.ctx, bytes, mr.hi)); err != nil {
+		if err := cuCheck("cuMemcpyPeerAsync", drv.MemcpyPeerAsync(dst, peer.d.ctx, src, mr.d.ctx, bytes, mr.hi)); err != nil {
 			return fmt.Errorf("push planes [%d, %d) to rank %d: %w", z0, z0+p.Halo, nb, err)
 		}
 	}
@@ -211,5 +211,5 @@ func (mr *mrank) waitOn(s handle, peer *mrank, i int) error {
 	if e == nil {
 		return fmt.Errorf("rank %d waits for event %d of rank %d, which it never recorded", mr.p.Rank, i, peer.p.Rank)
 	}
-	return cuCheck("cuStreamWaitEvent", cuStreamWaitEvent(s, e))
+	return cuCheck("cuStreamWaitEvent", drv.StreamWaitEvent(s, e))
 }

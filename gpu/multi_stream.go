@@ -36,7 +36,7 @@ func (d *Device) NewStream(high bool) (*Stream, error) {
 // least; both are 0 when the driver does not give the range. It runs on
 // the worker.
 func createStream(high bool) (handle, error) {
-	least, greatest, r := cuCtxGetStreamPriorityRange()
+	least, greatest, r := drv.CtxGetStreamPriorityRange()
 	if r != 0 {
 		least, greatest = 0, 0
 	}
@@ -44,7 +44,7 @@ func createStream(high bool) (handle, error) {
 	if high {
 		prio = greatest
 	}
-	h, r := cuStreamCreateWithPriority(cuStreamNonBlocking, prio)
+	h, r := drv.StreamCreateWithPriority(cuStreamNonBlocking, prio)
 	return h, cuCheck("cuStreamCreateWithPriority", r)
 }
 
@@ -54,7 +54,7 @@ func (s *Stream) Synchronize() error {
 	if s == nil || s.h == nil {
 		return fmt.Errorf("gpu: synchronize: the stream is nil or closed")
 	}
-	err := s.d.do(func() error { return cuCheck("cuStreamSynchronize", cuStreamSynchronize(s.h)) })
+	err := s.d.do(func() error { return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(s.h)) })
 	if err != nil {
 		return fmt.Errorf("gpu: synchronize stream: %w", err)
 	}
@@ -69,10 +69,10 @@ func (s *Stream) Close() error {
 	h := s.h
 	s.h = nil
 	return s.d.do(func() error {
-		if err := cuCheck("cuStreamSynchronize", cuStreamSynchronize(h)); err != nil {
+		if err := cuCheck("cuStreamSynchronize", drv.StreamSynchronize(h)); err != nil {
 			return err
 		}
-		return cuCheck("cuStreamDestroy", cuStreamDestroy(h))
+		return cuCheck("cuStreamDestroy", drv.StreamDestroy(h))
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"stencillab.dev/gpu/cu"
 )
 
 // EnvLibNCCL names the NCCL library to open instead of libnccl.so.2, a
@@ -23,9 +25,6 @@ const minNCCLVersion = 2700
 // library lacks (ncclInvalidUsage).
 const ncclMissing = 5
 
-// ncclFloat32 is ncclDataType_t's ncclFloat32.
-const ncclFloat32 = 7
-
 // EnvNVLS is NCCL's switch for NVLink multicast (NVLS). The package sets
 // it to 0 before NCCL initialises: multicast objects are a shared
 // resource the GPU machines and shared clusters forbid, and nothing here
@@ -37,7 +36,7 @@ var ErrNoNCCL = errors.New("gpu: no NCCL found (" + ncclSoname + "): install NCC
 
 // ncclID is an ncclUniqueId: 128 opaque bytes that every rank of a
 // communicator passes to ncclCommInitRank.
-type ncclID [128]byte
+type ncclID = cu.UniqueID
 
 // NCCLError is a failed NCCL call: its name, the ncclResult_t and NCCL's
 // own words for it.
@@ -65,7 +64,7 @@ func ncclCheck(call string, code int) error {
 	}
 	msg := ""
 	if ncclState.loaded {
-		msg = ncclGetErrorString(code)
+		msg = drv.NCCLGetErrorString(code)
 	}
 	if msg == "" {
 		msg = ncclResultNames[code]
@@ -98,7 +97,7 @@ func disableNVLS() error {
 	if err := os.Setenv(EnvNVLS, "0"); err != nil {
 		return fmt.Errorf("gpu: set %s=0: %w", EnvNVLS, err)
 	}
-	if haveCgo && setenvC(EnvNVLS, "0") != 0 {
+	if cu.Cgo && drv.Setenv(EnvNVLS, "0") != 0 {
 		return fmt.Errorf("gpu: set %s=0 in the C environment failed", EnvNVLS)
 	}
 	return nil
@@ -136,12 +135,12 @@ func loadNCCL() error {
 		return err
 	}
 	cands := ncclCandidates(getenv)
-	name, err := openLibrary(cands, bindNCCL)
+	name, err := openLibrary(cands, bindTable(cu.NCCLTable))
 	if err != nil {
 		return &noNCCLError{fmt.Sprintf("gpu: no NCCL found (tried %s: %v): install NCCL or name it with %s",
 			strings.Join(cands, ", "), err, EnvLibNCCL)}
 	}
-	v, r := ncclGetVersion()
+	v, r := drv.NCCLGetVersion()
 	if err := ncclCheck("ncclGetVersion", r); err != nil {
 		return fmt.Errorf("gpu: %s: %w", name, err)
 	}
@@ -166,7 +165,7 @@ func newNCCLID() (ncclID, error) {
 	if err := loadNCCL(); err != nil {
 		return ncclID{}, err
 	}
-	id, r := ncclGetUniqueId()
+	id, r := drv.NCCLGetUniqueId()
 	if err := ncclCheck("ncclGetUniqueId", r); err != nil {
 		return ncclID{}, fmt.Errorf("gpu: %w", err)
 	}

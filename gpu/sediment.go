@@ -36,6 +36,7 @@ type SedimentOptions struct {
 type Sediment struct {
 	d       *Device
 	variant string
+	v       sedimentVariant
 	opts    SedimentOptions
 	nx, ny  int
 	mod     *Module
@@ -71,6 +72,67 @@ func sedimentDefines(b *sediment.Basin) []Define {
 		f("SED_DX", p.Dx), f("SED_DY", p.Dy), f("SED_ICS", 1/p.Cs), f("SED_ICM", 1/p.Cm),
 		f("SED_HCS", 0.5/p.Cs), f("SED_HCM", 0.5/p.Cm), f("SED_A", p.A),
 	}
+}
+
+// sedimentVariant is how one variant of the case study runs on the
+// device: the defines it compiles with, the launch of its h- and
+// s-kernels, and whether its warps walk rows of the mesh (the best
+// variant: its kernels then take the rows each warp walks, it has a fused
+// h+s kernel, and the bench tunes it).
+type sedimentVariant struct {
+	defines   func(o SedimentOptions) []Define // nil: none beyond the basin's
+	launch    func(r *Sediment, kernel string) Geometry
+	walksRows bool
+}
+
+// sedimentVariants are the registered variants, by the names of
+// sediment.Variants.
+var sedimentVariants = map[string]sedimentVariant{}
+
+// registerSedimentVariant registers a variant; this file calls it at
+// start-up, once for each of sediment.Variants.
+func registerSedimentVariant(name string, v sedimentVariant) {
+	if _, dup := sedimentVariants[name]; dup {
+		panic("gpu: a second sediment variant " + name)
+	}
+	sedimentVariants[name] = v
+}
+
+func init() {
+	paper := func(r *Sediment, _ string) Geometry {
+		return Geometry{Grid: [3]int{ceilDiv(r.nx, 32), ceilDiv(r.ny, 4), 1}, Block: [3]int{32, 4, 1}}
+	}
+	tile := func(SedimentOptions) []Define { return []Define{{"BX", "32"}, {"BY", "4"}} }
+	registerSedimentVariant("baseline", sedimentVariant{launch: paper})
+	registerSedimentVariant("opt1", sedimentVariant{launch: paper})
+	registerSedimentVariant("opt2", sedimentVariant{defines: tile, launch: paper})
+	registerSedimentVariant("opt3", sedimentVariant{defines: tile, launch: func(r *Sediment, _ string) Geometry {
+		// A 32×4 tile of outputs with its halo: 34×6 threads.
+		return Geometry{Grid: [3]int{ceilDiv(r.nx, 32), ceilDiv(r.ny, 4), 1}, Block: [3]int{34, 6, 1}}
+	}})
+	registerSedimentVariant("best", sedimentVariant{defines: bestDefines, launch: rowsLaunch, walksRows: true})
+}
+
+// bestDefines are the best variant's defines: its warps per block, its
+// bound on resident blocks and its division.
+func bestDefines(o SedimentOptions) []Define {
+	fast := "0"
+	if o.FastDiv {
+		fast = "1"
+	}
+	return []Define{{"WARPS", strconv.Itoa(o.Warps)}, {"SED_MINB", strconv.Itoa(o.MinBlocks)}, {"SED_FASTDIV", fast}}
+}
+
+// rowsLaunch is the launch of a kernel whose warps each walk rows of the
+// mesh, 62 columns wide (a warp of 32 with a halo of one computes 62
+// outputs in two passes).
+func rowsLaunch(r *Sediment, kernel string) Geometry {
+	rows := r.rows[kernel]
+	if rows == 0 {
+		rows = r.opts.RY
+	}
+	segs := ceilDiv(r.ny, rows)
+	return Geometry{Grid: [3]int{ceilDiv(r.nx, 62), ceilDiv(segs, r.opts.Warps), 1}, Block: [3]int{32, r.opts.Warps, 1}}
 }
 
 // sedimentModule compiles cuda/sediment_common.cu followed by the
@@ -118,19 +180,12 @@ func (d *Device) Sediment(b *sediment.Basin, variant string, o SedimentOptions) 
 	if err := b.Prepare(); err != nil {
 		return nil, fmt.Errorf("gpu: sediment: %w", err)
 	}
+	v := sedimentVariants[variant]
 	defs := sedimentDefines(b)
-	if variant == "opt2" || variant == "opt3" {
-		defs = append(defs, Define{"BX", "32"}, Define{"BY", "4"})
+	if v.defines != nil {
+		defs = append(defs, v.defines(o)...)
 	}
-	if variant == "best" {
-		fast := "0"
-		if o.FastDiv {
-			fast = "1"
-		}
-		defs = append(defs, Define{"WARPS", strconv.Itoa(o.Warps)}, Define{"SED_MINB", strconv.Itoa(o.MinBlocks)},
-			Define{"SED_FASTDIV", fast})
-	}
-	r := &Sediment{d: d, variant: variant, opts: o, nx: b.Nx, ny: b.Ny, rows: map[string]int{}}
+	r := &Sediment{d: d, variant: variant, v: v, opts: o, nx: b.Nx, ny: b.Ny, rows: map[string]int{}}
 	// The launches do not depend on the data: check them before
 	// compiling or allocating.
 	for _, k := range r.kernels() {
@@ -153,7 +208,7 @@ func (d *Device) Sediment(b *sediment.Basin, variant string, o SedimentOptions) 
 		if err != nil {
 			return nil, err
 		}
-		if variant == "best" && k != "ghost" {
+		if v.walksRows && k != "ghost" {
 			r.rows[k] = r.bestRows(f)
 		}
 	}
@@ -230,7 +285,7 @@ func (r *Sediment) Steps() int { return r.steps }
 // kernels returns the kernels of the variant that the bench measures:
 // h and s, and for the best variant also the fused one.
 func (r *Sediment) kernels() []string {
-	if r.variant == "best" {
+	if r.v.walksRows {
 		return []string{sediment.KernelH, sediment.KernelS, sediment.KernelFused}
 	}
 	return []string{sediment.KernelH, sediment.KernelS}
@@ -255,7 +310,7 @@ func (r *Sediment) function(kernel string) (*Function, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kernel == sediment.KernelFused && r.variant != "best" {
+	if kernel == sediment.KernelFused && !r.v.walksRows {
 		return nil, fmt.Errorf("gpu: sediment %s has no fused kernel; only best has", r.variant)
 	}
 	return r.mod.Function(name)
@@ -263,21 +318,10 @@ func (r *Sediment) function(kernel string) (*Function, error) {
 
 // geometry returns the launch of a kernel on the mesh.
 func (r *Sediment) geometry(kernel string) Geometry {
-	nx, ny := r.nx, r.ny
-	switch {
-	case kernel == "ghost":
-		return Geometry{Grid: [3]int{ceilDiv(2*(nx+ny), 128), 1, 1}, Block: [3]int{128, 1, 1}}
-	case r.variant == "opt3":
-		return Geometry{Grid: [3]int{ceilDiv(nx, 32), ceilDiv(ny, 4), 1}, Block: [3]int{34, 6, 1}}
-	case r.variant == "best":
-		rows := r.rows[kernel]
-		if rows == 0 {
-			rows = r.opts.RY
-		}
-		segs := ceilDiv(ny, rows)
-		return Geometry{Grid: [3]int{ceilDiv(nx, 62), ceilDiv(segs, r.opts.Warps), 1}, Block: [3]int{32, r.opts.Warps, 1}}
+	if kernel == "ghost" {
+		return Geometry{Grid: [3]int{ceilDiv(2*(r.nx+r.ny), 128), 1, 1}, Block: [3]int{128, 1, 1}}
 	}
-	return Geometry{Grid: [3]int{ceilDiv(nx, 32), ceilDiv(ny, 4), 1}, Block: [3]int{32, 4, 1}}
+	return r.v.launch(r, kernel)
 }
 
 // Block describes the thread block of the variant's h- and s-kernels as
@@ -290,7 +334,7 @@ func (r *Sediment) Block() string {
 // Config describes how the best variant runs a kernel: the rows each warp
 // walks and the warps per block; empty for the paper's variants.
 func (r *Sediment) Config(kernel string) string {
-	if r.variant != "best" {
+	if !r.v.walksRows {
 		return ""
 	}
 	c := fmt.Sprintf("rows=%d warps=%d", r.rows[kernel], r.opts.Warps)
@@ -348,21 +392,22 @@ func (r *Sediment) live() error {
 // writing the other buffers.
 func (r *Sediment) args(kernel string) *args {
 	c, o := r.cur, 1-r.cur
-	a := new(args).ptr(r.alpha.ptr).ptr(r.beta.ptr).ptr(r.s[c].ptr).ptr(r.h[c].ptr)
-	switch kernel {
-	case sediment.KernelH:
-		a.ptr(r.h[o].ptr)
-	case sediment.KernelS:
-		a.ptr(r.s[o].ptr)
-	case sediment.KernelFused:
-		a.ptr(r.h[o].ptr).ptr(r.s[o].ptr)
-	case "ghost":
-		a.ptr(r.rate.ptr)
+	alpha, beta, s, h := r.alpha.ptr, r.beta.ptr, r.s[c].ptr, r.h[c].ptr
+	rows := int32(r.rows[kernel])
+	best := r.v.walksRows
+	switch {
+	case kernel == "ghost":
+		return sedGhostHArgs(alpha, beta, s, h, r.rate.ptr)
+	case kernel == sediment.KernelFused:
+		return sedHsArgs(alpha, beta, s, h, r.h[o].ptr, r.s[o].ptr, rows)
+	case kernel == sediment.KernelH && best:
+		return sedHRowsArgs(alpha, beta, s, h, r.h[o].ptr, rows)
+	case kernel == sediment.KernelH:
+		return sedHArgs(alpha, beta, s, h, r.h[o].ptr)
+	case best:
+		return sedSRowsArgs(alpha, beta, s, h, r.s[o].ptr, rows)
 	}
-	if r.variant == "best" && kernel != "ghost" {
-		a.i32(int32(r.rows[kernel]))
-	}
-	return a
+	return sedSArgs(alpha, beta, s, h, r.s[o].ptr)
 }
 
 func (r *Sediment) launch(kernel string, timed bool) (float64, error) {
@@ -385,7 +430,7 @@ func (r *Sediment) Run(n int) (time.Duration, error) {
 		return 0, fmt.Errorf("gpu: sediment: %d steps: the number of steps must not be negative", n)
 	}
 	kernels := []string{"ghost", sediment.KernelH, sediment.KernelS}
-	if r.variant == "best" && !r.opts.Split {
+	if r.v.walksRows && !r.opts.Split {
 		kernels = []string{"ghost", sediment.KernelFused}
 	}
 	var ms float64
@@ -479,7 +524,7 @@ func (d *Device) occupancyLimits() (OccupancyLimits, error) {
 			id  int
 			dst *int
 		}{{attrRegistersPerSM, &l.RegsPerSM}, {attrMaxBlocksPerSM, &l.MaxBlocks}, {attrReservedSharedPerB, &l.ReservedShared}} {
-			if v, code := cuDeviceGetAttribute(a.id, d.dev); code == 0 {
+			if v, code := drv.DeviceGetAttribute(a.id, d.dev); code == 0 {
 				*a.dst = v
 			}
 		}
@@ -606,7 +651,7 @@ func (d *Device) SedimentBench(nx, ny int, seed uint64, warmup, reps int, tune [
 	}
 	for _, v := range sediment.Variants {
 		opts := []SedimentOptions{{}}
-		if v == "best" && len(tune) > 0 {
+		if sedimentVariants[v].walksRows && len(tune) > 0 {
 			opts = tune
 		}
 		var best []sediment.BenchRow

@@ -264,7 +264,7 @@ func TestBoundaryRatesOrder(t *testing.T) {
 // waves: 31 blocks of 4 warps a chunk, ⌈4096/124⌉ = 34 rows a warp, and
 // 67·31 = 2077 blocks, no more than 4·528.
 func TestBestRowsFillWholeWaves(t *testing.T) {
-	r := &Sediment{d: &Device{props: Props{SMs: 132}}, variant: "best", nx: 4096, ny: 4096,
+	r := &Sediment{d: &Device{props: Props{SMs: 132}}, variant: "best", v: sedimentVariants["best"], nx: 4096, ny: 4096,
 		opts: SedimentOptions{RY: 32, Warps: 4},
 		limits: OccupancyLimits{MaxThreads: 2048, RegsPerSM: 65536, MaxBlocks: 32, SharedPerSM: 233472,
 			ReservedShared: 1024, RegUnit: 256, SharedUnit: 128, Partitions: 4}}
@@ -280,4 +280,15 @@ func TestBestRowsFillWholeWaves(t *testing.T) {
 	// Unknown limits: RY as given.
 	r.limits = OccupancyLimits{}
 	assert.Equal(t, 32, r.bestRows(&Function{Registers: 128}))
+}
+
+// Each of the case study's variants is registered here, once, and no
+// other: a variant of lab/sediment without its launch would have none.
+func TestEverySedimentVariantIsRegistered(t *testing.T) {
+	var names []string
+	for n, v := range sedimentVariants {
+		names = append(names, n)
+		assert.NotNil(t, v.launch, n)
+	}
+	assert.ElementsMatch(t, sediment.Variants, names)
 }

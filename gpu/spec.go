@@ -98,9 +98,9 @@ type tuned interface {
 	// check refuses rows of nx points that the configuration cannot run
 	// on a device with props p, naming the limit.
 	check(nx int, p Props) error
-	// extra appends the arguments the kernel takes after the seven
-	// coefficients, for launch g.
-	extra(a *args, g Geometry)
+	// args are the kernel's arguments for a sweep of the nz×ny×nx grid at
+	// src into dst with launch g.
+	args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args
 }
 
 // tunings are the registered tunings, by step name.
@@ -382,14 +382,6 @@ func (c config3) check(nx int, p Props) error {
 		return c.tuned.check(nx, p)
 	}
 	return nil
-}
-
-// extra appends the arguments a tuned step's kernel takes after the
-// coefficients.
-func (c config3) extra(a *args, g Geometry) {
-	if c.tuned != nil {
-		c.tuned.extra(a, g)
-	}
 }
 
 // fromLab converts the lab's geometry.

@@ -124,16 +124,21 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 }
 
 // args are the kernel arguments of a sweep of the nz×ny×nx grid at src into
-// dst with launch g: the two grids, the sides, the seven coefficients, and
-// a tuned step's extra arguments (fast and temporal: the planes a block
-// marches through).
+// dst with launch g: the two grids, the sides and the seven coefficients
+// of every step's contract (cuda/basic.cu), or a tuned step's own list.
 func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *args {
-	a := new(args).ptr(src).ptr(dst).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
-	for _, v := range co {
-		a.f32(float32(v))
+	if c.tuned != nil {
+		return c.tuned.args(src, dst, nz, ny, nx, co, g)
 	}
-	c.extra(a, g)
-	return a
+	return sevenPointArgs(src, dst, int32(nz), int32(ny), int32(nx), float32(co[0]), float32(co[1]), float32(co[2]),
+		float32(co[3]), float32(co[4]), float32(co[5]), float32(co[6]))
+}
+
+// chunkArgs are the arguments of a step whose blocks march through g.Planes
+// planes of the grid (fast, temporal): the contract's, and the planes.
+func chunkArgs(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *args {
+	return sevenPointChunkArgs(src, dst, int32(nz), int32(ny), int32(nx), float32(co[0]), float32(co[1]), float32(co[2]),
+		float32(co[3]), float32(co[4]), float32(co[5]), float32(co[6]), int32(g.Planes))
 }
 
 // Launch runs one sweep of the nz×ny×nx grid in src into dst, timed with

@@ -21,7 +21,7 @@ type Derivative1 struct {
 	tile    int
 	radius  int
 	deriv   int
-	weights []float32
+	weights [9]float32
 }
 
 // checkStencil1 checks that s is a central stencil the kernel can run:
@@ -77,7 +77,7 @@ func (d *Device) Derivative1(s lab.Stencil1, tile int) (*Derivative1, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := make([]float32, 9)
+	var w [9]float32
 	for i, c := range s.Coeffs {
 		w[i] = float32(c)
 	}
@@ -102,7 +102,7 @@ func (p *Derivative1) Launch(dst, src *Buffer, n int, h float64) (Launch, error)
 	scale := 1 / math.Pow(h, float64(p.deriv))
 	g := derivativeGeometry(n, p.radius, p.tile)
 	g.SharedBytes = p.f.StaticShared
-	a := new(args).ptr(src.ptr).ptr(dst.ptr).i64(int64(n)).floats(p.weights).f32(float32(scale))
+	a := derivativeArgs(src.ptr, dst.ptr, int64(n), p.weights, float32(scale))
 	ms, err := p.d.launch(p.f, g, a, true)
 	return Launch{Geometry: g, Millis: ms}, err
 }
@@ -246,10 +246,8 @@ func (p *FivePoint2) Launch(dst, src *Buffer, ny, nx int) (Launch, error) {
 	}
 	g := fivePointGeometry(ny, nx, p.tile)
 	g.SharedBytes = p.f.StaticShared
-	a := new(args).ptr(src.ptr).ptr(dst.ptr).i32(int32(ny)).i32(int32(nx))
-	for _, v := range p.c {
-		a.f32(v)
-	}
+	c := p.c
+	a := fivePointArgs(src.ptr, dst.ptr, int32(ny), int32(nx), c[0], c[1], c[2], c[3], c[4])
 	ms, err := p.d.launch(p.f, g, a, true)
 	return Launch{Geometry: g, Millis: ms}, err
 }

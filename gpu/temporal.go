@@ -147,7 +147,9 @@ func (p *temporalParams) chunks() (open bool, halo int) { return p.CZ == 0, 2 * 
 
 func (p *temporalParams) check(int, Props) error { return nil }
 
-func (p *temporalParams) extra(a *args, g Geometry) { a.i32(int32(g.Planes)) }
+func (p *temporalParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args {
+	return chunkArgs(src, dst, nz, ny, nx, c, g)
+}
 
 // geometry is the temporal kernel's launch on an nz×ny×nx grid
 // with cz output planes per block (when its configuration leaves them

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/gpu/cu"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/sim"
 )
@@ -32,7 +33,7 @@ func TestNoDriverMessage(t *testing.T) {
 		t.Skip("a GPU is present on this machine")
 	}
 	require.ErrorIs(t, err, ErrNoGPU)
-	if haveCgo {
+	if cu.Cgo {
 		assert.Equal(t, "gpu: no NVIDIA driver found (libcuda.so.1): run on the CPU simulator", err.Error())
 	} else {
 		assert.Contains(t, err.Error(), "built without cgo")
@@ -93,7 +94,7 @@ func TestCandidates(t *testing.T) {
 }
 
 func TestOpenLibrary(t *testing.T) {
-	if !haveCgo {
+	if !cu.Cgo {
 		t.Skip("needs cgo to call dlopen")
 	}
 	noBind := func(unsafe.Pointer) string { return "" }
@@ -104,10 +105,10 @@ func TestOpenLibrary(t *testing.T) {
 
 	// The C library opens but is not the CUDA driver: the first missing
 	// symbol is named, and nothing is bound.
-	_, err = openLibrary([]string{"libc.so.6"}, bindDriver)
+	_, err = openLibrary([]string{"libc.so.6"}, bindTable(cu.DriverTable))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "libc.so.6 has no symbol cuInit")
-	_, err = openLibrary([]string{"libc.so.6"}, bindNVRTC)
+	_, err = openLibrary([]string{"libc.so.6"}, bindTable(cu.NVRTCTable))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "has no symbol nvrtcVersion")
 
@@ -582,4 +583,10 @@ func TestInteriorGeometry(t *testing.T) {
 	assert.ErrorContains(t, err, "at least 3")
 	_, _, err = interiorGeometry(70000, 3, 8, h200)
 	assert.ErrorContains(t, err, "z = 69998 blocks exceeds the device's 65535")
+}
+
+// nvrtcCompile compiles src through the binding, for the tests that ask
+// NVRTC itself what a source does.
+func nvrtcCompile(src, name string, opts []string, cubin bool) (image []byte, log string, call string, code int) {
+	return drv.NVRTCCompile(src, name, opts, cubin)
 }

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package gpu
+package cu
 
 /*
 #cgo LDFLAGS: -ldl
@@ -53,7 +53,7 @@ typedef struct {
 // through the pointer, or returns the library's "not found" code when an
 // optional symbol is missing. The Go wrappers below are the thin
 // conversions of Go values to these; the no-cgo stubs are generated from
-// them (go generate, symbols.go). Every function returns its library's result code.
+// them (go generate, api.go). Every function returns its library's result code.
 
 #define CU_SYMBOLS(X) \
 	X(1, cuInit, (unsigned int flags), (flags), "cuInit") \
@@ -270,11 +270,11 @@ import (
 	"unsafe"
 )
 
-// haveCgo reports whether this build can load the CUDA libraries.
-const haveCgo = true
+// Cgo reports whether this build can load the CUDA libraries.
+const Cgo = true
 
 // dlopen opens a library, or returns dlopen's message.
-func dlopen(name string) (unsafe.Pointer, error) {
+func (Lib) Dlopen(name string) (Handle, error) {
 	buf := (*C.char)(C.malloc(512))
 	defer C.free(unsafe.Pointer(buf))
 	cn := C.CString(name)
@@ -285,16 +285,20 @@ func dlopen(name string) (unsafe.Pointer, error) {
 	return nil, fmt.Errorf("%s", C.GoString(buf))
 }
 
-// bindDriver resolves the driver's symbols in an opened library and, when
-// all are there, installs them. It returns the name of the first missing
-// symbol, or "".
-func bindDriver(h unsafe.Pointer) string { return goName(C.bind_cuda(h)) }
-
-// bindNVRTC resolves NVRTC's symbols, as bindDriver.
-func bindNVRTC(h unsafe.Pointer) string { return goName(C.bind_nvrtc(h)) }
-
-// bindNCCL resolves NCCL's symbols, as bindDriver.
-func bindNCCL(h unsafe.Pointer) string { return goName(C.bind_nccl(h)) }
+// Bind resolves the symbols of table t in an opened library and, when all
+// the required ones are there, installs them. It returns the name of the
+// first missing symbol, or "".
+func (Lib) Bind(t Table, h Handle) string {
+	switch t {
+	case DriverTable:
+		return goName(C.bind_cuda(h))
+	case NVRTCTable:
+		return goName(C.bind_nvrtc(h))
+	case NCCLTable:
+		return goName(C.bind_nccl(h))
+	}
+	return "table " + t.String()
+}
 
 func goName(s *C.char) string {
 	if s == nil {
@@ -303,11 +307,11 @@ func goName(s *C.char) string {
 	return C.GoString(s)
 }
 
-func dlclose(h unsafe.Pointer) { C.lab_dlclose(h) }
+func (Lib) Dlclose(h Handle) { C.lab_dlclose(h) }
 
 // setenvC sets a variable in the C library's environment, which the
 // libraries read with getenv; 0 on success.
-func setenvC(key, value string) int {
+func (Lib) Setenv(key, value string) int {
 	k, v := C.CString(key), C.CString(value)
 	defer C.free(unsafe.Pointer(k))
 	defer C.free(unsafe.Pointer(v))
@@ -315,130 +319,127 @@ func setenvC(key, value string) int {
 }
 
 // driverErrorName asks the loaded driver for the name of a CUresult.
-func driverErrorName(code int) string {
-	if !driverLoaded.Load() {
-		return ""
-	}
+func (Lib) ErrorName(code int) string {
 	return goName(C.lab_cu_error_name(C.CUresult(code)))
 }
 
-// The functions below are thin calls through the bound pointers. They
+// The methods below are thin calls through the bound pointers. They
 // return the CUresult, nvrtcResult or ncclResult_t as an int and must run
 // on a device's worker thread (the NVRTC ones may run anywhere). A stream
 // of nil is the default stream.
 
-func cuInit() int { return int(C.w_cuInit(0)) }
+func (Lib) Init() int { return int(C.w_cuInit(0)) }
 
-func cuDriverGetVersion() (int, int) {
+func (Lib) DriverGetVersion() (int, int) {
 	var v C.int
 	r := C.w_cuDriverGetVersion(&v)
 	return int(v), int(r)
 }
 
-func cuDeviceGetCount() (int, int) {
+func (Lib) DeviceGetCount() (int, int) {
 	var n C.int
 	r := C.w_cuDeviceGetCount(&n)
 	return int(n), int(r)
 }
 
-func cuDeviceGet(ordinal int) (int, int) {
+func (Lib) DeviceGet(ordinal int) (int, int) {
 	var d C.CUdevice
 	r := C.w_cuDeviceGet(&d, C.int(ordinal))
 	return int(d), int(r)
 }
 
-func cuDeviceGetName(dev int) (string, int) {
+func (Lib) DeviceGetName(dev int) (string, int) {
 	buf := make([]byte, 256)
 	r := C.w_cuDeviceGetName((*C.char)(unsafe.Pointer(&buf[0])), C.int(len(buf)), C.CUdevice(dev))
 	return C.GoString((*C.char)(unsafe.Pointer(&buf[0]))), int(r)
 }
 
-func cuDeviceGetAttribute(attr, dev int) (int, int) {
+func (Lib) DeviceGetAttribute(attr, dev int) (int, int) {
 	var v C.int
 	r := C.w_cuDeviceGetAttribute(&v, C.int(attr), C.CUdevice(dev))
 	return int(v), int(r)
 }
 
-func cuDeviceTotalMem(dev int) (uint64, int) {
+func (Lib) DeviceTotalMem(dev int) (uint64, int) {
 	var b C.size_t
 	r := C.w_cuDeviceTotalMem(&b, C.CUdevice(dev))
 	return uint64(b), int(r)
 }
 
-func cuDevicePrimaryCtxRetain(dev int) (handle, int) {
+func (Lib) DevicePrimaryCtxRetain(dev int) (Handle, int) {
 	var c C.CUcontext
 	r := C.w_cuDevicePrimaryCtxRetain(&c, C.CUdevice(dev))
-	return handle(c), int(r)
+	return Handle(c), int(r)
 }
 
-func cuDevicePrimaryCtxRelease(dev int) int {
+func (Lib) DevicePrimaryCtxRelease(dev int) int {
 	return int(C.w_cuDevicePrimaryCtxRelease(C.CUdevice(dev)))
 }
 
 // cuDevicePrimaryCtxReset destroys the device's primary context and all it
 // holds, so that the next retain makes a fresh one; CUDA_ERROR_NOT_FOUND
 // when the driver lacks it.
-func cuDevicePrimaryCtxReset(dev int) int {
+func (Lib) DevicePrimaryCtxReset(dev int) int {
 	return int(C.w_cuDevicePrimaryCtxReset(C.CUdevice(dev)))
 }
 
-func cuCtxSetCurrent(ctx handle) int {
+func (Lib) CtxSetCurrent(ctx Handle) int {
 	return int(C.w_cuCtxSetCurrent(C.CUcontext(ctx)))
 }
 
-func cuMemGetInfo() (free, total uint64, code int) {
+func (Lib) MemGetInfo() (free, total uint64, code int) {
 	var f, t C.size_t
 	r := C.w_cuMemGetInfo(&f, &t)
 	return uint64(f), uint64(t), int(r)
 }
 
-func cuMemAlloc(bytes uint64) (uint64, int) {
+func (Lib) MemAlloc(bytes uint64) (uint64, int) {
 	var p C.CUdeviceptr
 	r := C.w_cuMemAlloc(&p, C.size_t(bytes))
 	return uint64(p), int(r)
 }
 
-func cuMemFree(p uint64) int { return int(C.w_cuMemFree(C.CUdeviceptr(p))) }
+func (Lib) MemFree(p uint64) int { return int(C.w_cuMemFree(C.CUdeviceptr(p))) }
 
-func cuMemcpyHtoD(dst uint64, src unsafe.Pointer, bytes uint64) int {
+func (Lib) MemcpyHtoD(dst uint64, src unsafe.Pointer, bytes uint64) int {
 	return int(C.w_cuMemcpyHtoD(C.CUdeviceptr(dst), src, C.size_t(bytes)))
 }
 
-func cuMemcpyDtoH(dst unsafe.Pointer, src uint64, bytes uint64) int {
+func (Lib) MemcpyDtoH(dst unsafe.Pointer, src uint64, bytes uint64) int {
 	return int(C.w_cuMemcpyDtoH(dst, C.CUdeviceptr(src), C.size_t(bytes)))
 }
 
-func cuMemsetD32(dst uint64, v uint32, n uint64) int {
+func (Lib) MemsetD32(dst uint64, v uint32, n uint64) int {
 	return int(C.w_cuMemsetD32(C.CUdeviceptr(dst), C.uint(v), C.size_t(n)))
 }
 
-func cuMemcpyDtoDAsync(dst, src, bytes uint64, s handle) int {
+func (Lib) MemcpyDtoDAsync(dst, src, bytes uint64, s Handle) int {
 	return int(C.w_cuMemcpyDtoDAsync(C.CUdeviceptr(dst), C.CUdeviceptr(src), C.size_t(bytes), C.CUstream(s)))
 }
 
-func cuMemcpyPeerAsync(dst uint64, dctx handle, src uint64, sctx handle, bytes uint64, s handle) int {
+func (Lib) MemcpyPeerAsync(dst uint64, dctx Handle, src uint64, sctx Handle, bytes uint64, s Handle) int {
 	return int(C.w_cuMemcpyPeerAsync(C.CUdeviceptr(dst), C.CUcontext(dctx), C.CUdeviceptr(src), C.CUcontext(sctx),
 		C.size_t(bytes), C.CUstream(s)))
 }
 
 // cuMemcpy2DAsync copies height rows of width bytes from src, rows
 // spitch bytes apart, to dst, rows dpitch bytes apart, on stream s.
-func cuMemcpy2DAsync(dst, dpitch, src, spitch, width, height uint64, s handle) int {
+func (Lib) Memcpy2DAsync(dst, dpitch, src, spitch, width, height uint64, s Handle) int {
 	return int(C.lab_copy2d(C.CUdeviceptr(dst), C.size_t(dpitch), C.CUdeviceptr(src), C.size_t(spitch),
 		C.size_t(width), C.size_t(height), C.CUstream(s)))
 }
 
-func cuCtxEnablePeerAccess(peer handle) int {
+func (Lib) CtxEnablePeerAccess(peer Handle) int {
 	return int(C.w_cuCtxEnablePeerAccess(C.CUcontext(peer), 0))
 }
 
-func cuDeviceCanAccessPeer(dev, peer int) (bool, int) {
+func (Lib) DeviceCanAccessPeer(dev, peer int) (bool, int) {
 	var can C.int
 	r := C.w_cuDeviceCanAccessPeer(&can, C.CUdevice(dev), C.CUdevice(peer))
 	return can != 0, int(r)
 }
 
-func cuModuleLoadData(image []byte) (handle, int) {
+func (Lib) ModuleLoadData(image []byte) (Handle, int) {
 	var m C.CUmodule
 	// The image is copied to C memory: the driver may read it after the Go
 	// slice moves, and a PTX image must end with a NUL.
@@ -447,140 +448,140 @@ func cuModuleLoadData(image []byte) (handle, int) {
 	C.memcpy(cimg, unsafe.Pointer(&image[0]), C.size_t(len(image)))
 	*(*byte)(unsafe.Add(cimg, len(image))) = 0
 	r := C.w_cuModuleLoadData(&m, cimg)
-	return handle(m), int(r)
+	return Handle(m), int(r)
 }
 
-func cuModuleUnload(m handle) int { return int(C.w_cuModuleUnload(C.CUmodule(m))) }
+func (Lib) ModuleUnload(m Handle) int { return int(C.w_cuModuleUnload(C.CUmodule(m))) }
 
-func cuModuleGetFunction(m handle, name string) (handle, int) {
+func (Lib) ModuleGetFunction(m Handle, name string) (Handle, int) {
 	var f C.CUfunction
 	cn := C.CString(name)
 	defer C.free(unsafe.Pointer(cn))
 	r := C.w_cuModuleGetFunction(&f, C.CUmodule(m), cn)
-	return handle(f), int(r)
+	return Handle(f), int(r)
 }
 
-func cuFuncGetAttribute(attr int, f handle) (int, int) {
+func (Lib) FuncGetAttribute(attr int, f Handle) (int, int) {
 	var v C.int
 	r := C.w_cuFuncGetAttribute(&v, C.int(attr), C.CUfunction(f))
 	return int(v), int(r)
 }
 
-func cuLaunchKernel(f handle, grid, block [3]int, shared int, s handle, a *args) int {
-	if len(a.offsets) == 0 {
+func (Lib) LaunchKernel(f Handle, grid, block [3]int, shared int, s Handle, buf []byte, offsets []int) int {
+	if len(offsets) == 0 {
 		return int(C.lab_launch(C.CUfunction(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
 			C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared), C.CUstream(s), nil, nil, 0))
 	}
-	offs := make([]C.size_t, len(a.offsets))
-	for i, o := range a.offsets {
+	offs := make([]C.size_t, len(offsets))
+	for i, o := range offsets {
 		offs[i] = C.size_t(o)
 	}
 	return int(C.lab_launch(C.CUfunction(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
 		C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared), C.CUstream(s),
-		unsafe.Pointer(&a.buf[0]), &offs[0], C.int(len(offs))))
+		unsafe.Pointer(&buf[0]), &offs[0], C.int(len(offs))))
 }
 
-func cuEventCreate(flags uint) (handle, int) {
+func (Lib) EventCreate(flags uint) (Handle, int) {
 	var e C.CUevent
 	r := C.w_cuEventCreate(&e, C.uint(flags))
-	return handle(e), int(r)
+	return Handle(e), int(r)
 }
 
-func cuEventRecord(e, s handle) int { return int(C.w_cuEventRecord(C.CUevent(e), C.CUstream(s))) }
+func (Lib) EventRecord(e, s Handle) int { return int(C.w_cuEventRecord(C.CUevent(e), C.CUstream(s))) }
 
-func cuEventSynchronize(e handle) int {
+func (Lib) EventSynchronize(e Handle) int {
 	return int(C.w_cuEventSynchronize(C.CUevent(e)))
 }
 
-func cuEventElapsedTime(a, b handle) (float32, int) {
+func (Lib) EventElapsedTime(a, b Handle) (float32, int) {
 	var ms C.float
 	r := C.w_cuEventElapsedTime(&ms, C.CUevent(a), C.CUevent(b))
 	return float32(ms), int(r)
 }
 
-func cuEventDestroy(e handle) int { return int(C.w_cuEventDestroy(C.CUevent(e))) }
+func (Lib) EventDestroy(e Handle) int { return int(C.w_cuEventDestroy(C.CUevent(e))) }
 
-func cuStreamSynchronize(s handle) int { return int(C.w_cuStreamSynchronize(C.CUstream(s))) }
+func (Lib) StreamSynchronize(s Handle) int { return int(C.w_cuStreamSynchronize(C.CUstream(s))) }
 
-func cuStreamCreateWithPriority(flags uint, priority int) (handle, int) {
+func (Lib) StreamCreateWithPriority(flags uint, priority int) (Handle, int) {
 	var s C.CUstream
 	r := C.w_cuStreamCreateWithPriority(&s, C.uint(flags), C.int(priority))
-	return handle(s), int(r)
+	return Handle(s), int(r)
 }
 
-func cuCtxGetStreamPriorityRange() (least, greatest, code int) {
+func (Lib) CtxGetStreamPriorityRange() (least, greatest, code int) {
 	var l, g C.int
 	r := C.w_cuCtxGetStreamPriorityRange(&l, &g)
 	return int(l), int(g), int(r)
 }
 
-func cuStreamDestroy(s handle) int { return int(C.w_cuStreamDestroy(C.CUstream(s))) }
+func (Lib) StreamDestroy(s Handle) int { return int(C.w_cuStreamDestroy(C.CUstream(s))) }
 
-func cuStreamWaitEvent(s, e handle) int {
+func (Lib) StreamWaitEvent(s, e Handle) int {
 	return int(C.w_cuStreamWaitEvent(C.CUstream(s), C.CUevent(e), 0))
 }
 
-func cuFuncSetAttribute(f handle, attr, v int) int {
+func (Lib) FuncSetAttribute(f Handle, attr, v int) int {
 	return int(C.w_cuFuncSetAttribute(C.CUfunction(f), C.int(attr), C.int(v)))
 }
 
-func cuOccupancyMaxActiveBlocksPerMultiprocessor(f handle, threads, dynShared int) (int, int) {
+func (Lib) OccupancyMaxActiveBlocksPerMultiprocessor(f Handle, threads, dynShared int) (int, int) {
 	var n C.int
 	r := C.w_cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, C.CUfunction(f), C.int(threads), C.size_t(dynShared))
 	return int(n), int(r)
 }
 
-func ncclGetVersion() (int, int) {
+func (Lib) NCCLGetVersion() (int, int) {
 	var v C.int
 	r := C.w_ncclGetVersion(&v)
 	return int(v), int(r)
 }
 
-func ncclGetUniqueId() (ncclID, int) {
+func (Lib) NCCLGetUniqueId() (UniqueID, int) {
 	var u C.ncclUniqueId
 	r := C.w_ncclGetUniqueId(&u)
-	var id ncclID
+	var id UniqueID
 	copy(id[:], C.GoBytes(unsafe.Pointer(&u.internal[0]), C.int(len(id))))
 	return id, int(r)
 }
 
-func ncclCommInitRank(n int, id ncclID, rank int) (handle, int) {
+func (Lib) NCCLCommInitRank(n int, id UniqueID, rank int) (Handle, int) {
 	var c C.ncclComm_t
 	cid := C.CBytes(id[:])
 	defer C.free(cid)
 	r := C.lab_nccl_init_rank(&c, C.int(n), cid, C.int(rank))
-	return handle(c), int(r)
+	return Handle(c), int(r)
 }
 
-func ncclCommFinalize(c handle) int { return int(C.w_ncclCommFinalize(C.ncclComm_t(c))) }
+func (Lib) NCCLCommFinalize(c Handle) int { return int(C.w_ncclCommFinalize(C.ncclComm_t(c))) }
 
-func ncclCommDestroy(c handle) int { return int(C.w_ncclCommDestroy(C.ncclComm_t(c))) }
+func (Lib) NCCLCommDestroy(c Handle) int { return int(C.w_ncclCommDestroy(C.ncclComm_t(c))) }
 
-func ncclGroupStart() int { return int(C.w_ncclGroupStart()) }
+func (Lib) NCCLGroupStart() int { return int(C.w_ncclGroupStart()) }
 
-func ncclGroupEnd() int { return int(C.w_ncclGroupEnd()) }
+func (Lib) NCCLGroupEnd() int { return int(C.w_ncclGroupEnd()) }
 
-func ncclSend(buf, count uint64, peer int, c, s handle) int {
-	return int(C.w_ncclSend(C.lab_dptr(C.CUdeviceptr(buf)), C.size_t(count), C.int(ncclFloat32), C.int(peer), C.ncclComm_t(c), C.CUstream(s)))
+func (Lib) NCCLSend(buf, count uint64, peer int, c, s Handle) int {
+	return int(C.w_ncclSend(C.lab_dptr(C.CUdeviceptr(buf)), C.size_t(count), C.int(NCCLFloat32), C.int(peer), C.ncclComm_t(c), C.CUstream(s)))
 }
 
-func ncclRecv(buf, count uint64, peer int, c, s handle) int {
-	return int(C.w_ncclRecv(C.lab_dptr(C.CUdeviceptr(buf)), C.size_t(count), C.int(ncclFloat32), C.int(peer), C.ncclComm_t(c), C.CUstream(s)))
+func (Lib) NCCLRecv(buf, count uint64, peer int, c, s Handle) int {
+	return int(C.w_ncclRecv(C.lab_dptr(C.CUdeviceptr(buf)), C.size_t(count), C.int(NCCLFloat32), C.int(peer), C.ncclComm_t(c), C.CUstream(s)))
 }
 
-func ncclCommGetAsyncError(c handle) (int, int) {
+func (Lib) NCCLCommGetAsyncError(c Handle) (int, int) {
 	var e C.ncclResult_t
 	r := C.w_ncclCommGetAsyncError(C.ncclComm_t(c), &e)
 	return int(e), int(r)
 }
 
-func ncclGetErrorString(code int) string {
+func (Lib) NCCLGetErrorString(code int) string {
 	return goName(C.lab_nccl_error_string(C.ncclResult_t(code)))
 }
 
-func nvrtcHasCUBIN() bool { return C.has_cubin() != 0 }
+func (Lib) NVRTCHasCUBIN() bool { return C.has_cubin() != 0 }
 
-func nvrtcSupportedArchs() ([]int, int) {
+func (Lib) NVRTCSupportedArchs() ([]int, int) {
 	var n C.int
 	if r := C.w_nvrtcGetNumSupportedArchs(&n); r != 0 {
 		return nil, int(r)
@@ -601,7 +602,7 @@ func nvrtcSupportedArchs() ([]int, int) {
 
 // nvrtcCompile compiles src with opts and returns the CUBIN (cubin true)
 // or the PTX, the program log, and the failing call's name and result.
-func nvrtcCompile(src, name string, opts []string, cubin bool) (image []byte, log string, call string, code int) {
+func (Lib) NVRTCCompile(src, name string, opts []string, cubin bool) (image []byte, log string, call string, code int) {
 	csrc := C.CString(src)
 	defer C.free(unsafe.Pointer(csrc))
 	cname := C.CString(name)

@@ -1,4 +1,4 @@
-package gpu
+package cu
 
 import (
 	"bytes"
@@ -18,16 +18,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateStubs = flag.Bool("update", false, "rewrite driver_nocgo.go from driver_cgo.go")
+var updateStubs = flag.Bool("update", false, "rewrite nocgo.go from cgo.go")
 
-// noCgoStubs generates driver_nocgo.go from the Go wrappers of
-// driver_cgo.go: every function there gets a stand-in with its signature
-// that returns zero values, errNotAvailable as its last int result and an
-// error saying that the build has no cgo. Helpers taking C types are the
-// cgo file's own and get none.
+// noCgoStubs generates nocgo.go from the methods of Lib in cgo.go: each
+// gets a stand-in with its signature that returns zero values,
+// errNotAvailable as its last int result and an error saying that the
+// build has no cgo.
 func noCgoStubs(src []byte) ([]byte, error) {
 	fset := gotoken.NewFileSet()
-	f, err := parser.ParseFile(fset, "driver_cgo.go", src, 0)
+	f, err := parser.ParseFile(fset, "cgo.go", src, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -41,17 +40,18 @@ func noCgoStubs(src []byte) ([]byte, error) {
 
 //go:build !cgo
 
-package gpu
+package cu
 
 import (
 	"errors"
 	"unsafe"
 )
 
-// Without cgo no library can be opened: openLibrary reports that before it
-// calls anything below, so these stand-ins are never reached.
+// Without cgo no library can be opened: Dlopen says so, and the lab
+// calls nothing else of a library it could not open.
 
-const haveCgo = false
+// Cgo reports whether this build can load the CUDA libraries.
+const Cgo = false
 
 const errNotAvailable = 999
 
@@ -61,7 +61,7 @@ var _ unsafe.Pointer
 `)
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Recv != nil {
+		if !ok || fn.Recv == nil {
 			continue
 		}
 		var params []string
@@ -79,9 +79,6 @@ var _ unsafe.Pointer
 				}
 			}
 		}
-		if strings.Contains(strings.Join(params, ",")+strings.Join(results, ","), "C.") {
-			continue // a helper of the cgo file itself
-		}
 		lastInt := -1
 		for i, r := range results {
 			if r == "int" {
@@ -98,10 +95,10 @@ var _ unsafe.Pointer
 				values = append(values, `""`)
 			case r == "bool":
 				values = append(values, "false")
-			case r == "handle", r == "unsafe.Pointer", strings.HasPrefix(r, "[]"):
+			case r == "Handle", r == "unsafe.Pointer", strings.HasPrefix(r, "[]"):
 				values = append(values, "nil")
-			case r == "ncclID":
-				values = append(values, "ncclID{}")
+			case r == "UniqueID":
+				values = append(values, "UniqueID{}")
 			default:
 				values = append(values, "0")
 			}
@@ -114,31 +111,31 @@ var _ unsafe.Pointer
 		if len(values) > 0 {
 			body = " return " + strings.Join(values, ", ") + " "
 		}
-		fmt.Fprintf(&out, "\nfunc %s(%s) %s {%s}\n", fn.Name.Name, strings.Join(params, ", "), res, body)
+		fmt.Fprintf(&out, "\nfunc (Lib) %s(%s) %s {%s}\n", fn.Name.Name, strings.Join(params, ", "), res, body)
 	}
 	return format.Source(out.Bytes())
 }
 
-// TestNoCgoStubs checks that driver_nocgo.go is what driver_cgo.go's
-// wrappers generate (run with -update to rewrite it).
+// TestNoCgoStubs checks that nocgo.go is what cgo.go's methods generate
+// (run with -update to rewrite it).
 func TestNoCgoStubs(t *testing.T) {
-	src, err := os.ReadFile("driver_cgo.go")
+	src, err := os.ReadFile("cgo.go")
 	require.NoError(t, err)
 	want, err := noCgoStubs(src)
 	require.NoError(t, err)
 	if *updateStubs {
-		require.NoError(t, os.WriteFile("driver_nocgo.go", want, 0o644))
+		require.NoError(t, os.WriteFile("nocgo.go", want, 0o644))
 	}
-	got, err := os.ReadFile("driver_nocgo.go")
+	got, err := os.ReadFile("nocgo.go")
 	require.NoError(t, err)
-	assert.Equal(t, string(want), string(got), "driver_nocgo.go is stale: run go generate ./gpu")
+	assert.Equal(t, string(want), string(got), "nocgo.go is stale: run go generate ./gpu/cu")
 }
 
 // TestSymbolTables checks that each C wrapper the Go code calls comes from
 // a line of a symbol table, and that every table line names its field's
 // symbol first (or a versioned _v2 of it).
 func TestSymbolTables(t *testing.T) {
-	src, err := os.ReadFile("driver_cgo.go")
+	src, err := os.ReadFile("cgo.go")
 	require.NoError(t, err)
 	// A table line, which may run over several lines: its field and the
 	// first symbol it tries.
