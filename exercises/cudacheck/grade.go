@@ -236,6 +236,14 @@ func sanitize(cfg Config, env *Env, source, tool string) grading.CheckResult {
 	}
 	ran := func() error {
 		for _, s := range env.sent {
+			if tool == "racecheck" && s.req.Op == opTime {
+				// racecheck slows shared memory a thousandfold: the timed
+				// chain (whose output is checked against the reference) is
+				// left out; a kernel cannot count the launches it missed,
+				// as it keeps no state between launches (the audit refuses
+				// __device__ variables)
+				continue
+			}
 			_, _, err := r.call(s.req, s.want)
 			var ce *childError
 			switch {
@@ -280,7 +288,7 @@ func clockReads(env *Env) string {
 		return ""
 	}
 	for _, p := range e.audit(true) {
-		if strings.Contains(p, "special register") {
+		if strings.Contains(p, "special register") || strings.Contains(p, "between launches") {
 			return p
 		}
 	}

@@ -49,6 +49,7 @@ type ptxEntry struct {
 	funcs    []string        // functions the module defines besides its entries
 	extern   []string        // functions it declares only (vprintf)
 	params   []string        // the entry's parameter names
+	globals  []string        // the module's variables in global memory (__device__), printf's strings aside
 	inLoop   []bool          // per instruction of body: inside some loop
 	loops    [][2]int        // [first, last] instruction of each loop (a backward branch)
 	bodyLine int             // line of the entry's opening brace
@@ -62,6 +63,7 @@ var (
 	paramRE  = regexp.MustCompile(`\.param\s+\.\w+(?:\s+\.ptr[\w.]*)?(?:\s+\.align\s+\d+)?\s+([A-Za-z_$][\w$]*)`)
 	labelRE  = regexp.MustCompile(`^([A-Za-z_$][\w$]*):$`)
 	guardRE  = regexp.MustCompile(`^@!?%[A-Za-z_$][\w$]*$`)
+	globalRE = regexp.MustCompile(`^\s*(?:\.visible\s+|\.extern\s+|\.weak\s+)*\.global\s+[^;=]*?([A-Za-z_$][\w$]*)\s*(?:\[\d*\])?\s*(?:;|=)`)
 	specRE   = regexp.MustCompile(`%[A-Za-z_$][\w$]*(?:\.[xyz])?`)
 )
 
@@ -82,6 +84,10 @@ func parsePTX(ptx, name string) (*ptxEntry, error) {
 				count = 0 // extern: dynamic shared memory
 			}
 			e.shared = append(e.shared, ptxShared{name: m[3], bytes: count * max(size/8, 1)})
+			continue
+		}
+		if m := globalRE.FindStringSubmatch(l); m != nil && !strings.HasPrefix(m[1], "$str") {
+			e.globals = append(e.globals, m[1])
 			continue
 		}
 		if m := entryRE.FindStringSubmatch(l); m != nil {
@@ -118,40 +124,51 @@ func parsePTX(ptx, name string) (*ptxEntry, error) {
 	}
 	e.bodyLine = open + 1
 	depth := 0
+	pending := "" // a statement that spans lines (a call), up to its ';'
 	for i := open; i < len(lines); i++ {
 		l := strings.TrimSpace(stripComment(lines[i]))
-		switch l {
-		case "{":
-			depth++
-			continue
-		case "}":
-			depth--
-			if depth == 0 {
-				e.findLoops()
-				return e, nil
-			}
-			continue
-		case "":
-			continue
-		}
-		if m := regRE.FindStringSubmatch(l); m != nil {
-			e.regs[m[1]] = true
-			continue
-		}
-		if strings.HasPrefix(l, ".") {
-			continue // .loc, .pragma, .local and other directives
-		}
-		if m := labelRE.FindStringSubmatch(l); m != nil {
-			e.body = append(e.body, ptxInst{label: m[1], text: l, line: i + 1})
-			continue
-		}
-		for _, s := range strings.Split(l, ";") {
-			s = strings.TrimSpace(s)
-			if s == "" {
+		if pending == "" {
+			switch l {
+			case "{":
+				depth++
+				continue
+			case "}":
+				depth--
+				if depth == 0 {
+					e.findLoops()
+					return e, nil
+				}
+				continue
+			case "":
 				continue
 			}
-			e.body = append(e.body, parseInst(s, i+1))
+			if m := labelRE.FindStringSubmatch(l); m != nil {
+				e.body = append(e.body, ptxInst{label: m[1], text: l, line: i + 1})
+				continue
+			}
 		}
+		if l == "" {
+			continue
+		}
+		pending = strings.TrimSpace(pending + " " + l)
+		if !strings.HasSuffix(pending, ";") {
+			continue
+		}
+		for _, st := range strings.Split(pending, ";") {
+			st = strings.TrimSpace(st)
+			if st == "" {
+				continue
+			}
+			if m := regRE.FindStringSubmatch(st + ";"); m != nil {
+				e.regs[m[1]] = true
+				continue
+			}
+			if strings.HasPrefix(st, ".") {
+				continue // .loc, .pragma, .local, .param and other directives
+			}
+			e.body = append(e.body, parseInst(st, i+1))
+		}
+		pending = ""
 	}
 	return nil, fmt.Errorf("the PTX entry %s does not end", name)
 }
@@ -349,6 +366,9 @@ func (e *ptxEntry) audit(exchange bool) []string {
 			seen[s] = true
 			problems = append(problems, s)
 		}
+	}
+	for _, g := range e.globals {
+		add(fmt.Sprintf("it declares the variable %s in global memory (__device__): a kernel that keeps state between launches could tell a counting or sanitizer run from a graded one", g))
 	}
 	for _, f := range e.funcs {
 		add(fmt.Sprintf("the module defines the function %s apart from the kernel (__noinline__ or recursion): the counting run counts the kernel's own instructions only; let the compiler inline it", f))
@@ -611,14 +631,16 @@ func instrumentPTX(ptx, name string, addr uint64) (string, error) {
 	lines := strings.Split(ptx, "\n")
 	var b strings.Builder
 	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
 		b.WriteString(l)
-		b.WriteByte('\n')
 		if i+1 == e.bodyLine {
-			fmt.Fprintf(&b, "\t.reg .b64 %%slcnt<1>;\n\tmov.u64 %%slcnt0, %d;\n\tred.global.add.u64 [%%slcnt0+%d], 1;\n", addr, 8*cntThreads)
+			fmt.Fprintf(&b, "\n\t.reg .b64 %%slcnt<1>;\n\tmov.u64 %%slcnt0, %d;\n\tred.global.add.u64 [%%slcnt0+%d], 1;", addr, 8*cntThreads)
 		}
 		for _, a := range after[i+1] {
-			b.WriteString(a)
 			b.WriteByte('\n')
+			b.WriteString(a)
 		}
 	}
 	return b.String(), nil
