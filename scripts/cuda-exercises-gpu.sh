@@ -53,6 +53,7 @@ if want ptx && [ -x "$B/cudacheck.test" ]; then
 	mkdir -p "$OUT/ptx"
 	STENCILLAB_CUDA_FIXTURES=$PWD/$B/fixtures STENCILLAB_PTX_OUT=$OUT/ptx "$B/cudacheck.test" -test.run TestDumpPTX -test.v > "$OUT/ptx-dump.txt" 2>&1
 	echo "ptx rc=$?" >> "$OUT/steps.txt"
+	(cd "$OUT" && tar czf ptx.tgz ptx && rm -rf ptx)
 fi
 # 1. the reference solutions, hidden checks included: full marks expected
 want ref && step ref grade -json -v -timeout 120s -submission $B/fixtures/ref 20 21 22 23 24 25
@@ -267,6 +268,7 @@ print(json.dumps({"card": card, "command": "scripts/cuda-exercises-gpu.sh (grade
                   "date": datetime.date.today().isoformat(), "n": 512, "results": res}, indent=2))
 PY
 # The raw outputs in one archive (fewer files to bring back).
-(cd "$OUT" && tar czf raw.tgz --remove-files *.out *.err 2>/dev/null)
-cat "$OUT/steps.txt" "$OUT/summary.txt" "$OUT/seeds.txt" "$OUT/method.txt" "$OUT/attacks.txt" "$OUT/sandbox.txt" "$OUT/cuda13_record.json" 2>/dev/null
+(cd "$OUT" && tar czf raw.tgz --remove-files *.out *.err steps.txt 2>/dev/null)
+tar xzf "$OUT/raw.tgz" -O steps.txt 2>/dev/null
+cat "$OUT/summary.txt" "$OUT/seeds.txt" "$OUT/method.txt" "$OUT/attacks.txt" "$OUT/sandbox.txt" "$OUT/cuda13_record.json" 2>/dev/null
 cat "$OUT/class/leaderboard.md" 2>/dev/null

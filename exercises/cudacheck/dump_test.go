@@ -47,7 +47,8 @@ func TestDumpPTX(t *testing.T) {
 			defs = append(defs, gpu.Define{Name: s.Define, Value: strconv.Itoa(s.Tile)})
 		}
 		rel, _ := filepath.Rel(from, p)
-		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".cu"), string(filepath.Separator), "+")
+		parts := strings.Split(strings.TrimSuffix(rel, ".cu"), string(filepath.Separator))
+		name := strings.ReplaceAll(parts[0]+"_"+parts[len(parts)-1], "-", "_")
 		ptx, err := d.SourcePTX(s.File, string(src), defs)
 		if err != nil {
 			summary = append(summary, fmt.Sprintf("%s: %v", name, err))

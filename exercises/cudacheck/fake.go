@@ -455,7 +455,9 @@ func (f fakeKernel) ptx() string {
 	if f.loop {
 		b.WriteString("$L__BB0_1:\n")
 	}
-	b.WriteString("\tld.global.f32 \t%f1, [%rd3];\n")
+	// Line information, as NVRTC writes it with --generate-line-info: a
+	// directive without ';' before each instruction of a source line.
+	b.WriteString("\t.loc\t1 30 5\n\tld.global.f32 \t%f1, [%rd3];\n\t.loc\t1 31 5\n")
 	if f.stores {
 		for i := range f.arrays {
 			fmt.Fprintf(&b, "\tst.shared.f32 \t[%%r%d], %%f1;\n", 10+i)

@@ -146,6 +146,9 @@ func parsePTX(ptx, name string) (*ptxEntry, error) {
 				e.body = append(e.body, ptxInst{label: m[1], text: l, line: i + 1})
 				continue
 			}
+			if strings.HasPrefix(l, ".") && !strings.Contains(l, ";") {
+				continue // .loc and .file (line information) end without ';'
+			}
 		}
 		if l == "" {
 			continue
