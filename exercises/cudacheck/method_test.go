@@ -2,6 +2,8 @@ package cudacheck
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -138,4 +140,49 @@ func TestMethodMessageGivesBothNumbers(t *testing.T) {
 	few := s.method().judge(s, &Inspection{Dims: d, GlobalLoads: tech, SharedLoads: 13, Barriers: 56, Technique: tech, StaticShared: 4 * 32 * 32 * 4, PTX: k.ptx()})
 	require.Len(t, few, 1)
 	assert.Contains(t, few[0], "it declares 16384 bytes of shared memory (4.00 planes of IN_TILE_DIM² floats, IN_TILE_DIM = 32), and the technique needs 5")
+}
+
+// Each exercise's instructions say what its method check looks at and
+// give the speed threshold and the share it comes from, as the record
+// has them (the numbers are derived there; the text must follow).
+func TestInstructionsFollowTheRecordAndTheMethod(t *testing.T) {
+	for _, s := range Specs() {
+		b, err := os.ReadFile(filepath.Join("..", s.ID, "doc.go"))
+		require.NoError(t, err)
+		doc := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "//", " ")), " ")
+		if s.Reference != "" {
+			assert.Contains(t, doc, fmt.Sprintf("asks for %.0f %% of the float4 copy", 100*s.Threshold), s.ID)
+			assert.Contains(t, doc, fmt.Sprintf("reached %.1f %% on an %s", 100*s.Recorded, Record().Card), s.ID)
+		}
+		if s.method() != nil {
+			assert.Contains(t, doc, fmt.Sprintf("# The method check (%d points)", MethodPoints(s)), s.ID)
+		}
+	}
+}
+
+// The README's table of the CUDA exercises gives each one's points as the
+// checks have them, hidden ones apart.
+func TestReadmeTableHasThePoints(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	for _, s := range Specs() {
+		var row string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "| `"+s.ID+"` |") {
+				row = l
+			}
+		}
+		require.NotEmpty(t, row, s.ID)
+		hidden := 2
+		if s.method() != nil {
+			hidden = 1
+		}
+		shown := 0
+		for _, c := range s.Exercise(nil, false).Checks {
+			if !c.Hidden {
+				shown += c.Points
+			}
+		}
+		assert.Contains(t, row, fmt.Sprintf("| %d (+%d", shown, hidden), s.ID)
+	}
 }

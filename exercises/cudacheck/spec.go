@@ -113,8 +113,9 @@ func threshold(recorded float64) float64 { return math.Round(recorded*0.75*20) /
 // Each speed check passes at a tenth of the copy more, from 10 % up to it.
 func ChallengeFull() float64 {
 	best := 0.0
-	for _, r := range Record().Results {
-		best = max(best, r.Pct/100)
+	rec := Record()
+	for _, r := range rec.Results {
+		best = max(best, rec.Share(r.Kernel))
 	}
 	return max(0.1, math.Floor(best*10+1e-9)/10)
 }
