@@ -38,7 +38,8 @@
 // IN_TILE_DIM² floats of static shared memory (cuFuncGetAttribute); and,
 // in the compiled code, a loop that holds the output's store, a store to
 // shared memory, a load from it and a barrier (the march through the
-// planes). The message gives your numbers ("your kernel makes 13.0 global
+// planes; where the compiler unrolled that loop, a barrier per plane,
+// counted, stands for it). The message gives your numbers ("your kernel makes 13.0 global
 // loads per output point …"). A plain kernel, or one that fills shared
 // planes for show, earns the correctness checks only: the speed points
 // count only for a kernel that passed its method check. The kernel may

@@ -31,7 +31,8 @@
 // 22), values read from shared memory reaching the output; one to four
 // planes of IN_TILE_DIM² floats of static shared memory, fewer than
 // coarsening's five; and, in the compiled code, a loop that holds the
-// output's store, a load from shared memory and a barrier. The message
+// output's store, a load from shared memory and a barrier (or, unrolled,
+// a barrier per plane). The message
 // gives your numbers. A plain kernel, or exercise 22's kernel handed in
 // here, loses the method check, and the speed points with it. The kernel
 // may read only the special registers of its place in the launch; one

@@ -40,7 +40,8 @@
 // the five shared arrays of the given kernel (inPrev2_s, inPrev_s,
 // inCurr_s, inNext_s, inNext2_s, one plane each), each written and read;
 // in the compiled code, a loop that holds the output's store, stores to
-// and loads from shared memory and a barrier; at most 1.15 times the
+// and loads from shared memory and a barrier (or, unrolled, a barrier
+// per plane); at most 1.15 times the
 // global loads per output point of the coarsened kernel on that grid
 // (about 1.8, against the plain kernel's 13); at least 12 of the 13
 // neighbours read from shared memory per output point, reaching the

@@ -218,22 +218,25 @@ func (m *Method) judge(s Spec, ins *Inspection) []string {
 	if m.Shape == Tile3 {
 		unit, per = "tiles of IN_TILE_DIM³ floats", s.Tile*s.Tile*s.Tile*4
 	}
-	planes := float64(ins.StaticShared) / float64(per)
+	inShared := float64(ins.StaticShared) / float64(per)
 	if m.MinPlanes > 0 && ins.StaticShared < m.MinPlanes*per {
-		miss = append(miss, fmt.Sprintf("it declares %d bytes of shared memory (%.2f %s, IN_TILE_DIM = %d), and the technique needs %d", ins.StaticShared, planes, unit, s.Tile, m.MinPlanes))
+		miss = append(miss, fmt.Sprintf("it declares %d bytes of shared memory (%.2f %s, IN_TILE_DIM = %d), and the technique needs %d", ins.StaticShared, inShared, unit, s.Tile, m.MinPlanes))
 	}
 	if m.MaxPlanes > 0 && ins.StaticShared > m.MaxPlanes*per {
-		miss = append(miss, fmt.Sprintf("it declares %d bytes of shared memory (%.2f %s): the technique keeps fewer planes in shared memory than coarsening's five (at most %d)", ins.StaticShared, planes, unit, m.MaxPlanes))
+		miss = append(miss, fmt.Sprintf("it declares %d bytes of shared memory (%.2f %s): the technique keeps fewer planes in shared memory than coarsening's five (at most %d)", ins.StaticShared, inShared, unit, m.MaxPlanes))
 	}
-	if m.SharedFeeds && ins.Barriers < 1 {
+	if m.SharedFeeds && ins.Barriers < 0.5 {
 		miss = append(miss, fmt.Sprintf("its threads pass %.1f barriers (__syncthreads) each: a block that shares values must wait for them", ins.Barriers))
 	}
-	if m.PlaneLoop && !e.planeLoop(m.LoopStores) {
+	// The march through the planes: a loop of the compiled code, or, where
+	// the compiler unrolled it, a barrier per plane at least.
+	planes := float64(s.Tile - 2*Radius)
+	if m.PlaneLoop && !e.planeLoop(m.LoopStores) && ins.Barriers < planes {
 		what := "a load from shared memory and a barrier"
 		if m.LoopStores {
 			what = "a store to shared memory, a load from it and a barrier"
 		}
-		miss = append(miss, fmt.Sprintf("no loop of the compiled kernel holds the output's store with %s: the march through the planes is missing", what))
+		miss = append(miss, fmt.Sprintf("no loop of the compiled kernel holds the output's store with %s, and its threads pass %.1f barriers each where a block marching through its %.0f planes passes one per plane at least: the march through the planes is missing", what, ins.Barriers, planes))
 	}
 	var gone, unused []string
 	for _, a := range m.Arrays {

@@ -186,3 +186,19 @@ func TestReadmeTableHasThePoints(t *testing.T) {
 		assert.Contains(t, row, fmt.Sprintf("| %d (+%d", shown, hidden), s.ID)
 	}
 }
+
+// A plane loop the compiler unrolled leaves no loop in the PTX: a barrier
+// per plane, counted, stands for it; without either the march is missing.
+func TestUnrolledMarchCountsByItsBarriers(t *testing.T) {
+	s, _ := Lookup("22_cuda_coarsened")
+	k := coarsenedPTX()
+	k.loop = false
+	d := [3]int{80, 81, 82}
+	tech := techniqueLoads(s.Tile, d)
+	ins := &Inspection{Dims: d, GlobalLoads: tech, SharedLoads: 13, Barriers: 2 * float64(s.Tile-4), Technique: tech, StaticShared: 5 * 32 * 32 * 4, PTX: k.ptx()}
+	assert.Empty(t, s.method().judge(s, ins))
+	ins.Barriers = 1
+	miss := s.method().judge(s, ins)
+	require.Len(t, miss, 1)
+	assert.Contains(t, miss[0], "its threads pass 1.0 barriers each where a block marching through its 28 planes passes one per plane at least")
+}

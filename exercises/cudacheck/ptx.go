@@ -124,10 +124,10 @@ func parsePTX(ptx, name string) (*ptxEntry, error) {
 	}
 	e.bodyLine = open + 1
 	depth := 0
-	pending := "" // a statement that spans lines (a call), up to its ';'
+	var pending []string // a statement that spans lines (a call), up to its ';'
 	for i := open; i < len(lines); i++ {
 		l := strings.TrimSpace(stripComment(lines[i]))
-		if pending == "" {
+		if len(pending) == 0 {
 			switch l {
 			case "{":
 				depth++
@@ -153,11 +153,11 @@ func parsePTX(ptx, name string) (*ptxEntry, error) {
 		if l == "" {
 			continue
 		}
-		pending = strings.TrimSpace(pending + " " + l)
-		if !strings.HasSuffix(pending, ";") {
+		pending = append(pending, l)
+		if !strings.HasSuffix(l, ";") {
 			continue
 		}
-		for _, st := range strings.Split(pending, ";") {
+		for _, st := range strings.Split(strings.Join(pending, " "), ";") {
 			st = strings.TrimSpace(st)
 			if st == "" {
 				continue
@@ -171,7 +171,7 @@ func parsePTX(ptx, name string) (*ptxEntry, error) {
 			}
 			e.body = append(e.body, parseInst(st, i+1))
 		}
-		pending = ""
+		pending = pending[:0]
 	}
 	return nil, fmt.Errorf("the PTX entry %s does not end", name)
 }

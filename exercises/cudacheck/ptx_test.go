@@ -182,3 +182,27 @@ func TestPackBytes(t *testing.T) {
 	_, err := unpackBytes(make([]float32, 2), 9)
 	assert.Error(t, err)
 }
+
+// Any text parses without a panic; whatever parses instruments, and the
+// instrumented copy parses too, with the same instructions counted.
+func FuzzParsePTX(f *testing.F) {
+	f.Add(coarsenedPTX().ptx(), "coarsened")
+	f.Add(".visible .entry k(\n)\n{\n\t@%p1 ld.global.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];\n}\n", "k")
+	f.Add(".entry k(\n{\n\tcall.uni (retval0),\n", "k")
+	f.Fuzz(func(t *testing.T, ptx, name string) {
+		e, err := parsePTX(ptx, name)
+		if err != nil {
+			return
+		}
+		_ = e.audit(false)
+		_ = e.sharedFeedsOutput()
+		_ = e.planeLoop(true)
+		out, err := instrumentPTX(ptx, name, 1<<40)
+		if err != nil {
+			t.Fatalf("parses but does not instrument: %v", err)
+		}
+		if _, err := parsePTX(out, name); err != nil {
+			t.Fatalf("the instrumented copy does not parse: %v", err)
+		}
+	})
+}
