@@ -32,9 +32,9 @@
 // it compiles tiled.cu to PTX (what NVRTC makes of your text) and runs a
 // copy of that PTX that counts, for each thread, what it loads from global
 // memory and from shared memory and the barriers it passes, once, on a
-// grid it draws. It asks for: the output right on that grid; at most 1.15
+// grid drawn as the timed grid is (sides around 512). It asks for: the output right on that grid; at most 1.15
 // times the global loads per output point that the tiled kernel makes on
-// that grid (each block loads its IN_TILE_DIM³ input tile once: about 9 on
+// that grid (each block loads its IN_TILE_DIM³ input tile once: about 8.1 on
 // the grids of the check, against the plain kernel's 13); at least 12 of
 // the 13 neighbours read from shared memory per output point, values read
 // from shared memory reaching the output; a shared tile of at least

@@ -29,10 +29,10 @@
 // itself: it compiles coarsened.cu to PTX (what NVRTC makes of your text)
 // and runs a copy of that PTX that counts, for each thread, what it loads
 // from global memory and from shared memory and the barriers it passes,
-// once, on a grid it draws. It asks for: the output right on that grid; at
+// once, on a grid drawn as the timed grid is (sides around 512). It asks for: the output right on that grid; at
 // most 1.15 times the global loads per output point of this exercise's
 // kernel on that grid (each block loads each plane of its columns once:
-// about 1.8 on the grids of the check, against the plain kernel's 13); at
+// about 1.5 on the grids of the check, against the plain kernel's 13); at
 // least 12 of the 13 neighbours read from shared memory per output point,
 // values read from shared memory reaching the output; five planes of
 // IN_TILE_DIM² floats of static shared memory (cuFuncGetAttribute); and,

@@ -24,7 +24,8 @@
 // that reuses its inputs, the chapter's subject: the grader compiles
 // challenge.cu to PTX and runs a copy of that PTX that counts, for each
 // thread, the bytes it loads from global memory (through any path: plain,
-// read-only __ldg, vector or generic loads), once, on a grid it draws, and
+// read-only __ldg, vector or generic loads), once, on a grid drawn as the
+// timed grid is, and
 // asks for the output right on that grid and at most 10 global loads per
 // output point (the plain kernel makes 13; keeping the z neighbours in
 // registers makes 9, shared-memory tiles fewer). Warp shuffles are

@@ -430,7 +430,7 @@ func (h *host) inspect(req request) (response, []float32, error) {
 		return r, nil, err
 	}
 	nz, ny, nx := req.Dims[0], req.Dims[1], req.Dims[2]
-	cnt, err := h.alloc(2*counters, "the counters")
+	cnt, err := h.alloc(2*slotWords*counterSlots, "the counters")
 	if err != nil {
 		return r, nil, err
 	}
@@ -479,13 +479,16 @@ func (h *host) inspect(req request) (response, []float32, error) {
 	if err := dst.Download(0, out); err != nil {
 		return r, nil, err
 	}
-	raw := make([]float32, 2*counters)
+	raw := make([]float32, 2*slotWords*counterSlots)
 	if err := cnt.Download(0, raw); err != nil {
 		return r, nil, err
 	}
 	r.Counters = make([]uint64, counters)
-	for i := range r.Counters {
-		r.Counters[i] = uint64(math.Float32bits(raw[2*i])) | uint64(math.Float32bits(raw[2*i+1]))<<32
+	for slot := range counterSlots {
+		for i := range r.Counters {
+			w := 2 * (slot*slotWords + i)
+			r.Counters[i] += uint64(math.Float32bits(raw[w])) | uint64(math.Float32bits(raw[w+1]))<<32
+		}
 	}
 	f := k.Function()
 	r.Registers, r.StaticShared, r.LocalBytes, r.PTXBytes = f.Registers, f.StaticShared, f.LocalBytes, len(ptx)

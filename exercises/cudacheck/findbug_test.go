@@ -99,7 +99,11 @@ func TestSeedMistakesLoseTheCheckNamedForThem(t *testing.T) {
 			case want.check:
 				assert.False(t, c.Passed, "%s loses %s", mode, c.ID)
 				assert.Contains(t, c.Message, want.says, mode)
-			case "values", "performance", "method", want.also:
+			case "method":
+				// judged on the counted grid, as large as the timed one:
+				// a mistake that does not show there (a halo of one on a
+				// grid of one tile) leaves the technique to be judged
+			case "values", "performance", want.also:
 				assert.False(t, c.Passed, "%s: the whole sweep is wrong", mode)
 			default:
 				assert.True(t, c.Passed, "%s keeps %s: %s", mode, c.ID, c.Message)

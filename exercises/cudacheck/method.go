@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/lab"
 )
 
 // The method check: whether the kernel does what the exercise teaches, on
@@ -113,14 +114,12 @@ func techniqueLoads(tile int, dims [3]int) float64 {
 	return loads / outputs
 }
 
-// methodDims draws the counted grid: sides of two tiles and more, not all
-// equal.
-func methodDims(t *grading.T, s Spec) [3]int {
-	lo := 48
-	if s.Shape != FromFile {
-		lo = 2*s.Tile + 8
-	}
-	return shapes(t, 1, lo, lo+24)[0]
+// methodDims draws the counted grid as the timed grid is drawn (perfDims,
+// sides around PerfN): a kernel cannot tell the counting run from the
+// timed one by its size, and so cannot earn the speed points with a
+// kernel other than the one counted.
+func methodDims(t *grading.T, e *Env) [3]int {
+	return perfDims(t.Rand(), e.perfN)
 }
 
 // Inspection is what the method check found: the counting run's numbers
@@ -140,7 +139,7 @@ type Inspection struct {
 // returns what it found, or the reason it could not judge.
 func (e *Env) inspect(t *grading.T) (*Inspection, bool) {
 	s := e.Spec
-	d := methodDims(t, s)
+	d := methodDims(t, e)
 	in := randomGrid(t, d[0], d[1], d[2])
 	c := randomCoeffs(t)
 	n := d[0] * d[1] * d[2]
@@ -155,11 +154,18 @@ func (e *Env) inspect(t *grading.T) (*Inspection, bool) {
 		t.Fatalf("the counting run: %v", err)
 	}
 	e.ptx = string(ptx)
-	got := grading.Float64s(data[:n])
-	want := reference(t, in, c)
+	// The reference on every core (the grid is as large as the timed one),
+	// the boundary NaN: no output.
+	want := &lab.Grid3[float32]{NZ: d[0], NY: d[1], NX: d[2], Data: make([]float32, n)}
+	for i := range want.Data {
+		want.Data[i] = float32(math.NaN())
+	}
+	if err := Sweep13(want, in.Grid3, c); err != nil {
+		t.Fatalf("reference: %v", err)
+	}
 	wrong := 0
-	for i := range got {
-		g, w := got[i], want[i]
+	for i, g32 := range data[:n] {
+		g, w := float64(g32), float64(want.Data[i])
 		if math.IsNaN(w) != math.IsNaN(g) || (!math.IsNaN(w) && math.Abs(g-w) > tol.Abs+tol.Rel*math.Abs(w)) {
 			wrong++
 		}

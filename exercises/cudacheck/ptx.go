@@ -578,6 +578,15 @@ const (
 	counters
 )
 
+// counterSlots is how many copies of the counters the counting run keeps,
+// a block adding to the copy its index picks, so that the atomic adds of a
+// grid of 512³ points spread over the memory's slices; the child sums them.
+// A copy takes slotWords 64-bit words.
+const (
+	counterSlots = 1024
+	slotWords    = 8
+)
+
 // counterOf returns the counter an instruction adds to and by how much
 // (−1: none).
 func (in ptxInst) counterOf() (int, int) {
@@ -610,7 +619,8 @@ func (in ptxInst) counterOf() (int, int) {
 
 // instrumentPTX returns a copy of ptx whose entry name adds, after each
 // load, store and barrier it counts, what it moved to a counter at the
-// device address addr (counters 64-bit words, see cntGlobalLoad), under
+// device address addr (counterSlots copies of slotWords 64-bit words, the
+// counters first, see cntGlobalLoad; a block adds to one copy), under
 // the instruction's own guard, and counts its threads at the start. The
 // rest of the text is unchanged, so that the counting build computes what
 // the graded one does.
@@ -639,7 +649,13 @@ func instrumentPTX(ptx, name string, addr uint64) (string, error) {
 		}
 		b.WriteString(l)
 		if i+1 == e.bodyLine {
-			fmt.Fprintf(&b, "\n\t.reg .b64 %%slcnt<1>;\n\tmov.u64 %%slcnt0, %d;\n\tred.global.add.u64 [%%slcnt0+%d], 1;", addr, 8*cntThreads)
+			// The block's copy: (ctaid.x + 977·ctaid.y + 131·ctaid.z) mod
+			// counterSlots.
+			fmt.Fprintf(&b, "\n\t.reg .b64 %%slcnt<2>;\n\t.reg .b32 %%slidx<3>;"+
+				"\n\tmov.u32 %%slidx0, %%ctaid.x;\n\tmov.u32 %%slidx1, %%ctaid.y;\n\tmad.lo.u32 %%slidx0, %%slidx1, 977, %%slidx0;"+
+				"\n\tmov.u32 %%slidx2, %%ctaid.z;\n\tmad.lo.u32 %%slidx0, %%slidx2, 131, %%slidx0;\n\tand.b32 %%slidx0, %%slidx0, %d;"+
+				"\n\tmul.wide.u32 %%slcnt1, %%slidx0, %d;\n\tmov.u64 %%slcnt0, %d;\n\tadd.u64 %%slcnt0, %%slcnt0, %%slcnt1;"+
+				"\n\tred.global.add.u64 [%%slcnt0+%d], 1;", counterSlots-1, 8*slotWords, addr, 8*cntThreads)
 		}
 		for _, a := range after[i+1] {
 			b.WriteByte('\n')

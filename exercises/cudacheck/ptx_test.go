@@ -123,7 +123,7 @@ func TestInstrumentPTX(t *testing.T) {
 	var kept []string
 	added := 0
 	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, "%slcnt") {
+		if strings.Contains(l, "%slcnt") || strings.Contains(l, "%slidx") {
 			added++
 			continue
 		}
@@ -137,8 +137,9 @@ func TestInstrumentPTX(t *testing.T) {
 			counted++
 		}
 	}
-	assert.Equal(t, counted+3, added, "one per counted instruction, and the register, its address and the thread count")
+	assert.Equal(t, counted+12, added, "one per counted instruction, and the registers, the block's copy of the counters and the thread count")
 	assert.Contains(t, out, fmt.Sprintf("mov.u64 %%slcnt0, %d;", 0xdead0000))
+	assert.Contains(t, out, fmt.Sprintf("and.b32 %%slidx0, %%slidx0, %d;", counterSlots-1))
 	assert.Contains(t, out, "\t@%p2 red.global.add.u64 [%slcnt0+0], 4;", "the load's guard")
 	assert.Contains(t, out, fmt.Sprintf("red.global.add.u64 [%%slcnt0+%d], 1;", 8*cntBarrier))
 	_, err = parsePTX(out, "coarsened")
