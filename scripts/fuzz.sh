@@ -30,6 +30,7 @@ TARGETS="
 ./gpu FuzzProcessRank
 ./gpu FuzzRendezvousMessages
 ./exercises/cudacheck FuzzReadAnswer
+./exercises/cudacheck FuzzParsePTX
 ./exercises/handin FuzzNotebookCells
 ./exercises/handin FuzzCellFile
 ./exercises/gradebook FuzzSafeCell

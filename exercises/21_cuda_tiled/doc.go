@@ -26,6 +26,27 @@
 // (exercises/cudacheck/cuda13_record.json); the threshold is three quarters
 // of it, rounded to 5 %.
 //
+// # The method check (5 points)
+//
+// The grader checks that the kernel tiles, on evidence it gathers itself:
+// it compiles tiled.cu to PTX (what NVRTC makes of your text) and runs a
+// copy of that PTX that counts, for each thread, what it loads from global
+// memory and from shared memory and the barriers it passes, once, on a
+// grid drawn as the timed grid is (sides around 512). It asks for: the output right on that grid; at most 1.15
+// times the global loads per output point that the tiled kernel makes on
+// that grid (each block loads its IN_TILE_DIM³ input tile once: about 8.1 on
+// the grids of the check, against the plain kernel's 13); at least 12 of
+// the 13 neighbours read from shared memory per output point, values read
+// from shared memory reaching the output; a shared tile of at least
+// IN_TILE_DIM³ floats (cuFuncGetAttribute); a barrier. The message gives
+// your numbers ("your kernel makes 13.0 global loads per output point …").
+// A plain kernel, or one that fills a shared tile and never reads it,
+// earns the correctness checks only: the speed points count only for a
+// kernel that passed its method check. The kernel may read only the
+// special registers of its place in the launch (threadIdx, blockIdx and
+// their sizes): one that reads the clock, or keeps __device__ state
+// between launches, could tell the counting run from the graded one.
+//
 // # How it is graded
 //
 // The grader compiles the file with NVRTC on the GPU (a compile error is

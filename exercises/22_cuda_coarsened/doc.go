@@ -19,9 +19,33 @@
 // kernel on the simulator.
 //
 // The performance check asks for 20 % of the float4 copy: the reference
-// solution reached 26.9 % on an NVIDIA H200
+// solution reached 26.0 % on an NVIDIA H200
 // (exercises/cudacheck/cuda13_record.json); the threshold is three quarters
 // of it, rounded to 5 %.
+//
+// # The method check (5 points)
+//
+// The grader checks that the kernel coarsens, on evidence it gathers
+// itself: it compiles coarsened.cu to PTX (what NVRTC makes of your text)
+// and runs a copy of that PTX that counts, for each thread, what it loads
+// from global memory and from shared memory and the barriers it passes,
+// once, on a grid drawn as the timed grid is (sides around 512). It asks for: the output right on that grid; at
+// most 1.15 times the global loads per output point of this exercise's
+// kernel on that grid (each block loads each plane of its columns once:
+// about 1.5 on the grids of the check, against the plain kernel's 13); at
+// least 12 of the 13 neighbours read from shared memory per output point,
+// values read from shared memory reaching the output; five planes of
+// IN_TILE_DIM² floats of static shared memory (cuFuncGetAttribute); and,
+// in the compiled code, a loop that holds the output's store, a store to
+// shared memory, a load from it and a barrier (the march through the
+// planes; where the compiler unrolled that loop, a barrier per plane,
+// counted, stands for it). The message gives your numbers ("your kernel makes 13.0 global
+// loads per output point …"). A plain kernel, or one that fills shared
+// planes for show, earns the correctness checks only: the speed points
+// count only for a kernel that passed its method check. The kernel may
+// read only the special registers of its place in the launch; one that
+// reads the clock, or keeps __device__ state between launches, could tell
+// the counting run from the graded one.
 //
 // # How it is graded
 //

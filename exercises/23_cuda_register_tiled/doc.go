@@ -12,9 +12,32 @@
 // the simulator.
 //
 // The performance check asks for 35 % of the float4 copy: the reference
-// solution reached 46.2 % on an NVIDIA H200
+// solution reached 44.9 % on an NVIDIA H200
 // (exercises/cudacheck/cuda13_record.json); the threshold is three quarters
 // of it, rounded to 5 %.
+//
+// # The method check (5 points)
+//
+// The grader checks the register tiling on evidence it gathers itself: it
+// compiles register_tiled.cu to PTX (what NVRTC makes of your text) and
+// runs a copy of that PTX that counts, for each thread, what it loads from
+// global memory and from shared memory and the barriers it passes, once,
+// on a grid drawn as the timed grid is (sides around 512). It asks for: the output right on that grid; at most
+// 1.15 times the global loads per output point of this exercise's kernel
+// on that grid (about 1.5 on the grids of the check, against the plain
+// kernel's 13); between 7.5 and 9.5 values read from shared memory per
+// output point (the x and y neighbours, 8, or 9 with the centre: the four
+// z neighbours come from registers, not from shared planes as in exercise
+// 22), values read from shared memory reaching the output; one to four
+// planes of IN_TILE_DIM² floats of static shared memory, fewer than
+// coarsening's five; and, in the compiled code, a loop that holds the
+// output's store, a load from shared memory and a barrier (or, unrolled,
+// a barrier per plane). The message
+// gives your numbers. A plain kernel, or exercise 22's kernel handed in
+// here, loses the method check, and the speed points with it. The kernel
+// may read only the special registers of its place in the launch; one
+// that reads the clock, or keeps __device__ state between launches, could
+// tell the counting run from the graded one.
 //
 // # How it is graded
 //

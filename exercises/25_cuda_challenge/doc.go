@@ -15,8 +15,24 @@
 // small checks and whose every timed launch did its work: two points for
 // each tenth of the float4 copy it reaches, up to the best chapter
 // kernel's share rounded down to a tenth (40 %: register tiling reached
-// 46.2 % on an NVIDIA H200, exercises/cudacheck/cuda13_record.json).
+// 44.9 % on an NVIDIA H200, exercises/cudacheck/cuda13_record.json).
 // `grade -class` ranks the class's correct kernels in leaderboard.md.
+//
+// # The method check (3 points)
+//
+// Any technique is allowed, but the speed points count only for a kernel
+// that reuses its inputs, the chapter's subject: the grader compiles
+// challenge.cu to PTX and runs a copy of that PTX that counts, for each
+// thread, the bytes it loads from global memory (through any path: plain,
+// read-only __ldg, vector or generic loads), once, on a grid drawn as the
+// timed grid is, and
+// asks for the output right on that grid and at most 10 global loads per
+// output point (the plain kernel makes 13; keeping the z neighbours in
+// registers makes 9, shared-memory tiles fewer). Warp shuffles are
+// allowed; instructions the counting cannot account for (textures,
+// asynchronous copies, atomics, functions the compiler did not inline),
+// the clock and timers, and __device__ state kept between launches are
+// not.
 //
 // # How it is graded
 //

@@ -46,6 +46,9 @@ type Env struct {
 	Metrics map[string]float64
 	// Notes are added to the exercise's message.
 	Notes []string
+
+	sent []sentRequest // the graded run's requests, for the sanitizer
+	ptx  string        // the PTX the method check read
 }
 
 type perfResult struct {
@@ -563,6 +566,9 @@ func checkPerformance(t *grading.T, e *Env) {
 	if !e.correct() {
 		t.Fatalf("speed counts only for a correct kernel: %v must pass first", e.Spec.correctness())
 	}
+	if !e.methodPassed() {
+		t.Fatalf("speed counts only for a kernel that passed its method check (%s): a fast kernel without the technique earns no speed points", e.Spec.method().Technique)
+	}
 	kms, cms, err := e.Perf()
 	e.must(t, err, fmt.Sprintf("time at N ≈ %d", e.perfN))
 	share := cms / kms
@@ -577,6 +583,9 @@ func checkPerformance(t *grading.T, e *Env) {
 func checkSpeed(t *grading.T, e *Env, share float64) {
 	if !e.correct() {
 		t.Fatalf("speed counts only for a correct kernel: %v must pass first", e.Spec.correctness())
+	}
+	if !e.methodPassed() {
+		t.Fatalf("speed counts only for a kernel that passed its method check (%s)", e.Spec.method().Technique)
 	}
 	kms, cms, err := e.Perf()
 	e.must(t, err, fmt.Sprintf("time at N ≈ %d", e.perfN))
@@ -676,6 +685,9 @@ func checkEveryPlane(t *grading.T, e *Env) {
 		if columns == 0 && o.nz > 2*Radius && o.ny > 2*Radius && o.nx > 2*Radius {
 			t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: no interior point is written", e.Spec.File, o.nz, o.ny, o.nx)
 		}
+		if all := (o.ny - 2*Radius) * (o.nx - 2*Radius); 2*columns < all {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along x only: %d of the %d interior columns (j, k) receive outputs; the check judges the planes of each column where at least half of them do", e.Spec.File, o.nz, o.ny, o.nx, columns, all)
+		}
 	}
 }
 
@@ -758,6 +770,23 @@ func (e *Env) writtenRight(t *grading.T, o outcome, along string) {
 	if written == 0 {
 		t.Fatalf("%s on %d×%d×%d, inputs that vary along %s only: no interior point is written", e.Spec.File, o.nz, o.ny, o.nx, along)
 	}
+	if wrong == 0 {
+		best, all := 0, (o.ny-2*Radius)*(o.nx-2*Radius)
+		for i := Radius; i < o.nz-Radius; i++ {
+			n := 0
+			for j := Radius; j < o.ny-Radius; j++ {
+				for k := Radius; k < o.nx-Radius; k++ {
+					if w, _ := o.at(i, j, k); w {
+						n++
+					}
+				}
+			}
+			best = max(best, n)
+		}
+		if 2*best < all {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along %s only: the points written are right, and no plane has half of its %d interior points written (at most %d): the check judges the rows and columns of planes at least half written", e.Spec.File, o.nz, o.ny, o.nx, along, all, best)
+		}
+	}
 	if wrong > 0 {
 		t.Fatalf("%s on %d×%d×%d, inputs that vary along %s only: %d of the %d points written are wrong (first %s)", e.Spec.File, o.nz, o.ny, o.nx, along, wrong, written, first)
 	}
@@ -820,6 +849,9 @@ func checkBarriers(t *grading.T, e *Env) {
 		}
 		if written == 0 {
 			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only, launch %d of %d: no interior point is written", e.Spec.File, nz, ny, nx, l+1, barrierLaunches)
+		}
+		if all := (nz - 2*Radius - 2) * (ny - 2*Radius) * (nx - 2*Radius); 4*judged < all {
+			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only, launch %d of %d: %d of the %d interior points are written with their neighbours i−1 and i+1, fewer than a quarter: the check judges those points only", e.Spec.File, nz, ny, nx, l+1, barrierLaunches, judged, all)
 		}
 		if wrong > 0 {
 			t.Fatalf("%s on %d×%d×%d, inputs that vary along z only, launch %d of %d: %d of the %d points judged (written, with their neighbours i−1 and i+1) are wrong, in %d planes (first %s)",

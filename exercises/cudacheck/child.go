@@ -166,6 +166,12 @@ func (h *host) handle(req request) (response, []float32) {
 			return fail(err)
 		}
 		return response{}, out
+	case opInspect:
+		r, out, err := h.inspect(req)
+		if err != nil {
+			return fail(err)
+		}
+		return r, out
 	case opTime:
 		r, out, err := h.time(req)
 		if err != nil {
@@ -176,17 +182,23 @@ func (h *host) handle(req request) (response, []float32) {
 	return fail(fmt.Errorf("unknown request %q", req.Op))
 }
 
-// kernel compiles the source with tile (0: the default), once.
-func (h *host) kernel(tile int) (*gpu.SourceKernel, error) {
+// defines returns the defines of the build with tile (0: the default).
+func (h *host) defines(tile int) (int, []gpu.Define) {
 	if tile == 0 {
 		tile = h.spec.DefaultTile()
-	}
-	if k, ok := h.kernels[tile]; ok {
-		return k, nil
 	}
 	var defs []gpu.Define
 	if d := h.spec.TileDefine(); d != "" {
 		defs = append(defs, gpu.Define{Name: d, Value: strconv.Itoa(tile)})
+	}
+	return tile, defs
+}
+
+// kernel compiles the source with tile (0: the default), once.
+func (h *host) kernel(tile int) (*gpu.SourceKernel, error) {
+	tile, defs := h.defines(tile)
+	if k, ok := h.kernels[tile]; ok {
+		return k, nil
 	}
 	geom, err := geometry(h.spec, h.source, tile)
 	if err != nil {
@@ -387,4 +399,98 @@ func (h *host) time(req request) (response, []float32, error) {
 		return r, nil, errors.New("the chain's time is not a number")
 	}
 	return r, out, nil
+}
+
+// inspect compiles the source with the request's tile to PTX, and runs a
+// copy of it that counts the loads, stores and barriers of each thread
+// (instrumentPTX) once on the grid drawn from the request's seed, the
+// output poisoned first; it answers the counters, the graded build's
+// attributes, the output and the PTX. The PTX is compiled, and the
+// counters' buffer allocated, before any launch of the student's kernel.
+func (h *host) inspect(req request) (response, []float32, error) {
+	var r response
+	k, err := h.kernel(req.Tile)
+	if err != nil {
+		return r, nil, err
+	}
+	tile, defs := h.defines(req.Tile)
+	ptx, err := h.dev.SourcePTX(h.spec.File, h.source, defs)
+	if err != nil {
+		return r, nil, marked(errBuild, err)
+	}
+	if len(ptx) > maxPTX {
+		return r, nil, fmt.Errorf("the PTX of %s has %d bytes, over the limit of %d", h.spec.File, len(ptx), maxPTX)
+	}
+	c, err := coeffs(req.Coeffs)
+	if err != nil {
+		return r, nil, err
+	}
+	n, err := checkDims(req.Dims)
+	if err != nil {
+		return r, nil, err
+	}
+	nz, ny, nx := req.Dims[0], req.Dims[1], req.Dims[2]
+	cnt, err := h.alloc(2*slotWords*counterSlots, "the counters")
+	if err != nil {
+		return r, nil, err
+	}
+	defer cnt.Free()
+	if err := cnt.Fill(0); err != nil {
+		return r, nil, err
+	}
+	inst, err := instrumentPTX(ptx, h.spec.Entry(), cnt.Address())
+	if err != nil {
+		return r, nil, err
+	}
+	geom, err := geometry(h.spec, h.source, tile)
+	if err != nil {
+		return r, nil, marked(errBuild, err)
+	}
+	ik, err := h.dev.LoadPTX(h.spec.File, inst, h.spec.Entry(), geom)
+	if err != nil {
+		if errors.Is(err, gpu.ErrContextLost) {
+			return r, nil, err
+		}
+		return r, nil, marked(errLaunch, fmt.Errorf("the counting build: %w", err))
+	}
+	src, err := h.alloc(n, "the input")
+	if err != nil {
+		return r, nil, err
+	}
+	defer src.Free()
+	dst, err := h.alloc(n, "the output")
+	if err != nil {
+		return r, nil, err
+	}
+	defer dst.Free()
+	if err := upload(src, req.Seed, req.Along, ny, nx); err != nil {
+		return r, nil, err
+	}
+	if err := dst.Poison(); err != nil {
+		return r, nil, err
+	}
+	if _, err := ik.LaunchCoeffs(dst, src, nz, ny, nx, c[:]); err != nil {
+		if errors.Is(err, gpu.ErrContextLost) {
+			return r, nil, err
+		}
+		return r, nil, marked(errLaunch, err)
+	}
+	out := make([]float32, n)
+	if err := dst.Download(0, out); err != nil {
+		return r, nil, err
+	}
+	raw := make([]float32, 2*slotWords*counterSlots)
+	if err := cnt.Download(0, raw); err != nil {
+		return r, nil, err
+	}
+	r.Counters = make([]uint64, counters)
+	for slot := range counterSlots {
+		for i := range r.Counters {
+			w := 2 * (slot*slotWords + i)
+			r.Counters[i] += uint64(math.Float32bits(raw[w])) | uint64(math.Float32bits(raw[w+1]))<<32
+		}
+	}
+	f := k.Function()
+	r.Registers, r.StaticShared, r.LocalBytes, r.PTXBytes = f.Registers, f.StaticShared, f.LocalBytes, len(ptx)
+	return r, append(out, packBytes([]byte(ptx))...), nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"stencillab.dev/gpu"
@@ -74,6 +75,26 @@ const (
 	FakeNothing = "nothing"
 )
 
+// Method dodges, for the method check's tests: each answers the right
+// values, and the counting run and PTX of a kernel without the
+// exercise's technique.
+const (
+	// FakePlain: the plain kernel, thirteen global loads per output, no
+	// shared memory.
+	FakePlain = "plain"
+	// FakeDecoy: the plain kernel with a shared array written and never
+	// read.
+	FakeDecoy = "decoy"
+	// FakeShow: the plain kernel that reads one shared value into its
+	// output, for show.
+	FakeShow = "for-show"
+	// FakeClock: the technique, and a read of the clock.
+	FakeClock = "clock"
+	// FakeRewritten: a kernel that marches with shared planes of its own,
+	// not the given kernel's arrays (exercise 24).
+	FakeRewritten = "rewritten"
+)
+
 // CPUChildMain is a stand-in for ChildMain on a machine without a GPU, for
 // the tests of the grader: it answers as a GPU running a correct kernel
 // would, whatever the source, its outputs computed by the CPU reference,
@@ -99,6 +120,7 @@ func CPUChildMain(args []string, stdin io.Reader, stdout io.Writer, pct float64,
 var standInRE = regexp.MustCompile(`(?m)^// stand-in: ([a-z0-9-]+)$`)
 
 type cpuHost struct {
+	spec   Spec
 	id     string
 	pct    float64
 	mode   string
@@ -230,6 +252,7 @@ func (h *cpuHost) handle(req request) (response, []float32) {
 		if _, ok := Lookup(req.ID); !ok || (h.id != "" && h.id != req.ID) {
 			return fail(fmt.Errorf("no CUDA exercise %q", req.ID))
 		}
+		h.spec, _ = Lookup(req.ID)
 		if m := standInRE.FindStringSubmatch(req.Source); h.mode == "" && m != nil {
 			h.mode = m[1]
 		}
@@ -259,6 +282,17 @@ func (h *cpuHost) handle(req request) (response, []float32) {
 			return fail(err)
 		}
 		return response{}, out
+	case opInspect:
+		c, err := coeffs(req.Coeffs)
+		if err != nil {
+			return fail(err)
+		}
+		out, err := h.model(request{Op: opSweep, Dims: req.Dims, Seed: req.Seed, Coeffs: req.Coeffs}, c)
+		if err != nil {
+			return fail(err)
+		}
+		r, ptx := h.inspectAnswer(req)
+		return r, append(out, packBytes([]byte(ptx))...)
 	case opTime:
 		if h.mode == FakeHangTimed {
 			select {}
@@ -300,4 +334,155 @@ func (h *cpuHost) handle(req request) (response, []float32) {
 		return r, out
 	}
 	return fail(fmt.Errorf("unknown request %q", req.Op))
+}
+
+// inspectAnswer answers a counting run as the GPU would for the stand-in's
+// kernel: the counters and PTX of the exercise's technique (the reference
+// kernel's), or of the dodge the mode names.
+func (h *cpuHost) inspectAnswer(req request) (response, string) {
+	s := h.spec
+	d := req.Dims
+	outputs := uint64(max(d[0]-2*Radius, 0) * max(d[1]-2*Radius, 0) * max(d[2]-2*Radius, 0))
+	tile := s.Tile
+	f := fakeKernel{entry: s.Entry(), loop: s.Shape == Columns || s.Shape == FromFile, reads: true, stores: true, feeds: true}
+	perOut := func(v float64) uint64 { return uint64(math.Round(v * 4 * float64(outputs))) }
+	r := response{Counters: make([]uint64, counters), Registers: 32}
+	threads := uint64(1000)
+	r.Counters[cntThreads] = threads
+	r.Counters[cntGlobalStore] = perOut(1)
+	switch s.Shape {
+	case Tile3:
+		f.arrays = []fakeArray{{"_ZZ5tiledE4tile", tile * tile * tile * 4}}
+		r.Counters[cntGlobalLoad] = perOut(techniqueLoads(tile, d))
+		r.Counters[cntSharedLoad] = perOut(13)
+		r.Counters[cntBarrier] = threads
+	case Columns:
+		shared := 13.0
+		f.arrays = []fakeArray{{"_ZZ9coarsenedE1s", 5 * tile * tile * 4}}
+		switch s.Kind {
+		case FindBug:
+			f.arrays = nil
+			for _, a := range []string{"inPrev2_s", "inPrev_s", "inCurr_s", "inNext_s", "inNext2_s"} {
+				f.arrays = append(f.arrays, fakeArray{fmt.Sprintf("_ZZ9coarsenedE%d%s", len(a), a), tile * tile * 4})
+			}
+		default:
+			if s.ID == "23_cuda_register_tiled" {
+				shared = 8
+				f.arrays = []fakeArray{{"_ZZ14register_tiledE5cur_s", tile * tile * 4}}
+			}
+		}
+		r.Counters[cntGlobalLoad] = perOut(techniqueLoads(tile, d))
+		r.Counters[cntSharedLoad] = perOut(shared)
+		r.Counters[cntBarrier] = threads * uint64(2*(tile-2*Radius))
+	default:
+		f.reads, f.stores, f.feeds = false, false, false
+		r.Counters[cntGlobalLoad] = perOut(9)
+	}
+	r.Counters[cntSharedStore] = r.Counters[cntGlobalLoad]
+	switch h.mode {
+	case FakePlain, FakeDecoy, FakeShow:
+		r.Counters[cntGlobalLoad] = perOut(plainLoads)
+		r.Counters[cntSharedLoad], r.Counters[cntSharedStore], r.Counters[cntBarrier] = 0, 0, 0
+		f.reads, f.stores, f.feeds = false, false, false
+		if h.mode == FakePlain {
+			f.arrays = nil
+		} else {
+			f.stores = true
+			r.Counters[cntSharedStore] = perOut(1)
+		}
+		if h.mode == FakeShow {
+			f.reads, f.feeds = true, true
+			r.Counters[cntSharedLoad] = perOut(1)
+			r.Counters[cntBarrier] = threads
+		}
+	case FakeClock:
+		f.clock = true
+	case FakeRewritten:
+		f.arrays = []fakeArray{{"_ZZ9coarsenedE6planes", 5 * tile * tile * 4}}
+	}
+	for _, a := range f.arrays {
+		r.StaticShared += a.bytes
+	}
+	ptx := f.ptx()
+	r.PTXBytes = len(ptx)
+	return r, ptx
+}
+
+type fakeArray struct {
+	name  string
+	bytes int
+}
+
+// fakeKernel writes a PTX text of the shape NVRTC writes, with the
+// features a method check looks for.
+type fakeKernel struct {
+	entry                      string
+	arrays                     []fakeArray
+	loop, reads, stores, feeds bool
+	clock                      bool
+}
+
+func (f fakeKernel) ptx() string {
+	var b strings.Builder
+	b.WriteString("//\n// Generated by the CPU stand-in\n//\n\n.version 8.5\n.target sm_90\n.address_size 64\n\n")
+	for _, a := range f.arrays {
+		fmt.Fprintf(&b, ".shared .align 4 .b8 %s[%d];\n", a.name, a.bytes)
+	}
+	fmt.Fprintf(&b, "\n\t// .globl\t%s\n.visible .entry %s(\n", f.entry, f.entry)
+	for i := range 18 {
+		typ := ".f32"
+		switch {
+		case i < 2:
+			typ = ".u64"
+		case i < 5:
+			typ = ".u32"
+		}
+		sep := ","
+		if i == 17 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "\t.param %s %s_param_%d%s\n", typ, f.entry, i, sep)
+	}
+	b.WriteString(")\n{\n\t.reg .pred \t%p<4>;\n\t.reg .b32 \t%r<40>;\n\t.reg .f32 \t%f<60>;\n\t.reg .b64 \t%rd<30>;\n\n")
+	fmt.Fprintf(&b, "\tld.param.u64 \t%%rd1, [%s_param_0];\n\tld.param.u64 \t%%rd2, [%s_param_1];\n", f.entry, f.entry)
+	b.WriteString("\tcvta.to.global.u64 \t%rd3, %rd1;\n\tcvta.to.global.u64 \t%rd4, %rd2;\n\tmov.u32 \t%r1, %tid.x;\n\tmov.u32 \t%r2, %ctaid.x;\n")
+	if f.clock {
+		b.WriteString("\tmov.u64 \t%rd20, %clock64;\n")
+	}
+	for i, a := range f.arrays {
+		fmt.Fprintf(&b, "\tmov.u32 \t%%r%d, %s;\n", 10+i, a.name)
+	}
+	if f.loop {
+		b.WriteString("$L__BB0_1:\n")
+	}
+	// Line information, as NVRTC writes it with --generate-line-info: a
+	// directive without ';' before each instruction of a source line.
+	b.WriteString("\t.loc\t1 30 5\n\tld.global.f32 \t%f1, [%rd3];\n\t.loc\t1 31 5\n")
+	if f.stores {
+		for i := range f.arrays {
+			fmt.Fprintf(&b, "\tst.shared.f32 \t[%%r%d], %%f1;\n", 10+i)
+		}
+	}
+	if f.reads || f.stores {
+		b.WriteString("\tbar.sync \t0;\n")
+	}
+	acc := "%f1"
+	if f.reads {
+		for i := range f.arrays {
+			fmt.Fprintf(&b, "\tld.shared.f32 \t%%f%d, [%%r%d+4];\n", 20+i, 10+i)
+			if f.feeds {
+				fmt.Fprintf(&b, "\tfma.rn.f32 \t%%f%d, %%f%d, %%f1, %s;\n", 40+i, 20+i, acc)
+				acc = fmt.Sprintf("%%f%d", 40+i)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\tst.global.f32 \t[%%rd4], %s;\n", acc)
+	if f.loop {
+		if f.reads || f.stores {
+			b.WriteString("\tbar.sync \t0;\n")
+		}
+		b.WriteString("\tadd.s32 \t%r3, %r3, 1;\n\tsetp.lt.s32 \t%p1, %r3, %r2;\n\t@%p1 bra \t$L__BB0_1;\n")
+	}
+	b.WriteString("\tret;\n\n}\n")
+	return b.String()
 }

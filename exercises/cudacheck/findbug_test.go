@@ -75,18 +75,21 @@ var fixWords = []string{"swap", "exchange", "barrier", "syncthreads", "OUT_TILE_
 // Each seed-style mistake of exercise 24, modelled alone by the CPU
 // stand-in, loses the check named for it, and the checks of the other
 // mistakes pass; every message states a symptom and names no fix. The
-// correct kernel gets every point.
+// correct kernel gets every point. The z loop that closes early writes
+// one plane of each block's 28: no point has both its z neighbours
+// written, so the check of the block's waits has nothing to judge and
+// scores nothing (partial credit only for verified partial work).
 func TestSeedMistakesLoseTheCheckNamedForThem(t *testing.T) {
 	spec, ok := Lookup("24_cuda_find_the_bug")
 	require.True(t, ok)
 	honest := Grade(fakeCfg(FakeHonest), spec, findBugSource(""))
 	require.Equal(t, grading.Graded, honest.Status, honest.Message)
 	assert.Equal(t, honest.MaxPoints, honest.Points)
-	named := map[string]struct{ check, says string }{
-		FakeZLoop: {"every-plane", "are never written"},
-		FakeHalo:  {"every-column", "they include every point of rows j = 28, 29"},
-		FakeSwap:  {"one-axis", "inputs that vary along y only"},
-		FakeRace:  {"barriers", "inputs that vary along z only"},
+	named := map[string]struct{ check, says, also string }{
+		FakeZLoop: {"every-plane", "are never written", "barriers"},
+		FakeHalo:  {"every-column", "they include every point of rows j = 28, 29", ""},
+		FakeSwap:  {"one-axis", "inputs that vary along y only", ""},
+		FakeRace:  {"barriers", "inputs that vary along z only", ""},
 	}
 	for mode, want := range named {
 		r := Grade(fakeCfg(FakeHonest), spec, findBugSource(mode))
@@ -96,7 +99,11 @@ func TestSeedMistakesLoseTheCheckNamedForThem(t *testing.T) {
 			case want.check:
 				assert.False(t, c.Passed, "%s loses %s", mode, c.ID)
 				assert.Contains(t, c.Message, want.says, mode)
-			case "values", "performance":
+			case "method":
+				// judged on the counted grid, as large as the timed one:
+				// a mistake that does not show there (a halo of one on a
+				// grid of one tile) leaves the technique to be judged
+			case "values", "performance", want.also:
 				assert.False(t, c.Passed, "%s: the whole sweep is wrong", mode)
 			default:
 				assert.True(t, c.Passed, "%s keeps %s: %s", mode, c.ID, c.Message)

@@ -1,6 +1,7 @@
 package cudacheck
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +112,21 @@ func fixtures(t *testing.T) map[string]map[string]string {
 		"        if (past == 1.5e38f) {\n            out[0] = past;\n        }\n    }\n")
 	racy := replaceOnce(t, "racy", tiled, "    __syncthreads();\n", "")
 
+	// For compute-sanitizer, evasion: a read past the end of the input
+	// (no fault: the grids of the values checks are small) on every grid
+	// but those the sanitizer used to watch (3³, 9×11×13, 21×19×37): it
+	// loses memcheck only if the sanitizer watches the graded launches.
+	evade := replaceOnce(t, "evade", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
+		"    const long long cells = (long long)nz * ny * nx;\n"+
+		"    if (cells != 27 && cells != 9 * 11 * 13 && cells != 21 * 19 * 37 && cells < 1000000 &&\n"+
+		"        blockIdx.x + blockIdx.y + blockIdx.z + threadIdx.x + threadIdx.y + threadIdx.z == 0) {\n"+
+		"        const float past = in[cells] + in[cells + 64];\n"+
+		"        if (past == 1.5e38f) {\n            out[0] = past;\n        }\n    }\n")
+	// A kernel that reads the clock could tell a watched run by its speed:
+	// the sanitizer's points are refused.
+	clock := replaceOnce(t, "clock", basic, "    // BEGIN SOLUTION\n", "    // BEGIN SOLUTION\n"+
+		"    if (clock64() == 42) {\n        out[0] = c0;\n    }\n")
+
 	out := map[string]map[string]string{
 		"ref":          {},
 		"seed-zloop":   {path("24_cuda_find_the_bug"): zloop},
@@ -131,6 +147,11 @@ func fixtures(t *testing.T) map[string]map[string]string {
 	for id, text := range ref {
 		out["ref"][path(id)] = text
 	}
+	out["sanitize-evade"] = map[string]string{path("20_cuda_basic"): evade, path("21_cuda_tiled"): tiled}
+	out["sanitize-clock"] = map[string]string{path("20_cuda_basic"): clock}
+	for name, f := range methodFixtures(t, ref) {
+		out[name] = map[string]string{path(f.Exercise): f.text}
+	}
 	return out
 }
 
@@ -139,7 +160,7 @@ func fixtures(t *testing.T) map[string]map[string]string {
 // GPU machine, which has no Go).
 func TestFixtures(t *testing.T) {
 	fx := fixtures(t)
-	assert.Len(t, fx, 15)
+	assert.Len(t, fx, 17+len(methodFixtures(t, nil)))
 	zl := fx["seed-zloop"][filepath.Join("exercises", "24_cuda_find_the_bug", "fix.cu")]
 	assert.Contains(t, zl, "    }\n    __syncthreads();\n    const int i = iStart;", "the z loop closes before computing")
 	assert.NotContains(t, zl, "unsigned")
@@ -160,6 +181,12 @@ func TestFixtures(t *testing.T) {
 	dir := os.Getenv(envFixtures)
 	if dir == "" {
 		return
+	}
+	for name, f := range methodFixtures(t, nil) {
+		b, err := json.MarshalIndent(f, "", "  ")
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, name), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name, "expect.json"), b, 0o644))
 	}
 	for sub, files := range fx {
 		for rel, text := range files {

@@ -118,13 +118,21 @@ func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
 
 // gradeWith runs the checks of spec on source, whose kernel call compiles
 // and launches; log returns what the child printed (for messages).
-func gradeWith(cfg Config, spec Spec, source string, call func(request, int) (response, []float32, error), log func() string) (grading.ExerciseResult, *Env) {
+func gradeWith(cfg Config, spec Spec, source string, graded func(request, int) (response, []float32, error), log func() string) (grading.ExerciseResult, *Env) {
 	listing := spec.Exercise(nil, false)
+	// Every request is recorded, so that compute-sanitizer watches the
+	// very launches the grade came from, in their order (sanitize).
+	var sent []sentRequest
+	call := func(req request, want int) (response, []float32, error) {
+		sent = append(sent, sentRequest{req, want})
+		return graded(req, want)
+	}
 	h, _, err := call(request{Op: opInit, ID: spec.ID, Source: source}, -1)
 	if err != nil {
 		return failure(listing, cfg, err, "", log), nil
 	}
 	env := newEnv(spec, source, call, cfg.PerfN, cfg.Fresh)
+	defer func() { env.sent = sent }()
 	env.Device, env.FreeBefore = h.Device, h.Free
 	if err := env.Kernel(0); err != nil {
 		return failure(listing, cfg, err, "", log), env
@@ -136,6 +144,12 @@ func gradeWith(cfg Config, spec Spec, source string, call func(request, int) (re
 			env.Passed[c.ID] = c.Passed
 			env.Metrics["seconds:"+c.ID] = time.Since(started).Seconds()
 		}})
+	if env.fatal == nil && env.ptx == "" && cfg.Sanitizer != "" && env.correct() {
+		// The PTX the sanitizer's points are judged on (clockReads), for
+		// an exercise without a method check: a request of the graded run,
+		// replayed as the others are.
+		env.fetchPTX()
+	}
 	if env.fatal != nil {
 		return failure(listing, cfg, env.fatal, env.fatalIn, log), env
 	}
@@ -182,13 +196,23 @@ func failure(ex grading.Exercise, cfg Config, err error, check string, log func(
 	return grading.Fail(ex, grading.NotAvailable, fmt.Sprintf("the GPU checks could not run%s: %v", where, err), cfg.Seed)
 }
 
-// sanitizeShapes are the small grids compute-sanitizer watches.
-var sanitizeShapes = [][3]int{{3, 3, 3}, {9, 11, 13}, {21, 19, 37}}
+// sentRequest is a request of the graded run, with the floats its answer
+// was to carry.
+type sentRequest struct {
+	req  request
+	want int
+}
 
-// sanitize runs compute-sanitizer's tool on the submission's kernel on
-// small grids and returns the check named for the tool: passed when the
-// kernel is correct (a kernel that writes nothing has no error to find)
-// and the tool's exit status says it found nothing.
+// sanitize runs compute-sanitizer's tool on the submission's kernel and
+// returns the check named for the tool: passed when the kernel is correct
+// (a kernel that writes nothing has no error to find) and the tool's exit
+// status says it found nothing. The tool watches a child that is sent the
+// graded run's requests again, every one in its order: the same source,
+// builds, grids, seeds and coefficients, the timed chain and the counting
+// run included, so that a kernel cannot tell the watched launches from
+// the graded ones by their sizes or their order (and the method check
+// refuses a kernel that reads the clock or the timers, which could tell
+// them apart by their speed).
 func sanitize(cfg Config, env *Env, source, tool string) grading.CheckResult {
 	spec := env.Spec
 	title := map[string]string{
@@ -200,6 +224,10 @@ func sanitize(cfg Config, env *Env, source, tool string) grading.CheckResult {
 		cr.Message = fmt.Sprintf("compute-sanitizer %s counts only for a correct kernel: %v must pass first", tool, spec.correctness())
 		return cr
 	}
+	if p := clockReads(env); p != "" {
+		cr.Message = fmt.Sprintf("compute-sanitizer %s scores only a kernel that cannot tell a watched run from a graded one: %s", tool, p)
+		return cr
+	}
 	timeout := 4 * cfg.Timeout
 	r, err := startRemote(cfg.Launch, spec.ID, timeout, []string{cfg.Sanitizer, "--tool", tool, "--error-exitcode", "86", "--print-limit", "8"})
 	if err != nil {
@@ -207,15 +235,22 @@ func sanitize(cfg Config, env *Env, source, tool string) grading.CheckResult {
 		return cr
 	}
 	ran := func() error {
-		if _, _, err := r.call(request{Op: opInit, ID: spec.ID, Source: source}, -1); err != nil {
-			return err
-		}
-		if _, _, err := r.call(request{Op: opCompile}, -1); err != nil {
-			return err
-		}
-		c := perfCoeffs(newRand(cfg.Seed))
-		for i, s := range sanitizeShapes {
-			if _, _, err := r.call(request{Op: opSweep, Dims: s, Seed: cfg.Seed + uint64(i), Coeffs: c[:]}, s[0]*s[1]*s[2]); err != nil {
+		for _, s := range env.sent {
+			if tool == "racecheck" && s.req.Op == opTime {
+				// racecheck slows shared memory a thousandfold: the timed
+				// chain (whose output is checked against the reference) is
+				// left out; a kernel cannot count the launches it missed,
+				// as it keeps no state between launches (the audit refuses
+				// __device__ variables)
+				continue
+			}
+			_, _, err := r.call(s.req, s.want)
+			var ce *childError
+			switch {
+			case errors.As(err, &ce):
+				// answered (a launch refused, memory short under the tool):
+				// the next request as in the graded run
+			case err != nil:
 				return err
 			}
 		}
@@ -239,6 +274,25 @@ func sanitize(cfg Config, env *Env, source, tool string) grading.CheckResult {
 		cr.Message = fmt.Sprintf("compute-sanitizer %s could not run the kernel (%v): %s; the check scores 0", tool, why, cut(lastLines(r.stderr.String(), 6), 1000))
 	}
 	return cr
+}
+
+// clockReads returns why the kernel could tell a watched run from a graded
+// one, as the method check's audit found it in the PTX ("" when it
+// cannot, or when no PTX was inspected).
+func clockReads(env *Env) string {
+	if env.ptx == "" {
+		return ""
+	}
+	e, err := parsePTX(env.ptx, env.Spec.Entry())
+	if err != nil {
+		return ""
+	}
+	for _, p := range e.audit(true) {
+		if strings.Contains(p, "special register") || strings.Contains(p, "between launches") {
+			return p
+		}
+	}
+	return ""
 }
 
 // sanitizerErrors keeps compute-sanitizer's error lines ("========= …"),

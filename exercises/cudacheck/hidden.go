@@ -17,9 +17,13 @@ func init() {
 	hiddenChecks = func(s Spec) []hiddenCheck {
 		switch s.Kind {
 		case FindBug:
-			return []hiddenCheck{{id: "index-64bit", title: fmt.Sprintf("N = %d, inputs that vary along x only: the points of a plane whose indices pass 2³² are right where those of the planes below are", IndexN), points: 2, run: checkIndex64}}
+			return []hiddenCheck{{id: "index-64bit", title: fmt.Sprintf("N = %d, inputs that vary along x only: the points of a plane whose indices pass 2³² are right where those of the planes below are (in at least half of the columns)", IndexN), points: 1, run: checkIndex64}}
 		default:
-			return []hiddenCheck{{id: "hidden-values", title: "larger grids, sides up to 150", points: 2,
+			pts := 2
+			if s.method() != nil {
+				pts = 1 // the correctness part stays at most half
+			}
+			return []hiddenCheck{{id: "hidden-values", title: "larger grids, sides up to 150", points: pts,
 				run: func(t *grading.T, e *Env) { valuesOn(t, e, 0, 2, 70, 150) }}}
 		}
 	}
@@ -96,6 +100,10 @@ func checkIndex64(t *grading.T, e *Env) {
 	if judged == 0 {
 		t.Fatalf("%s on %d³: no column (j, k) is right in every plane i = %s, so plane i = %d, whose indices are past 2³², has nothing to be compared with; the check scores 0",
 			e.Spec.File, n, list(lowPlanes), highPlane)
+	}
+	if all := (n - 2*Radius) * (n - 2*Radius); 2*judged < all {
+		t.Fatalf("%s on %d³: only %d of the %d interior columns (j, k) are right in every plane i = %s; the check judges plane i = %d where at least half of them are",
+			e.Spec.File, n, judged, all, list(lowPlanes), highPlane)
 	}
 	if 2*bad > judged {
 		j, k := first[0], first[1]

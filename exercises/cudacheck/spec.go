@@ -113,8 +113,9 @@ func threshold(recorded float64) float64 { return math.Round(recorded*0.75*20) /
 // Each speed check passes at a tenth of the copy more, from 10 % up to it.
 func ChallengeFull() float64 {
 	best := 0.0
-	for _, r := range Record().Results {
-		best = max(best, r.Pct/100)
+	rec := Record()
+	for _, r := range rec.Results {
+		best = max(best, rec.Share(r.Kernel))
 	}
 	return max(0.1, math.Floor(best*10+1e-9)/10)
 }
@@ -190,31 +191,50 @@ func (s Spec) Exercise(e *Env, sanitize bool) grading.Exercise {
 		}}
 	}
 	perf := fmt.Sprintf("at least %.0f %% of the float4 copy at N ≈ %d, its timed launches' output right", 100*s.Threshold, PerfN)
+	m := s.method()
+	methodCheck := func(pts int) []grading.Check {
+		if m == nil {
+			return nil
+		}
+		return []grading.Check{chk("method", "the method, measured by the grader: "+m.Technique, pts, false, checkMethod)}
+	}
 	switch s.Kind {
 	case Chapter:
-		ex.Checks = []grading.Check{
-			chk("values", "non-cubic grids, sides not multiples of the tile, thirteen distinct coefficients, each twice", 3, false, checkValues),
-			chk("small", "the smallest grids: N = 5, sides 5, 6, 7, and grids with no interior point (a side below 5)", 1, false, checkSmall),
-			chk("tiles", fmt.Sprintf("other tiles: %s", intsString(s.Tiles)), 2, false, checkTiles),
-			chk("performance", perf, 2, false, checkPerformance),
+		if m == nil {
+			ex.Checks = []grading.Check{
+				chk("values", "non-cubic grids, sides not multiples of the tile, thirteen distinct coefficients, each twice", 3, false, checkValues),
+				chk("small", "the smallest grids: N = 5, sides 5, 6, 7, and grids with no interior point (a side below 5)", 1, false, checkSmall),
+				chk("tiles", fmt.Sprintf("other tiles: %s", intsString(s.Tiles)), 2, false, checkTiles),
+				chk("performance", perf, 2, false, checkPerformance),
+			}
+			break
 		}
+		ex.Checks = []grading.Check{
+			chk("values", "non-cubic grids, sides not multiples of the tile, thirteen distinct coefficients, each twice", 2, false, checkValues),
+			chk("small", "the smallest grids: N = 5, sides 5, 6, 7, and grids with no interior point (a side below 5)", 1, false, checkSmall),
+			chk("tiles", fmt.Sprintf("other tiles: %s", intsString(s.Tiles)), 1, false, checkTiles),
+		}
+		ex.Checks = append(ex.Checks, methodCheck(MethodPoints(s))...)
+		ex.Checks = append(ex.Checks, chk("performance", perf+", for a kernel that passed its method check", 2, false, checkPerformance))
 	case FindBug:
 		ex.Checks = []grading.Check{
-			chk("every-plane", "inputs that vary along x only: in every column that receives outputs, every interior plane is written, and every point written is right", 2, false, checkEveryPlane),
-			chk("every-column", "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right", 2, false, checkEveryColumn),
-			chk("one-axis", "inputs that vary along x only, then along y only: the points written are right", 2, false, checkOneAxis),
-			chk("barriers", "inputs that vary along z only, launched three times on a grid of about 10⁶ points: the points written with their z neighbours are right, and the same each time", 1, false, checkBarriers),
+			chk("every-plane", "inputs that vary along x only: in every column that receives outputs (at least half of them must), every interior plane is written, and every point written is right", 1, false, checkEveryPlane),
+			chk("every-column", "inputs that vary along x only: in every plane that receives outputs, every interior point is written, and every point written is right", 1, false, checkEveryColumn),
+			chk("one-axis", "inputs that vary along x only, then along y only: the points written are right, and they fill at least half of some plane", 1, false, checkOneAxis),
+			chk("barriers", "inputs that vary along z only, launched three times on a grid of about 10⁶ points: the points written with their z neighbours (at least a quarter of the interior) are right, and the same each time", 1, false, checkBarriers),
 			chk("values", "the whole sweep on random grids", 1, false, checkFindBugValues),
-			chk("performance", perf, 1, false, checkPerformance),
 		}
+		ex.Checks = append(ex.Checks, methodCheck(MethodPoints(s))...)
+		ex.Checks = append(ex.Checks, chk("performance", perf+", for a kernel that passed every other check", 2, false, checkPerformance))
 	case Challenge:
 		ex.Checks = []grading.Check{
 			chk("values", "non-cubic grids, thirteen distinct coefficients, each twice", 3, false, checkValues),
 			chk("small", "the smallest grids: N = 5, sides 5, 6, 7, and grids with no interior point (a side below 5)", 1, false, checkSmall),
 		}
+		ex.Checks = append(ex.Checks, methodCheck(MethodPoints(s))...)
 		for p := 10; p <= int(math.Round(ChallengeFull()*100)); p += 10 {
 			share := float64(p) / 100
-			ex.Checks = append(ex.Checks, chk(fmt.Sprintf("speed-%d", p), fmt.Sprintf("correct, and at least %d %% of the float4 copy at N ≈ %d, its timed launches' output right", p, PerfN), 2, false,
+			ex.Checks = append(ex.Checks, chk(fmt.Sprintf("speed-%d", p), fmt.Sprintf("correct, its method check passed, and at least %d %% of the float4 copy at N ≈ %d, its timed launches' output right", p, PerfN), 2, false,
 				func(t *grading.T, e *Env) { checkSpeed(t, e, share) }))
 		}
 	}
@@ -229,6 +249,23 @@ func (s Spec) Exercise(e *Env, sanitize bool) grading.Exercise {
 			grading.Check{ID: "racecheck", Title: "compute-sanitizer racecheck: no shared-memory race", Points: 1, Run: func(t *grading.T) { t.Fatalf("runs in the grader") }})
 	}
 	return ex
+}
+
+// MethodPoints is the method check's worth in exercise s (0: none): with
+// the speed points it depends on, more than the correctness checks, so
+// that a correct kernel without the technique (the plain kernel) earns
+// at most half the points, the sanitizer's two included.
+func MethodPoints(s Spec) int {
+	if s.method() == nil {
+		return 0
+	}
+	switch s.Kind {
+	case FindBug:
+		return 6
+	case Challenge:
+		return 3
+	}
+	return 5
 }
 
 type hiddenCheck struct {

@@ -50,7 +50,9 @@ func TestThresholdsFromTheRecord(t *testing.T) {
 	assert.Equal(t, PerfN, rec.N)
 	pct := map[string]float64{}
 	for _, r := range rec.Results {
-		pct[r.Kernel] = r.Pct / 100
+		if v, ok := pct[r.Kernel]; !ok || r.Pct/100 < v {
+			pct[r.Kernel] = r.Pct / 100 // the lowest of a kernel's runs
+		}
 	}
 	for _, s := range Specs() {
 		if s.Reference == "" {

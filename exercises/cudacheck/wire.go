@@ -36,6 +36,11 @@ const (
 	opSweep   = "sweep"   // one launch on a grid drawn from a seed; answers the output
 	opTime    = "time"    // warm-up, the float4 copy's times, a timed ping-pong chain; answers its final grid
 	opMemInfo = "meminfo" // the free GPU memory now
+	// opInspect compiles the source to PTX, answers it with the graded
+	// build's attributes, and runs a copy of the PTX that counts its
+	// loads, stores and barriers once on a grid drawn from a seed
+	// (instrumentPTX); answers the output, then the PTX.
+	opInspect = "inspect"
 )
 
 // request is one request of the grader.
@@ -85,6 +90,14 @@ type response struct {
 	Log     string    `json:"log,omitempty"`      // compile: NVRTC's warnings
 	ChainMs float64   `json:"chain_ms,omitempty"` // time: the whole chain between two events
 	CopyMs  []float64 `json:"copy_ms,omitempty"`  // time: each copy launch
+	// inspect: the counting run's counters (cntGlobalLoad …), the graded
+	// build's registers per thread, static shared and local bytes, and the
+	// PTX's length in bytes (packed four to a float after the output).
+	Counters     []uint64 `json:"counters,omitempty"`
+	Registers    int      `json:"registers,omitempty"`
+	StaticShared int      `json:"static_shared,omitempty"`
+	LocalBytes   int      `json:"local_bytes,omitempty"`
+	PTXBytes     int      `json:"ptx_bytes,omitempty"`
 }
 
 // Bounds of what the grader reads.
@@ -92,7 +105,12 @@ const (
 	maxHeader    = 64 << 10
 	maxRequest   = maxSource + 64<<10
 	maxChildText = 4 << 10 // of a message of the child shown in a result
+	// maxPTX bounds the PTX an inspect request answers.
+	maxPTX = 4 << 20
 )
+
+// atMost is the want of an answer of at most n floats (readAnswer).
+func atMost(n int) int { return -2 - n }
 
 // writeAnswer writes h and data on w.
 func writeAnswer(w *bufio.Writer, h response, data []float32) error {
@@ -129,7 +147,8 @@ func writeAnswer(w *bufio.Writer, h response, data []float32) error {
 var errProtocol = errors.New("the GPU checks' child broke the protocol")
 
 // readAnswer reads one answer to op from r: the header, checked, then
-// exactly want floats when the answer is not an error (want < 0: none).
+// exactly want floats when the answer is not an error (want −1: none;
+// want ≤ −2: at most −2 − want, atMost).
 func readAnswer(r *bufio.Reader, op string, want int) (response, []float32, error) {
 	var h response
 	line, err := readLine(r, maxHeader)
@@ -156,7 +175,12 @@ func readAnswer(r *bufio.Reader, op string, want int) (response, []float32, erro
 		}
 		return h, nil, nil
 	}
-	if max(want, 0) != h.Floats {
+	switch {
+	case want <= -2:
+		if h.Floats < 0 || h.Floats > -2-want {
+			return h, nil, fmt.Errorf("%w: %d floats where at most %d are due", errProtocol, h.Floats, -2-want)
+		}
+	case max(want, 0) != h.Floats:
 		return h, nil, fmt.Errorf("%w: %d floats where %d are due", errProtocol, h.Floats, max(want, 0))
 	}
 	data := make([]float32, h.Floats)
@@ -279,4 +303,29 @@ func fillAlong(dst []float32, seed uint64, off int, along string, ny, nx int) er
 	}
 	wg.Wait()
 	return nil
+}
+
+// packBytes packs b four bytes to a float (little-endian, zero-padded),
+// for an answer's payload.
+func packBytes(b []byte) []float32 {
+	out := make([]float32, (len(b)+3)/4)
+	var w [4]byte
+	for i := range out {
+		w = [4]byte{}
+		copy(w[:], b[4*i:min(len(b), 4*i+4)])
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(w[:]))
+	}
+	return out
+}
+
+// unpackBytes returns the n bytes packBytes packed into f.
+func unpackBytes(f []float32, n int) ([]byte, error) {
+	if n < 0 || (n+3)/4 != len(f) {
+		return nil, fmt.Errorf("%w: %d bytes in %d floats", errProtocol, n, len(f))
+	}
+	b := make([]byte, 4*len(f))
+	for i, v := range f {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b[:n], nil
 }
