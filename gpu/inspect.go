@@ -25,13 +25,13 @@ func (d *Device) SourcePTX(file, text string, defines []Define) (string, error) 
 	if err := loadNVRTC(); err != nil {
 		return "", err
 	}
-	supported, _ := nvrtcSupportedArchs()
+	supported, _ := drv.NVRTCSupportedArchs()
 	target, _, err := chooseTarget(d.props.Major, d.props.Minor, supported, false)
 	if err != nil {
 		return "", err
 	}
 	opts := compileOptions(target, defines)
-	image, log, call, code := nvrtcCompile(text, file, opts, false)
+	image, log, call, code := drv.NVRTCCompile(text, file, opts, false)
 	if code != 0 {
 		e := &NVRTCError{Call: call, Code: code, Name: nvrtcErrorName(code), Log: log}
 		if log != "" {
@@ -59,7 +59,7 @@ func (d *Device) LoadPTX(file, ptx, entry string, geom func(nz, ny, nx int) (Geo
 	}
 	m := &Module{Source: strings.TrimSuffix(file, ".cu"), Target: "ptx", d: d, funcs: map[string]*Function{}}
 	err := d.do(func() error {
-		h, r := cuModuleLoadData([]byte(ptx))
+		h, r := drv.ModuleLoadData([]byte(ptx))
 		if err := cuCheck("cuModuleLoadData", r); err != nil {
 			return err
 		}
