@@ -89,7 +89,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		books = append(books, b)
 	}
-	run, err := gradebook.MergeParts(books)
+	run, err := gradebook.MergeParts(books, parts)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade %v\n", err)
 		return 1
@@ -182,9 +182,17 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// rosterOfBook is the roster the class run recorded in the gradebook (the
-// people of its rows), or nil when it recorded none.
+// rosterOfBook is the roster the class run recorded in the gradebook
+// (the whole roster, people without a hand-in too; from a gradebook of an
+// earlier version, the people of its rows), or nil when it recorded none.
 func rosterOfBook(book *gradebook.Book) (*gradebook.Roster, error) {
+	if len(book.Roster) > 0 {
+		r, err := gradebook.NewRoster(book.Roster)
+		if err != nil {
+			return nil, fmt.Errorf("the roster recorded in the gradebook: %w", err)
+		}
+		return r, nil
+	}
 	var people []*gradebook.Person
 	for _, id := range book.StudentIDs() {
 		if p := book.Students[id].Person; p != nil {

@@ -155,6 +155,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		names = append(names, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// A flag that needs another is refused without it, never ignored.
+	for _, need := range []struct{ flag, needs, why string }{
+		{"extra-credit", "overrides", "it allows points above the maximum in the overrides file"},
+		{"j", "class", "it bounds the students graded at once"},
+	} {
+		if set[need.flag] && !set[need.needs] {
+			fmt.Fprintf(stderr, "grade: -%s needs -%s: %s\n", need.flag, need.needs, need.why)
+			return 2
+		}
+	}
 	limit, err := parseSize(*mem)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade: -mem %s: %v\n", *mem, err)

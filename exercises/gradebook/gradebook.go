@@ -65,6 +65,10 @@ type Book struct {
 	Runs      []Run               `json:"runs"`
 	Exercises []Exercise          `json:"exercises"`
 	Students  map[string]*Student `json:"students"`
+	// Roster is the roster of the latest run that had one: an export
+	// gives its people without a hand-in a row of empty cells, without
+	// the roster passed again.
+	Roster []*Person `json:"roster,omitempty"`
 }
 
 // Run records one run of the class grading.
@@ -75,6 +79,12 @@ type Run struct {
 	Sandbox  bool   `json:"sandbox"`
 	// Shard is the part of the class graded ("i/n"), or "" for all.
 	Shard string `json:"shard,omitempty"`
+	// NeedsInstructor lists the hand-in folders the run graded onto no
+	// one's row, each with the reason: names that are one after case
+	// folding and Unicode normalisation, a derived id that is another
+	// folder's name, a folder the roster does not list, two folders that
+	// claim one roster row.
+	NeedsInstructor []string `json:"needs_instructor,omitempty"`
 }
 
 // Exercise is a column of the gradebook.
@@ -245,6 +255,9 @@ func (g *Book) Merge(run *Book) {
 	}
 	g.Version, g.Seed = Version, run.Seed
 	g.Runs = append(g.Runs, run.Runs...)
+	if len(run.Roster) > 0 {
+		g.Roster = run.Roster
+	}
 	have := map[string]bool{}
 	for _, e := range g.Exercises {
 		have[e.ID] = true
