@@ -359,6 +359,39 @@ func EmailID(id string) bool {
 // Read reads gradebook.json at path; a file that does not exist gives an
 // error that wraps fs.ErrNotExist.
 func Read(path string) (*Book, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, b)
+}
+
+// ReadVerified reads gradebook.json at path as Read does, and believes it
+// only when the MAC beside it (path + MACSuffix) is the one the
+// instructor's key gives its bytes: a part of a class graded apart that
+// someone else wrote or edited is refused.
+func ReadVerified(path string) (*Book, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	mac, err := os.ReadFile(path + MACSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("gradebook: %s has no MAC of the grader (%s): %w", path, filepath.Base(path)+MACSuffix, err)
+	}
+	key, err := InstructorKey()
+	if err != nil {
+		return nil, fmt.Errorf("gradebook: %w", err)
+	}
+	if !checkMAC(key, b, mac) {
+		p, _ := KeyPath()
+		return nil, fmt.Errorf("gradebook: %s was not written by the grader with this instructor's key (%s): its MAC does not match, so it was edited, forged, or graded with another key", path, p)
+	}
+	return parse(path, b)
+}
+
+// readFile reads a regular file of at most MaxFileBytes.
+func readFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("gradebook: %w", err)
@@ -378,6 +411,11 @@ func Read(path string) (*Book, error) {
 	if len(b) > MaxFileBytes {
 		return nil, fmt.Errorf("gradebook: %s has more than the %d bytes a gradebook may have", path, MaxFileBytes)
 	}
+	return b, nil
+}
+
+// parse decodes gradebook.json's bytes b, read from path.
+func parse(path string, b []byte) (*Book, error) {
 	g := &Book{}
 	if err := json.Unmarshal(b, g); err != nil {
 		return nil, fmt.Errorf("gradebook: %s: %w", path, err)
@@ -406,17 +444,30 @@ func ReadIfExists(out string) (*Book, error) {
 	return g, err
 }
 
-// Write writes gradebook.json, gradebook.csv, feedback/STUDENT.md and
-// feedback/STUDENT.html into
-// the folder out, each file atomically. It writes every file it can, and
+// Write writes gradebook.json (with its MAC under the instructor's key,
+// gradebook.json.mac: see InstructorKey), gradebook.csv,
+// feedback/STUDENT.md and feedback/STUDENT.html into the folder out, each
+// file atomically. It writes every file it can, and
 // returns the errors of those it could not.
 func (g *Book) Write(out string) error {
 	var errs []error
 	b, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		errs = append(errs, fmt.Errorf("gradebook.json: %w", err))
-	} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"), append(b, '\n')); err != nil {
-		errs = append(errs, err)
+	} else {
+		b = append(b, '\n')
+		// The MAC goes first and the gradebook second: a reader never
+		// sees a new gradebook beside an old MAC that would pass.
+		key, kerr := InstructorKey()
+		if kerr != nil {
+			errs = append(errs, fmt.Errorf("gradebook.json's MAC: %w", kerr))
+			_ = os.Remove(filepath.Join(out, "gradebook.json"+MACSuffix))
+		} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"+MACSuffix), []byte(MAC(key, b)+"\n")); err != nil {
+			errs = append(errs, err)
+		}
+		if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"), b); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	var csvb bytes.Buffer
 	if err := g.WriteCSV(&csvb); err != nil {
