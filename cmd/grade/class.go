@@ -696,6 +696,16 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		if len(part) == 0 {
 			continue
 		}
+		if i == 1 && !hasCUDAFile(cfg.Submission, part) {
+			// No CUDA file at all: the CUDA exercises are withheld, not
+			// zero, and the total is out of what was graded.
+			for _, ex := range part {
+				r := grading.Fail(ex, grading.Missing, "the hand-in holds no CUDA file (.cu) of any CUDA exercise: withheld, not graded", cfg.Seed)
+				s.Cells[ex.ID] = &Cell{State: gradebook.StateWithheld, MaxPoints: ex.MaxPoints(), Seed: cfg.Seed, Result: &r}
+				s.MaxPoints += ex.MaxPoints()
+			}
+			continue
+		}
 		pcfg := cfg
 		pcfg.Only = nil
 		for _, ex := range part {
@@ -736,6 +746,19 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		s.MaxPoints += r.MaxPoints
 	}
 	return s, nil
+}
+
+// hasCUDAFile reports whether the hand-in dir holds a file of any of the
+// CUDA exercises exs (one refused, a link say, counts: it scores 0).
+func hasCUDAFile(dir string, exs []grading.Exercise) bool {
+	for _, ex := range exs {
+		for _, f := range ex.Files {
+			if _, err := submissionFile(dir, ex.ID, f); !errors.Is(err, errMissing) {
+				return true // there, even if it is refused
+			}
+		}
+	}
+	return false
 }
 
 // readOverrides reads the overrides CSV (student, exercise, points,

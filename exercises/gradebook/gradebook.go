@@ -48,6 +48,11 @@ const (
 	// StateError: the grader could not grade it (the toolchain, the
 	// machine); the cell is empty until a later run grades it.
 	StateError = "error"
+	// StateWithheld: a CUDA exercise of a hand-in that holds no CUDA file
+	// at all (a student of the Go part of the course): withheld, not
+	// zero, so that the total is out of what was graded; a later run on
+	// a hand-in with the files fills it in.
+	StateWithheld = "withheld"
 )
 
 // Version is the version of gradebook.json's format.
