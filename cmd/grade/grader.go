@@ -167,6 +167,12 @@ func findRoot(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find the repository: %w", err)
 	}
+	// Links resolved: the go command works in the real folder, and an
+	// overlay keyed by a path through a link would be silently ignored
+	// (the repository's file graded instead of the student's).
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
 	for d := abs; ; d = filepath.Dir(d) {
 		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
 			if bytes.Contains(b, []byte("module stencillab.dev\n")) {
@@ -183,6 +189,72 @@ func findRoot(dir string) (string, error) {
 // that cannot be built or run scores 0 with a message; Grade returns an
 // error only when it cannot grade at all (no repository, no go command).
 func Grade(cfg Config) (grading.Report, error) {
+	rep, err := gradeUnscrubbed(cfg)
+	if err != nil {
+		return rep, err
+	}
+	scrubReport(cfg, &rep)
+	return rep, nil
+}
+
+// scrubReport removes from every message of rep, which the student reads,
+// the paths of this machine: the repository's (as given, and with its
+// links resolved, which leaves a path relative to it), the student's own
+// hand-in folder, the caches, the temporary folder and the home folder,
+// and the machine's name.
+func scrubReport(cfg Config, rep *grading.Report) {
+	var pairs []string
+	add := func(p, with string) {
+		if p == "" || p == "/" || p == "." {
+			return
+		}
+		pairs = append(pairs, p+string(filepath.Separator), with, p, strings.TrimSuffix(with, "/"))
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			pairs = append(pairs, r+string(filepath.Separator), with, r, strings.TrimSuffix(with, "/"))
+		}
+	}
+	root := cfg.Root
+	if r, err := findRoot(orDot(root)); err == nil {
+		root = r
+	}
+	add(root, "")
+	add(cfg.Submission, "")
+	add(cfg.CacheDir, "<cache>/")
+	if uc, err := os.UserCacheDir(); err == nil {
+		add(uc, "<cache>/")
+	}
+	add(goCacheDir, "<cache>/")
+	add(os.TempDir(), "<tmp>/")
+	if home, err := os.UserHomeDir(); err == nil {
+		add(home, "<home>/")
+	}
+	if h, err := os.Hostname(); err == nil && len(h) >= 4 {
+		pairs = append(pairs, h, "<host>")
+	}
+	// The longest first, so that a path inside another is replaced whole.
+	type pr struct{ from, to string }
+	var ps []pr
+	for i := 0; i+1 < len(pairs); i += 2 {
+		ps = append(ps, pr{pairs[i], pairs[i+1]})
+	}
+	sort.SliceStable(ps, func(a, b int) bool { return len(ps[a].from) > len(ps[b].from) })
+	flat := make([]string, 0, 2*len(ps))
+	for _, p := range ps {
+		flat = append(flat, p.from, p.to)
+	}
+	r := strings.NewReplacer(flat...)
+	for i := range rep.Exercises {
+		e := &rep.Exercises[i]
+		e.Message = r.Replace(e.Message)
+		for k := range e.Checks {
+			e.Checks[k].Message = r.Replace(e.Checks[k].Message)
+		}
+	}
+}
+
+// gradeUnscrubbed is Grade, before the machine's paths are removed from
+// the messages.
+func gradeUnscrubbed(cfg Config) (grading.Report, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = grading.NewSeed()
 	}
