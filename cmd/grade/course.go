@@ -280,6 +280,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if len(rep.NoHandIn) > 0 {
 		fmt.Fprintf(stderr, "grade export: no hand-in, cells left empty: %s\n", strings.Join(rep.NoHandIn, ", "))
 	}
+	if len(rep.NoIdentifier) > 0 {
+		fmt.Fprintf(stderr, "grade export: neither email nor ID number, left out (Moodle stops a whole import at one user it cannot find): %s\n", strings.Join(rep.NoIdentifier, ", "))
+	}
+	if len(rep.Maximums) > 0 {
+		fmt.Fprintf(stderr, "grade export: Moodle's import does not set maximums (a new grade item is out of 100): create the grade items first, with these maximums: %s\n", strings.Join(rep.Maximums, "; "))
+	}
 	if err := writeOut(*outPath, stdout, b.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "grade export: %v\n", err)
 		return 1

@@ -36,6 +36,14 @@ var Formats = []string{FormatCanvas, FormatMoodle, FormatCSV}
 type ExportReport struct {
 	NotListed []string
 	NoHandIn  []string
+	// NoIdentifier lists the roster's people left out of a Moodle file
+	// because they have neither an email nor an ID number to map: one
+	// user Moodle cannot find stops its whole import.
+	NoIdentifier []string
+	// Maximums are the exercises' columns and maximums, for the grade
+	// items Moodle's import does not create with them (a new item is out
+	// of 100).
+	Maximums []string
 }
 
 // ColumnTitle is an exercise's column in an LMS: "Title (id)".
@@ -104,7 +112,14 @@ func (g *Book) Export(w io.Writer, format string, roster *Roster) (ExportReport,
 	case FormatMoodle:
 		write(append([]string{"ID number", "Email address", "Full name"}, titles...))
 		for _, p := range roster.People {
+			if p.SISID == "" && p.Email == "" {
+				rep.NoIdentifier = append(rep.NoIdentifier, p.ID)
+				continue
+			}
 			write(append([]string{p.SISID, p.Email, p.Name}, scores(byPerson[p])...))
+		}
+		for i, e := range g.Exercises {
+			rep.Maximums = append(rep.Maximums, fmt.Sprintf("%s: %d", titles[i], e.MaxPoints))
 		}
 	case FormatCSV:
 		header, rows := g.Table()
