@@ -114,3 +114,34 @@ func TestMergeRefusesForgedParts(t *testing.T) {
 	assert.Equal(t, 9, total)
 	assert.Len(t, merged.Students, 9)
 }
+
+// A part's overrides are believed only as the instructor's overrides file
+// gives them: the merge with that file keeps them, without it refuses.
+func TestMergeTakesOverridesFromTheInstructorsFile(t *testing.T) {
+	root := repoRoot(t)
+	only := []string{"01_sine"}
+	exs, err := selectExercises(catalogue(), only)
+	require.NoError(t, err)
+	class, roster := courseClass(t, root, only, 6, rand.New(rand.NewPCG(3, 5)))
+	ov := filepath.Join(t.TempDir(), "overrides.csv")
+	require.NoError(t, os.WriteFile(ov, []byte("student,exercise,points,reason\ns03,01,4,checked by hand\n"), 0o644))
+	var parts []string
+	for i := range 2 {
+		out := t.TempDir()
+		_, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 5, Only: only, NoSandbox: true, CacheDir: t.TempDir()},
+			Class: class, Out: out, Jobs: 2, Roster: roster, Overrides: ov, Shard: gradebook.Shard{Index: i, Count: 2}, grade: standIn(exs)})
+		require.NoError(t, err)
+		parts = append(parts, out)
+	}
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, run(append([]string{"merge", "-out", t.TempDir()}, parts...), &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "that the instructor's overrides file does not give")
+	dest := t.TempDir()
+	stderr.Reset()
+	require.Equal(t, 0, run(append([]string{"merge", "-out", dest, "-overrides", ov}, parts...), &stdout, &stderr), stderr.String())
+	book, err := gradebook.ReadVerified(filepath.Join(dest, "gradebook.json"))
+	require.NoError(t, err)
+	c := book.Students["s03"].Cells["01_sine"]
+	require.NotNil(t, c.Override)
+	assert.Equal(t, 4, c.Score())
+}
