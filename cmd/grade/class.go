@@ -539,6 +539,7 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, 
 // refusedStudent is the row of a hand-in refused as a whole: every
 // exercise graded 0 with the reason.
 func refusedStudent(cfg Config, e classEntry, exs []grading.Exercise, why string) *Student {
+	why = scrubber(Config{Root: cfg.Root, Submission: e.dir, CacheDir: cfg.CacheDir}).Replace(why)
 	s := &Student{ID: e.id, Source: gradebook.SourceRefused, Note: why, Cells: map[string]*Cell{}}
 	for _, ex := range exs {
 		s.Cells[ex.ID] = gradebook.NewCell(grading.Fail(ex, grading.Rejected, "the hand-in was refused: "+why, cfg.Seed))
@@ -550,6 +551,7 @@ func refusedStudent(cfg Config, e classEntry, exs []grading.Exercise, why string
 // failedStudent is the row of a student the grader failed on: every cell
 // not graded (empty), for a later run to fill in.
 func failedStudent(cfg Config, e classEntry, exs []grading.Exercise, why string) *Student {
+	why = scrubber(Config{Root: cfg.Root, Submission: e.dir, CacheDir: cfg.CacheDir}).Replace(why)
 	s := &Student{ID: e.id, Source: gradebook.SourceFiles, Cells: map[string]*Cell{}}
 	for _, ex := range exs {
 		s.Cells[ex.ID] = gradebook.NewCell(grading.Fail(ex, grading.NotAvailable, why, cfg.Seed))

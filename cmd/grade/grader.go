@@ -203,6 +203,19 @@ func Grade(cfg Config) (grading.Report, error) {
 // hand-in folder, the caches, the temporary folder and the home folder,
 // and the machine's name.
 func scrubReport(cfg Config, rep *grading.Report) {
+	r := scrubber(cfg)
+	for i := range rep.Exercises {
+		e := &rep.Exercises[i]
+		e.Message = r.Replace(e.Message)
+		for k := range e.Checks {
+			e.Checks[k].Message = r.Replace(e.Checks[k].Message)
+		}
+	}
+}
+
+// scrubber replaces the paths of this machine that cfg knows of, and the
+// machine's name, in a message for a student (see scrubReport).
+func scrubber(cfg Config) *strings.Replacer {
 	var pairs []string
 	add := func(p, with string) {
 		if p == "" || p == "/" || p == "." {
@@ -242,14 +255,7 @@ func scrubReport(cfg Config, rep *grading.Report) {
 	for _, p := range ps {
 		flat = append(flat, p.from, p.to)
 	}
-	r := strings.NewReplacer(flat...)
-	for i := range rep.Exercises {
-		e := &rep.Exercises[i]
-		e.Message = r.Replace(e.Message)
-		for k := range e.Checks {
-			e.Checks[k].Message = r.Replace(e.Checks[k].Message)
-		}
-	}
+	return strings.NewReplacer(flat...)
 }
 
 // gradeUnscrubbed is Grade, before the machine's paths are removed from

@@ -72,3 +72,31 @@ func TestStudentMessagesNameNoPathOfTheMachine(t *testing.T) {
 	assert.Contains(t, all.String(), "does not compile")
 	assert.Contains(t, all.String(), "the static check refused")
 }
+
+// The notes of a class run's rows (a notebook refused, a link refused)
+// name no path of the class folder or the checkout either.
+func TestClassNotesNameNoPathOfTheMachine(t *testing.T) {
+	root := repoRoot(t)
+	only := []string{"01_sine"}
+	exs, err := selectExercises(catalogue(), only)
+	require.NoError(t, err)
+	class := filepath.Join(t.TempDir(), "ClassFolderOfTheInstructor")
+	require.NoError(t, os.MkdirAll(filepath.Join(class, "zed"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(class, "zed", "09_exercises.ipynb"), []byte(`{"cells": [`), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(class, "zed"), filepath.Join(class, "ann")))
+	require.NoError(t, os.MkdirAll(filepath.Join(class, "bo", "09_exercises.ipynb"), 0o755))
+	book, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 9, Only: only, NoSandbox: true, CacheDir: t.TempDir()},
+		Class: class, Out: t.TempDir(), Jobs: 2, grade: standIn(exs)})
+	require.NoError(t, err)
+	require.Len(t, book.Students, 3)
+	for id, s := range book.Students {
+		text := s.Note
+		for _, c := range s.Cells {
+			text += "\n" + c.Result.Message
+		}
+		assert.NotEmpty(t, strings.TrimSpace(text), id)
+		for _, f := range []string{"ClassFolderOfTheInstructor", class, root, os.TempDir() + "/"} {
+			assert.NotContains(t, text, f, id)
+		}
+	}
+}
