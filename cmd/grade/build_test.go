@@ -37,9 +37,9 @@ func TestBuildLimitsKillTheProcessGroup(t *testing.T) {
 			require.NoError(t, os.WriteFile(goBin, []byte(c.script), 0o755))
 			j := &job{bin: filepath.Join(t.TempDir(), "x.test")}
 			start := time.Now()
-			_, over, err := j.runBuild(Config{Root: dir, build: c.limits}, goBin, nil)
+			text, over, err := j.runBuild(Config{Root: dir, build: c.limits}, goBin, nil)
 			require.Error(t, err)
-			assert.Contains(t, over, c.want)
+			assert.Contains(t, over, c.want, "err %v, output %q", err, text)
 			assert.Less(t, time.Since(start), 50*time.Second)
 			b, err := os.ReadFile(pidFile)
 			require.NoError(t, err)
