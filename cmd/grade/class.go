@@ -91,28 +91,35 @@ type ClassConfig struct {
 // classEntry is one entry of the class folder: a student's folder, or
 // something else that gets a row of zeros with the reason.
 type classEntry struct {
-	id      string // the student's id: the folder's name, or one derived from it
-	name    string // the entry's name in the class folder
-	dir     string // its path
-	refused string // why the hand-in is refused as a whole, or ""
+	id      string            // the student's id: the roster's, the folder's name, or one derived from it
+	name    string            // the entry's name in the class folder
+	dir     string            // its path
+	refused string            // why the hand-in is refused as a whole, or ""
+	person  *gradebook.Person // the roster's row it is, or nil
 }
 
-// classEntries lists the class folder: every entry but the hidden ones
-// (named with a leading '.') and the output folder, which are returned
-// as ignored, with the reason.
-func classEntries(class, out string) (entries []classEntry, ignored []string, err error) {
+// classEntries lists the class folder without a roster (see
+// classEntriesOf).
+func classEntries(class, out string) (entries []classEntry, ignored, needs []string, err error) {
 	return classEntriesOf(class, out, nil)
 }
 
-// classEntriesOf is classEntries with a roster, whose email addresses
-// are ids of the folders they name.
-func classEntriesOf(class, out string, roster *gradebook.Roster) (entries []classEntry, ignored []string, err error) {
+// classEntriesOf maps the class folder's entries to students before
+// anyone is graded, one to one. The hidden entries (a leading '.') and
+// the output folder are ignored, with the reason. With a roster, an
+// entry is the person whose id or email its name folds to (FoldName:
+// case and Unicode normalisation aside), under the roster's id; without
+// one, a plain id is its own id and any other name gets an id derived
+// from it (DeriveID). What cannot be mapped so goes to needs, with the
+// reason, onto no one's row: names that fold alike, a derived id that is
+// another entry's name, an entry the roster does not list, two entries
+// that claim one roster row.
+func classEntriesOf(class, out string, roster *gradebook.Roster) (entries []classEntry, ignored, needs []string, err error) {
 	des, err := os.ReadDir(class)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the class folder: %w", err)
+		return nil, nil, nil, fmt.Errorf("the class folder: %w", err)
 	}
 	outAbs, _ := filepath.Abs(out)
-	taken := map[string]bool{}
 	var names []string
 	for _, de := range des {
 		name := de.Name()
@@ -126,36 +133,76 @@ func classEntriesOf(class, out string, roster *gradebook.Roster) (entries []clas
 			continue
 		}
 		names = append(names, name)
-		if plainOrListed(name, roster) {
-			taken[name] = true
-		}
 	}
 	sort.Strings(names)
-	// Two ids that differ only in case would share a feedback file where
-	// file names ignore case (macOS, Windows): the second gets a derived
-	// id.
-	folded := map[string]bool{}
+	// Every name a folder stands for: its own, and the id it would be
+	// graded under. Two folders that share one, folded, are one person
+	// to the file system of some machine, or to the LMS.
+	claims := map[string][]string{}
+	id := map[string]string{}
+	person := map[string]*gradebook.Person{}
 	for _, name := range names {
-		e := classEntry{id: name, name: name, dir: filepath.Join(class, name)}
-		valid := plainOrListed(name, roster) && !folded[strings.ToLower(name)]
-		folded[strings.ToLower(name)] = true
-		if !valid {
-			e.id = gradebook.DeriveID(name, func(id string) bool { return taken[id] })
-			taken[e.id] = true
+		keys := []string{gradebook.FoldName(name)}
+		switch {
+		case roster != nil:
+			p := roster.Match(name)
+			if p == nil {
+				needs = append(needs, gradebook.QuoteName(name)+": not on the roster (a roster row's id or email names its folder)")
+				continue
+			}
+			id[name], person[name] = p.ID, p
+			keys = append(keys, "\x00roster "+gradebook.FoldName(p.ID))
+		case gradebook.ValidID(name) && !gradebook.EmailID(name):
+			id[name] = name
+		default:
+			id[name] = gradebook.DeriveID(name, nil)
+			keys = append(keys, gradebook.FoldName(id[name]))
 		}
+		for _, k := range dedup(keys) {
+			claims[k] = append(claims[k], name)
+		}
+	}
+	clash := map[string][]string{}
+	for _, ns := range claims {
+		if len(ns) < 2 {
+			continue
+		}
+		for _, n := range ns {
+			clash[n] = append(clash[n], ns...)
+		}
+	}
+	for _, name := range names {
+		if _, ok := id[name]; !ok {
+			continue
+		}
+		if others := clash[name]; len(others) > 0 {
+			var qs []string
+			for _, o := range dedup(others) {
+				if o != name {
+					qs = append(qs, gradebook.QuoteName(o))
+				}
+			}
+			needs = append(needs, fmt.Sprintf("%s: one student with %s (after case folding and Unicode normalisation, or by the roster row or the id it is graded under): graded onto no one's row until the folders are told apart", gradebook.QuoteName(name), strings.Join(qs, ", ")))
+			continue
+		}
+		e := classEntry{id: id[name], name: name, dir: filepath.Join(class, name), person: person[name]}
 		e.refused = refuseEntry(e.dir)
 		entries = append(entries, e)
 	}
-	return entries, ignored, nil
+	return entries, ignored, needs, nil
 }
 
-// plainOrListed reports whether a folder's name is a student's id: a
-// plain id, or an email address the roster lists.
-func plainOrListed(name string, roster *gradebook.Roster) bool {
-	if gradebook.EmailID(name) {
-		return roster.Lookup(name) != nil
+// dedup returns ss without repeats, in order.
+func dedup(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
 	}
-	return gradebook.ValidID(name)
+	return out
 }
 
 // refuseEntry says why the class folder's entry at p is not a student's
@@ -252,11 +299,11 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, ignored, err := classEntriesOf(cfg.Class, cfg.Out, roster)
+	entries, ignored, needs, err := classEntriesOf(cfg.Class, cfg.Out, roster)
 	if err != nil {
 		return nil, err
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 && len(needs) == 0 {
 		return nil, fmt.Errorf("the class folder %s holds no student's folder", cfg.Class)
 	}
 	// The gradebook already there is read before anyone is graded: one
@@ -324,6 +371,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	run := gradebook.New(cols)
 	run.Seed = gcfg.Seed
 	run.Runs = []GradebookRun{{Seed: gcfg.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries), Sandbox: sandbox, Shard: cfg.Shard.String()}}
+	setRosterAndNeeds(run, roster, needs, cfg.Shard)
 	var (
 		mu    sync.Mutex
 		done  int
@@ -337,7 +385,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 		go func() {
 			defer wg.Done()
 			s, err := gradeEntry(gcfg, e, exs, work, cfg.grade, sem)
-			s.Person = roster.Lookup(e.name)
+			s.Person = e.person
 			mu.Lock()
 			defer mu.Unlock()
 			done++
@@ -390,6 +438,19 @@ func finishClass(cfg ClassConfig, book, run *Gradebook, ignored []string, elapse
 	return werrs
 }
 
+// setRosterAndNeeds records in run the roster (whose people without a
+// hand-in an export lists) and the folders that need the instructor:
+// these in part 0 alone of a class graded in parts, so that the merge
+// lists them once.
+func setRosterAndNeeds(run *Gradebook, roster *gradebook.Roster, needs []string, shard gradebook.Shard) {
+	if roster != nil {
+		run.Roster = roster.People
+	}
+	if shard.Count == 0 || shard.Index == 0 {
+		run.Runs[0].NeedsInstructor = needs
+	}
+}
+
 // writeUngraded writes the gradebook of a run that graded no one because
 // the grader stopped (why): every student's cells are left empty for a
 // later run, and the entries that are no student's folder are refused.
@@ -402,7 +463,7 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, ignored, err := classEntriesOf(cfg.Class, cfg.Out, roster)
+	entries, ignored, needs, err := classEntriesOf(cfg.Class, cfg.Out, roster)
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +482,7 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 	run := gradebook.New(cols)
 	run.Seed = g.Seed
 	run.Runs = []GradebookRun{{Seed: g.Seed, Started: time.Now().UTC().Format(time.RFC3339), Students: len(entries), Shard: cfg.Shard.String()}}
+	setRosterAndNeeds(run, roster, needs, cfg.Shard)
 	for _, e := range entries {
 		s := failedStudent(g, e, exs, why)
 		if e.refused != "" {
@@ -429,7 +491,7 @@ func writeUngraded(cfg ClassConfig, g Config, why string) (*Gradebook, error) {
 		if e.name != e.id {
 			s.Folder = e.name
 		}
-		s.Person = roster.Lookup(e.name)
+		s.Person = e.person
 		run.Students[e.id] = s
 	}
 	return book, errors.Join(finishClass(cfg, book, run, ignored, 0, nil)...)
@@ -477,6 +539,7 @@ func gradeEntry(cfg Config, e classEntry, exs []grading.Exercise, cache string, 
 // refusedStudent is the row of a hand-in refused as a whole: every
 // exercise graded 0 with the reason.
 func refusedStudent(cfg Config, e classEntry, exs []grading.Exercise, why string) *Student {
+	why = scrubber(Config{Root: cfg.Root, Submission: e.dir, CacheDir: cfg.CacheDir}).Replace(why)
 	s := &Student{ID: e.id, Source: gradebook.SourceRefused, Note: why, Cells: map[string]*Cell{}}
 	for _, ex := range exs {
 		s.Cells[ex.ID] = gradebook.NewCell(grading.Fail(ex, grading.Rejected, "the hand-in was refused: "+why, cfg.Seed))
@@ -488,6 +551,7 @@ func refusedStudent(cfg Config, e classEntry, exs []grading.Exercise, why string
 // failedStudent is the row of a student the grader failed on: every cell
 // not graded (empty), for a later run to fill in.
 func failedStudent(cfg Config, e classEntry, exs []grading.Exercise, why string) *Student {
+	why = scrubber(Config{Root: cfg.Root, Submission: e.dir, CacheDir: cfg.CacheDir}).Replace(why)
 	s := &Student{ID: e.id, Source: gradebook.SourceFiles, Cells: map[string]*Cell{}}
 	for _, ex := range exs {
 		s.Cells[ex.ID] = gradebook.NewCell(grading.Fail(ex, grading.NotAvailable, why, cfg.Seed))
@@ -634,6 +698,16 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		if len(part) == 0 {
 			continue
 		}
+		if i == 1 && !hasCUDAFile(cfg.Submission, part) {
+			// No CUDA file at all: the CUDA exercises are withheld, not
+			// zero, and the total is out of what was graded.
+			for _, ex := range part {
+				r := grading.Fail(ex, grading.Missing, "the hand-in holds no CUDA file (.cu) of any CUDA exercise: withheld, not graded", cfg.Seed)
+				s.Cells[ex.ID] = &Cell{State: gradebook.StateWithheld, MaxPoints: ex.MaxPoints(), Seed: cfg.Seed, Result: &r}
+				s.MaxPoints += ex.MaxPoints()
+			}
+			continue
+		}
 		pcfg := cfg
 		pcfg.Only = nil
 		for _, ex := range part {
@@ -674,6 +748,19 @@ func gradeStudent(cfg Config, e classEntry, exs []grading.Exercise, cache string
 		s.MaxPoints += r.MaxPoints
 	}
 	return s, nil
+}
+
+// hasCUDAFile reports whether the hand-in dir holds a file of any of the
+// CUDA exercises exs (one refused, a link say, counts: it scores 0).
+func hasCUDAFile(dir string, exs []grading.Exercise) bool {
+	for _, ex := range exs {
+		for _, f := range ex.Files {
+			if _, err := submissionFile(dir, ex.ID, f); !errors.Is(err, errMissing) {
+				return true // there, even if it is refused
+			}
+		}
+	}
+	return false
 }
 
 // readOverrides reads the overrides CSV (student, exercise, points,

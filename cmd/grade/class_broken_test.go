@@ -485,43 +485,43 @@ func TestAGraderThatStopsStillWritesARowForEveryone(t *testing.T) {
 }
 
 // The class folder's entries: the hidden ones and the output folder are
-// ignored, names that are not ids get derived ids that collide with no
-// other, and what is not a folder is refused with what it is.
+// ignored; names that are one after case folding, and a folder named as
+// another's derived id, go to the instructor's list onto no one's row;
+// other names get derived ids, and what is not a folder is refused with
+// what it is.
 func TestClassEntries(t *testing.T) {
 	class := t.TempDir()
-	for _, d := range []string{"ann", "Ann", "Jane Doe", "results", ".git"} {
+	for _, d := range []string{"ann", "Ann", "Jane Doe", "Zoë K", "carl", "results", ".git"} {
 		require.NoError(t, os.Mkdir(filepath.Join(class, d), 0o755))
 	}
-	// A valid folder named as "Jane Doe"'s derived id would be: the
-	// derived id must then take more of the hash.
+	// A valid folder named as "Jane Doe"'s derived id would be.
 	clash := gradebook.DeriveID("Jane Doe", nil)
 	require.NoError(t, os.Mkdir(filepath.Join(class, clash), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(class, "notes.txt"), nil, 0o644))
-	require.NoError(t, os.Symlink(filepath.Join(class, "ann"), filepath.Join(class, "bo")))
+	require.NoError(t, os.Symlink(filepath.Join(class, "carl"), filepath.Join(class, "bo")))
 
-	entries, ignored, err := classEntries(class, filepath.Join(class, "results"))
+	entries, ignored, needs, err := classEntries(class, filepath.Join(class, "results"))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{`".git" (a hidden entry)`, `"results" (the output folder)`}, ignored)
 	byName := map[string]classEntry{}
 	ids := map[string]bool{}
 	for _, e := range entries {
 		byName[e.name] = e
-		assert.False(t, ids[e.id], "the id %s is given once", e.id)
-		ids[e.id] = true
+		assert.False(t, ids[gradebook.FoldName(e.id)], "the id %s is given once, case aside", e.id)
+		ids[gradebook.FoldName(e.id)] = true
 		assert.True(t, gradebook.ValidID(e.id), e.id)
 	}
-	require.Len(t, entries, 6)
-	assert.Equal(t, "Ann", byName["Ann"].id, "the first of two names that differ in case keeps it")
-	assert.NotEqual(t, "ann", byName["ann"].id, "the second gets a derived id, so that their feedback files differ everywhere")
-	assert.NotEqual(t, strings.ToLower(byName["ann"].id), strings.ToLower(byName["Ann"].id))
-	assert.Empty(t, byName["ann"].refused)
-	assert.Empty(t, byName["Ann"].refused)
-	assert.Equal(t, clash, byName[clash].id)
-	assert.NotEqual(t, clash, byName["Jane Doe"].id)
-	assert.True(t, strings.HasPrefix(byName["Jane Doe"].id, clash), "more of the same hash: %s", byName["Jane Doe"].id)
+	// ann, Ann, Jane Doe and its clash are on the list; the others are graded.
+	assert.ElementsMatch(t, []string{"Zoë K", "carl", "notes.txt", "bo"}, sortedKeys(byName))
+	require.Len(t, needs, 4)
+	for _, n := range []string{`"ann"`, `"Ann"`, `"Jane Doe"`, `"` + clash + `"`} {
+		assert.Contains(t, strings.Join(needs, "\n"), n+": one student with")
+	}
+	assert.Equal(t, gradebook.DeriveID("Zoë K", nil), byName["Zoë K"].id)
 	assert.Contains(t, byName["notes.txt"].refused, "is a file")
 	assert.Contains(t, byName["bo"].refused, "symbolic link")
+	assert.Empty(t, byName["carl"].refused)
 
-	_, _, err = classEntries(filepath.Join(class, "none"), t.TempDir())
+	_, _, _, err = classEntries(filepath.Join(class, "none"), t.TempDir())
 	assert.ErrorContains(t, err, "the class folder")
 }

@@ -60,6 +60,73 @@ func readPart(p string) (*gradebook.Book, error) {
 	return gradebook.Read(p)
 }
 
+// readVerifiedPart reads the gradebook of a part as readPart does, and
+// believes it only with the grader's MAC (gradebook.ReadVerified).
+func readVerifiedPart(p string) (*gradebook.Book, error) {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		p = filepath.Join(p, "gradebook.json")
+	}
+	return gradebook.ReadVerified(p)
+}
+
+// rederivePart checks a part against what the grader itself knows: its
+// columns are exercises of the catalogue, with their titles and maximums
+// (which replace the part's); every cell's maximum is its exercise's,
+// its points from 0 to that maximum, and its result's points the cell's;
+// an override is one of the instructor's overrides file (nil: none may
+// be), with its points and reason. Anything else is refused, naming the
+// part, the student and the exercise.
+func rederivePart(name string, b *gradebook.Book, all []grading.Exercise, overrides map[[2]string]*Override) error {
+	byID := map[string]grading.Exercise{}
+	for _, e := range all {
+		byID[e.ID] = e
+	}
+	where := gradebook.QuoteName(name)
+	var cols []GradebookExercise
+	for _, c := range b.Exercises {
+		e, ok := byID[c.ID]
+		if !ok {
+			return fmt.Errorf("part %s: the column %s is no exercise of this grader", where, gradebook.QuoteName(c.ID))
+		}
+		if c.MaxPoints != e.MaxPoints() || c.Title != e.Title {
+			return fmt.Errorf("part %s: the column %s has the maximum %d and title %s, the exercise %d and %s", where, e.ID, c.MaxPoints, gradebook.QuoteName(c.Title), e.MaxPoints(), gradebook.QuoteName(e.Title))
+		}
+		cols = append(cols, GradebookExercise{ID: e.ID, Title: e.Title, MaxPoints: e.MaxPoints()})
+	}
+	b.Exercises = cols
+	for _, id := range b.StudentIDs() {
+		s := b.Students[id]
+		for ex, c := range s.Cells {
+			e, ok := byID[ex]
+			at := fmt.Sprintf("part %s: %s's cell %s", where, gradebook.QuoteName(id), gradebook.QuoteName(ex))
+			switch {
+			case c == nil:
+				return fmt.Errorf("%s is empty", at)
+			case !ok:
+				return fmt.Errorf("%s: no exercise of this grader", at)
+			case c.MaxPoints != e.MaxPoints():
+				return fmt.Errorf("%s has the maximum %d, the exercise %d", at, c.MaxPoints, e.MaxPoints())
+			case c.Points < 0 || c.Points > e.MaxPoints():
+				return fmt.Errorf("%s has %d points, outside 0 to the maximum %d", at, c.Points, e.MaxPoints())
+			case c.Result != nil && (c.Result.ID != ex || c.Result.MaxPoints != e.MaxPoints() || (c.State == StateGraded && c.Result.Points != c.Points)):
+				return fmt.Errorf("%s does not agree with its own result (%d of %d points)", at, c.Result.Points, c.Result.MaxPoints)
+			case c.Result != nil && c.Result.Validate() != nil:
+				return fmt.Errorf("%s: %v", at, c.Result.Validate())
+			case c.State != StateGraded && c.Points != 0:
+				return fmt.Errorf("%s is not graded (%s) but has %d points", at, c.State, c.Points)
+			}
+			if c.Override != nil {
+				o := overrides[[2]string{id, ex}]
+				if o == nil || o.Points != c.Override.Points || o.Reason != c.Override.Reason {
+					return fmt.Errorf("%s has an override (%d points) that the instructor's overrides file does not give: pass that file with -overrides", at, c.Override.Points)
+				}
+			}
+		}
+	}
+	b.Recount()
+	return nil
+}
+
 // runMerge is `grade merge -out DIR PART...`: it joins the gradebooks of
 // the parts of a class graded with -shard (same seed, no student twice)
 // and writes the gradebook, the feedback, the leaderboard and the summary
@@ -68,8 +135,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("grade merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "write the merged gradebook, feedback and leaderboard here")
+	overridesPath := fs.String("overrides", "", "the instructor's overrides file (student, exercise, points, reason): the whole set, applied to the merged gradebook")
+	extra := fs.Bool("extra-credit", false, "with -overrides: allow points above an exercise's maximum")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade merge -out DIR PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
+		fmt.Fprintln(stderr, "usage: grade merge -out DIR [-overrides FILE [-extra-credit]] PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
 		fs.PrintDefaults()
 	}
 	parts, ok := parseFlags(fs, args)
@@ -80,30 +149,63 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if *extra && *overridesPath == "" {
+		fmt.Fprintln(stderr, "grade merge: -extra-credit needs -overrides: it allows points above the maximum in the overrides file")
+		return 2
+	}
 	var books []*gradebook.Book
 	for _, p := range parts {
-		b, err := readPart(p)
+		b, err := readVerifiedPart(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "grade merge: part %s: %v\n", p, err)
 			return 1
 		}
 		books = append(books, b)
 	}
-	run, err := gradebook.MergeParts(books)
+	// The overrides name students of the parts, and of the gradebook
+	// merged into.
+	all := catalogueWith(true)
+	var overrides map[[2]string]*Override
+	if *overridesPath != "" {
+		var ids []string
+		if old, err := gradebook.ReadIfExists(*out); err == nil {
+			ids = old.StudentIDs()
+		}
+		for _, b := range books {
+			ids = append(ids, b.StudentIDs()...)
+		}
+		var err error
+		if overrides, err = readOverrides(*overridesPath, ids, all, *extra); err != nil {
+			fmt.Fprintf(stderr, "grade merge: %v\n", err)
+			return 1
+		}
+	}
+	for i, b := range books {
+		// A part graded with -sanitize has the sanitizer's checks in its
+		// CUDA exercises' maximums; one without, not.
+		if err := rederivePart(parts[i], b, catalogueWith(false), overrides); err != nil {
+			if err2 := rederivePart(parts[i], b, all, overrides); err2 != nil {
+				fmt.Fprintf(stderr, "grade merge: %v\n", err)
+				return 1
+			}
+		}
+	}
+	run, err := gradebook.MergeParts(books, parts)
 	if err != nil {
 		fmt.Fprintf(stderr, "grade %v\n", err)
 		return 1
 	}
-	if err := mergeInto(*out, run, stdout); err != nil {
+	if err := mergeInto(*out, run, overrides, stdout); err != nil {
 		fmt.Fprintf(stderr, "grade merge: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-// mergeInto merges run into the gradebook in out (or a new one) and
+// mergeInto merges run into the gradebook in out (or a new one), makes
+// overrides its whole set of overrides (nil: the gradebook's stay), and
 // writes it with the feedback, the leaderboard and the summary.
-func mergeInto(out string, run *gradebook.Book, summary io.Writer) error {
+func mergeInto(out string, run *gradebook.Book, overrides map[[2]string]*Override, summary io.Writer) error {
 	book, err := gradebook.ReadIfExists(out)
 	if err != nil {
 		return fmt.Errorf("the existing gradebook.json: %w", err)
@@ -112,6 +214,9 @@ func mergeInto(out string, run *gradebook.Book, summary io.Writer) error {
 		return fmt.Errorf("the output folder: %w", err)
 	}
 	book.Merge(run)
+	if overrides != nil {
+		applyOverrides(book, overrides)
+	}
 	var errs []error
 	if err := book.Write(out); err != nil {
 		errs = append(errs, err)
@@ -175,6 +280,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	if len(rep.NoHandIn) > 0 {
 		fmt.Fprintf(stderr, "grade export: no hand-in, cells left empty: %s\n", strings.Join(rep.NoHandIn, ", "))
 	}
+	if len(rep.NoIdentifier) > 0 {
+		fmt.Fprintf(stderr, "grade export: neither email nor ID number, left out (Moodle stops a whole import at one user it cannot find): %s\n", strings.Join(rep.NoIdentifier, ", "))
+	}
+	if len(rep.Maximums) > 0 {
+		fmt.Fprintf(stderr, "grade export: Moodle's import does not set maximums (a new grade item is out of 100): create the grade items first, with these maximums: %s\n", strings.Join(rep.Maximums, "; "))
+	}
 	if err := writeOut(*outPath, stdout, b.Bytes()); err != nil {
 		fmt.Fprintf(stderr, "grade export: %v\n", err)
 		return 1
@@ -182,9 +293,17 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// rosterOfBook is the roster the class run recorded in the gradebook (the
-// people of its rows), or nil when it recorded none.
+// rosterOfBook is the roster the class run recorded in the gradebook
+// (the whole roster, people without a hand-in too; from a gradebook of an
+// earlier version, the people of its rows), or nil when it recorded none.
 func rosterOfBook(book *gradebook.Book) (*gradebook.Roster, error) {
+	if len(book.Roster) > 0 {
+		r, err := gradebook.NewRoster(book.Roster)
+		if err != nil {
+			return nil, fmt.Errorf("the roster recorded in the gradebook: %w", err)
+		}
+		return r, nil
+	}
 	var people []*gradebook.Person
 	for _, id := range book.StudentIDs() {
 		if p := book.Students[id].Person; p != nil {

@@ -161,11 +161,27 @@ func TestShardsMergedEqualOneRun(t *testing.T) {
 	_, err = GradeClass(c)
 	require.NoError(t, err)
 	stderr.Reset()
-	assert.Equal(t, 1, run([]string{"merge", "-out", t.TempDir(), parts[1], other}, &stdout, &stderr))
+	assert.Equal(t, 1, run([]string{"merge", "-out", t.TempDir(), other, parts[1], parts[2]}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "every part needs the same -seed")
 	stderr.Reset()
-	assert.Equal(t, 1, run([]string{"merge", "-out", t.TempDir(), parts[0], parts[0]}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "is in part 1 and in part 2")
+	assert.Equal(t, 1, run([]string{"merge", "-out", t.TempDir(), parts[0], parts[0], parts[1], parts[2]}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "part 0/3 is given twice")
+	// A failed task of a job array: its part is missing, and the merge
+	// names it instead of dropping its students.
+	for miss := range n {
+		stderr.Reset()
+		var rest []string
+		for i, p := range parts {
+			if i != miss {
+				rest = append(rest, p)
+			}
+		}
+		dest := t.TempDir()
+		assert.Equal(t, 1, run(append([]string{"merge", "-out", dest}, rest...), &stdout, &stderr))
+		assert.Contains(t, stderr.String(), fmt.Sprintf("part %d/%d of the class is missing", miss, n))
+		_, err := os.Stat(filepath.Join(dest, "gradebook.json"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "nothing is written")
+	}
 }
 
 func TestExportOfAClassRun(t *testing.T) {
@@ -273,6 +289,8 @@ func TestCourseFlagsRefused(t *testing.T) {
 		{[]string{"-gpus", "0,0"}, "named twice"},
 		{[]string{"-gpus", "a"}, "not a device number"},
 		{[]string{"-roster", "x.csv"}, "go with -class"},
+		{[]string{"-class", class, "-out", t.TempDir(), "-extra-credit"}, "-extra-credit needs -overrides"},
+		{[]string{"-j", "4"}, "-j needs -class"},
 		{[]string{"merge", "-out", t.TempDir()}, "usage: grade merge"},
 		{[]string{"similarity", "-threshold", "2", class}, "usage: grade similarity"},
 	} {
@@ -430,7 +448,7 @@ func TestEmailFoldersAreIdsWhereTheRosterSaysSo(t *testing.T) {
 	r, err := gradebook.ReadRoster(strings.NewReader("id,name\nana@uni.example,Ana Núñez\ncarl,Carl\n"))
 	require.NoError(t, err)
 	ids := func(roster *gradebook.Roster) map[string]string {
-		es, _, err := classEntriesOf(class, t.TempDir(), roster)
+		es, _, _, err := classEntriesOf(class, t.TempDir(), roster)
 		require.NoError(t, err)
 		m := map[string]string{}
 		for _, e := range es {
@@ -440,7 +458,7 @@ func TestEmailFoldersAreIdsWhereTheRosterSaysSo(t *testing.T) {
 	}
 	with := ids(r)
 	assert.Equal(t, "ana@uni.example", with["ana@uni.example"], "listed: the email is the id")
-	assert.Equal(t, gradebook.DeriveID("bob@uni.example", nil), with["bob@uni.example"], "not listed: an id derived from it")
+	assert.NotContains(t, with, "bob@uni.example", "not listed: the instructor's list, no row")
 	assert.Equal(t, "carl", with["carl"])
 	without := ids(nil)
 	assert.Equal(t, gradebook.DeriveID("ana@uni.example", nil), without["ana@uni.example"], "no roster: no email id")

@@ -21,6 +21,7 @@ import (
 	"stencillab.dev/exercises/checks"
 	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/exercises/sandbox"
 )
 
 // Config configures one grading run.
@@ -79,6 +80,42 @@ type Config struct {
 	// pool, when set, hands out the GPUs (class grading, where every
 	// student's CUDA submissions share it); nil makes one from GPUs.
 	pool *devicePool
+	// build, when not zero, replaces defaultBuildLimits (tests).
+	build buildLimits
+}
+
+// buildLimits bound the build of one exercise's test binary: the go
+// command and the compiler and linker it starts.
+type buildLimits struct {
+	Wall       time.Duration // the whole build
+	CPUSeconds int64         // each process's CPU time (RLIMIT_CPU)
+	MemBytes   int64         // each process's data segment (RLIMIT_DATA)
+	FileBytes  int64         // each file written (RLIMIT_FSIZE): objects, the test binary
+}
+
+// defaultBuildLimits are far above what an exercise's build takes (a
+// cold build of exercise 05: 39 s of CPU over all its processes, a test
+// binary of 9 MiB), and far below what a build made to exhaust the
+// grader takes (a 1 MB file: 15 minutes of compiling; a large
+// initialised array: a binary of 743 MB).
+var defaultBuildLimits = buildLimits{Wall: 5 * time.Minute, CPUSeconds: 240, MemBytes: 3 << 30, FileBytes: 128 << 20}
+
+// buildLimitsOf is cfg's build limits, defaults filled in.
+func buildLimitsOf(cfg Config) buildLimits {
+	l, d := cfg.build, defaultBuildLimits
+	if l.Wall <= 0 {
+		l.Wall = d.Wall
+	}
+	if l.CPUSeconds <= 0 {
+		l.CPUSeconds = d.CPUSeconds
+	}
+	if l.MemBytes <= 0 {
+		l.MemBytes = d.MemBytes
+	}
+	if l.FileBytes <= 0 {
+		l.FileBytes = d.FileBytes
+	}
+	return l
 }
 
 // catalogue returns the exercises this program knows, with their checks
@@ -130,6 +167,12 @@ func findRoot(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find the repository: %w", err)
 	}
+	// Links resolved: the go command works in the real folder, and an
+	// overlay keyed by a path through a link would be silently ignored
+	// (the repository's file graded instead of the student's).
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
 	for d := abs; ; d = filepath.Dir(d) {
 		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
 			if bytes.Contains(b, []byte("module stencillab.dev\n")) {
@@ -146,6 +189,78 @@ func findRoot(dir string) (string, error) {
 // that cannot be built or run scores 0 with a message; Grade returns an
 // error only when it cannot grade at all (no repository, no go command).
 func Grade(cfg Config) (grading.Report, error) {
+	rep, err := gradeUnscrubbed(cfg)
+	if err != nil {
+		return rep, err
+	}
+	scrubReport(cfg, &rep)
+	return rep, nil
+}
+
+// scrubReport removes from every message of rep, which the student reads,
+// the paths of this machine: the repository's (as given, and with its
+// links resolved, which leaves a path relative to it), the student's own
+// hand-in folder, the caches, the temporary folder and the home folder,
+// and the machine's name.
+func scrubReport(cfg Config, rep *grading.Report) {
+	r := scrubber(cfg)
+	for i := range rep.Exercises {
+		e := &rep.Exercises[i]
+		e.Message = r.Replace(e.Message)
+		for k := range e.Checks {
+			e.Checks[k].Message = r.Replace(e.Checks[k].Message)
+		}
+	}
+}
+
+// scrubber replaces the paths of this machine that cfg knows of, and the
+// machine's name, in a message for a student (see scrubReport).
+func scrubber(cfg Config) *strings.Replacer {
+	var pairs []string
+	add := func(p, with string) {
+		if p == "" || p == "/" || p == "." {
+			return
+		}
+		pairs = append(pairs, p+string(filepath.Separator), with, p, strings.TrimSuffix(with, "/"))
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			pairs = append(pairs, r+string(filepath.Separator), with, r, strings.TrimSuffix(with, "/"))
+		}
+	}
+	root := cfg.Root
+	if r, err := findRoot(orDot(root)); err == nil {
+		root = r
+	}
+	add(root, "")
+	add(cfg.Submission, "")
+	add(cfg.CacheDir, "<cache>/")
+	if uc, err := os.UserCacheDir(); err == nil {
+		add(uc, "<cache>/")
+	}
+	add(goCacheDir, "<cache>/")
+	add(os.TempDir(), "<tmp>/")
+	if home, err := os.UserHomeDir(); err == nil {
+		add(home, "<home>/")
+	}
+	if h, err := os.Hostname(); err == nil && len(h) >= 4 {
+		pairs = append(pairs, h, "<host>")
+	}
+	// The longest first, so that a path inside another is replaced whole.
+	type pr struct{ from, to string }
+	var ps []pr
+	for i := 0; i+1 < len(pairs); i += 2 {
+		ps = append(ps, pr{pairs[i], pairs[i+1]})
+	}
+	sort.SliceStable(ps, func(a, b int) bool { return len(ps[a].from) > len(ps[b].from) })
+	flat := make([]string, 0, 2*len(ps))
+	for _, p := range ps {
+		flat = append(flat, p.from, p.to)
+	}
+	return strings.NewReplacer(flat...)
+}
+
+// gradeUnscrubbed is Grade, before the machine's paths are removed from
+// the messages.
+func gradeUnscrubbed(cfg Config) (grading.Report, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = grading.NewSeed()
 	}
@@ -303,8 +418,20 @@ func Grade(cfg Config) (grading.Report, error) {
 
 // pruneCache keeps the keep most recently used folders of test binaries in
 // cache, and none unused for longer than maxAge: each repository and each
-// submission graded has a folder of its own.
+// submission graded has a folder of its own. It also keeps the folders
+// within maxCacheBytes together (pruneCacheSize).
 func pruneCache(cache string, keep int, maxAge time.Duration) {
+	pruneCacheSize(cache, keep, maxAge, maxCacheBytes)
+}
+
+// maxCacheBytes bounds the folders of a cache together.
+const maxCacheBytes = 4 << 30
+
+// pruneCacheSize removes from cache the folders beyond the keep most
+// recently used, those unused for longer than maxAge, and, least recently
+// used first, those beyond maxBytes together. A folder's time is its last
+// use (build touches it).
+func pruneCacheSize(cache string, keep int, maxAge time.Duration, maxBytes int64) {
 	entries, err := os.ReadDir(cache)
 	if err != nil {
 		return
@@ -312,19 +439,37 @@ func pruneCache(cache string, keep int, maxAge time.Duration) {
 	type dir struct {
 		path string
 		mod  time.Time
+		size int64
 	}
 	var dirs []dir
 	for _, e := range entries {
 		if info, err := e.Info(); err == nil && e.IsDir() {
-			dirs = append(dirs, dir{filepath.Join(cache, e.Name()), info.ModTime()})
+			p := filepath.Join(cache, e.Name())
+			dirs = append(dirs, dir{p, info.ModTime(), folderSize(p)})
 		}
 	}
 	sort.Slice(dirs, func(a, b int) bool { return dirs[a].mod.After(dirs[b].mod) })
+	var total int64
 	for i, d := range dirs {
-		if i >= keep || time.Since(d.mod) > maxAge {
+		total += d.size
+		if i >= keep || time.Since(d.mod) > maxAge || (total > maxBytes && i > 0) {
 			_ = os.RemoveAll(d.path)
 		}
 	}
+}
+
+// folderSize is the bytes of the regular files under p.
+func folderSize(p string) int64 {
+	var n int64
+	_ = filepath.WalkDir(p, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // job is one exercise being graded.
@@ -467,6 +612,10 @@ func (j *job) build(cfg Config, goBin, cache string) {
 		b.fail, b.status = j.buildNow(cfg, goBin)
 	}
 	j.fail, j.status = b.fail, b.status
+	// The folder's time is its last use: the cache evicts the least
+	// recently used first (pruneCache).
+	now := time.Now()
+	_ = os.Chtimes(filepath.Dir(j.bin), now, now)
 }
 
 // builds holds the builds made by this process, by binary.
@@ -495,28 +644,23 @@ func (j *job) buildNow(cfg Config, goBin string) (fail string, status grading.St
 	args = append(args, "./exercises/"+j.ex.ID)
 	// A failure that names no file of an exercise is the toolchain's, not
 	// the student's (a busy machine, a cache being written): try again
-	// before giving up.
+	// before giving up. A build over a limit is the student's: it scores
+	// 0, the limit named.
 	var text string
 	for attempt := 0; attempt < 3; attempt++ {
 		if attempt > 0 {
 			time.Sleep(time.Duration(attempt) * time.Second)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		cmd := exec.CommandContext(ctx, goBin, args...)
-		cmd.Dir = cfg.Root
-		// Without cgo the runtime makes its own threads: under the memory
-		// limit a thread it cannot make is reported as Go's out-of-memory
-		// error, not as an abort inside libc's pthread_create.
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		cancel()
+		out, over, err := j.runBuild(cfg, goBin, args)
+		if over != "" {
+			_ = os.Remove(j.bin)
+			return "the build went over its limit: " + over + ". An exercise's code builds far within it: make the code smaller (no huge constant tables or generated code)", grading.BuildFailed
+		}
 		if err == nil {
 			text = ""
 			break
 		}
-		text = compileErrors(out.String(), cfg.Root, j.replaced)
+		text = compileErrors(out, cfg.Root, j.replaced)
 		if strings.Contains(text, "exercises/") {
 			break
 		}
@@ -531,6 +675,106 @@ func (j *job) buildNow(cfg Config, goBin string) (fail string, status grading.St
 	now := time.Now()
 	_ = os.Chtimes(filepath.Dir(j.bin), now, now)
 	return "", ""
+}
+
+// goEnvOnce reads the go command's build cache folder once.
+var (
+	goEnvOnce  sync.Once
+	goCacheDir string
+)
+
+// runBuild runs the go command with args under cfg's build limits, in the
+// sandbox when cfg has one (the machine read only but for the build cache,
+// the binary's folder and a temporary folder of its own; no network), in
+// a process group killed as a whole at the wall-clock limit. It returns
+// the go command's output, the limit it went over ("" for none), and its
+// error.
+func (j *job) runBuild(cfg Config, goBin string, args []string) (string, string, error) {
+	l := buildLimitsOf(cfg)
+	goEnvOnce.Do(func() {
+		if b, err := exec.Command(goBin, "env", "GOCACHE").Output(); err == nil {
+			goCacheDir = strings.TrimSpace(string(b))
+		}
+	})
+	tmp, err := os.MkdirTemp(filepath.Dir(j.bin), "build-")
+	if err != nil {
+		return "", "", fmt.Errorf("a temporary folder for the build: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	// Without cgo the runtime makes its own threads: under the memory
+	// limit a thread it cannot make is reported as Go's out-of-memory
+	// error, not as an abort inside libc's pthread_create. Nothing is
+	// fetched: no module, no toolchain.
+	env := append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOPROXY=off", "TMPDIR="+tmp, "GOTMPDIR="+tmp,
+		fmt.Sprintf("GOMEMLIMIT=%d", l.MemBytes/4*3))
+	writable := []string{filepath.Dir(j.bin), tmp}
+	if goCacheDir != "" && goCacheDir != "off" {
+		env = append(env, "GOCACHE="+goCacheDir)
+		writable = append(writable, goCacheDir)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.Wall)
+	defer cancel()
+	cmd := sandbox.BuildCommand(ctx, cfg.sandbox, sandbox.Build{
+		Argv: append([]string{goBin}, args...), Env: env, Dir: cfg.Root, Writable: writable,
+		Limits: sandbox.Limits{MemBytes: l.MemBytes, CPUSeconds: l.CPUSeconds, FileBytes: l.FileBytes},
+	})
+	setProcessGroup(cmd)
+	// The output goes to a file, not a pipe: a process left behind that
+	// holds a pipe would keep Wait waiting.
+	outFile, err := os.CreateTemp(tmp, "out-")
+	if err != nil {
+		return "", "", fmt.Errorf("a file for the build's output: %w", err)
+	}
+	defer outFile.Close()
+	cmd.Stdout, cmd.Stderr = outFile, outFile
+	start := time.Now()
+	err = cmd.Run()
+	// Whatever it left running goes with its group.
+	killGroup(cmd)
+	var out limitedBuffer
+	if _, serr := outFile.Seek(0, io.SeekStart); serr == nil {
+		_, _ = io.Copy(&out, outFile)
+	}
+	text := out.String()
+	switch {
+	case ctx.Err() != nil:
+		return text, fmt.Sprintf("%v of wall-clock time (it was stopped after %v)", l.Wall, time.Since(start).Round(time.Second)), err
+	case err == nil:
+		if st, serr := os.Stat(j.bin); serr == nil && st.Size() > l.FileBytes {
+			return text, fmt.Sprintf("%s for a file it writes (the test binary has %d bytes)", formatSize(l.FileBytes), st.Size()), nil
+		}
+		return text, "", nil
+	}
+	// RLIMIT_CPU kills a process (SIGKILL at the hard limit; the Go
+	// toolchain ignores SIGXCPU), which the go command reports as
+	// "signal: killed": the CPU time of the build's processes, which
+	// wait4 reports with their children's, says whether it was the limit.
+	// The kernel's split of that time is sampled, and on a busy machine it
+	// reads well under the limit it enforced: a kill after half of the
+	// limit is taken as the limit's (no build of an exercise comes near
+	// half of it: 240 s by default, for 39 s of a cold build of exercise
+	// 05 over all its processes).
+	killed := strings.Contains(text, "signal: killed") || strings.Contains(err.Error(), "signal: killed")
+	if ps := cmd.ProcessState; ps != nil && killed && ps.UserTime()+ps.SystemTime() >= time.Duration(l.CPUSeconds)*time.Second/2 {
+		return text, fmt.Sprintf("%d s of CPU time for a process of the compiler or linker", l.CPUSeconds), err
+	}
+	// The go command names a compiler or linker stopped by a limit; a
+	// limit of the go command itself is its own exit's signal.
+	return text, overLimit(text+"\n"+err.Error(), l), err
+}
+
+// overLimit names the limit a build's output says it went over, or "".
+func overLimit(text string, l buildLimits) string {
+	t := strings.ToLower(text)
+	switch {
+	case strings.Contains(t, "cpu time limit exceeded") || strings.Contains(t, "signal: cputime") || strings.Contains(t, "sigxcpu"):
+		return fmt.Sprintf("%d s of CPU time for a process of the compiler or linker", l.CPUSeconds)
+	case strings.Contains(t, "file size limit exceeded") || strings.Contains(t, "file too large") || strings.Contains(t, "sigxfsz"):
+		return fmt.Sprintf("%s for a file it writes (an object file or the test binary)", formatSize(l.FileBytes))
+	case strings.Contains(t, "out of memory") || strings.Contains(t, "cannot allocate memory"):
+		return fmt.Sprintf("%s of memory for a process of the compiler or linker", formatSize(l.MemBytes))
+	}
+	return ""
 }
 
 // exercisePathRE matches a path that ends in an exercise's folder, so that

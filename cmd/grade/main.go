@@ -6,7 +6,7 @@
 //	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]
 //	grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE]
 //	      [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [exercise...]
-//	grade merge -out DIR PART...
+//	grade merge -out DIR [-overrides FILE [-extra-credit]] PART...
 //	grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR
 //	grade similarity [-threshold F] [-o FILE] CLASS [exercise...]
 //	grade bundle -out DIR
@@ -53,7 +53,9 @@
 // named by the student's email. -shard i/n grades part i (from 0) of n of
 // the class, split by student id, into its own -out; `grade merge -out DIR
 // PART...` joins the parts into the gradebook one run would have written
-// (every part needs the same -seed). `grade export` writes the gradebook
+// (every part needs the same -seed, every part i/n is there once, and
+// each carries the MAC of the instructor's key, kept outside the class
+// folder: see gradebook.InstructorKey). `grade export` writes the gradebook
 // as Canvas's or Moodle's grade import, or as CSV with the roster's
 // columns. `grade similarity` flags pairs of hand-ins whose solution code
 // is near-identical. The overrides file is the whole set of overrides: a
@@ -137,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]")
 		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
-		fmt.Fprintln(stderr, "       grade merge -out DIR PART...")
+		fmt.Fprintln(stderr, "       grade merge -out DIR [-overrides FILE [-extra-credit]] PART...")
 		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR")
 		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] CLASS [exercise...]")
 		fmt.Fprintln(stderr, "       grade bundle -out DIR")
@@ -154,6 +156,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		names = append(names, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// A flag that needs another is refused without it, never ignored.
+	for _, need := range []struct{ flag, needs, why string }{
+		{"extra-credit", "overrides", "it allows points above the maximum in the overrides file"},
+		{"j", "class", "it bounds the students graded at once"},
+	} {
+		if set[need.flag] && !set[need.needs] {
+			fmt.Fprintf(stderr, "grade: -%s needs -%s: %s\n", need.flag, need.needs, need.why)
+			return 2
+		}
 	}
 	limit, err := parseSize(*mem)
 	if err != nil {

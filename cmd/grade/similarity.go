@@ -83,7 +83,7 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 // classSimilarity reads every hand-in of the class folder and compares
 // them exercise by exercise. notes says which hand-ins were left out.
 func classSimilarity(root, class string, roster *gradebook.Roster, exs []grading.Exercise, threshold float64) ([]similarity.Pair, []string, error) {
-	entries, _, err := classEntriesOf(class, "", roster)
+	entries, _, _, err := classEntriesOf(class, "", roster)
 	if err != nil {
 		return nil, nil, err
 	}

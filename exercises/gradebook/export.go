@@ -36,6 +36,14 @@ var Formats = []string{FormatCanvas, FormatMoodle, FormatCSV}
 type ExportReport struct {
 	NotListed []string
 	NoHandIn  []string
+	// NoIdentifier lists the roster's people left out of a Moodle file
+	// because they have neither an email nor an ID number to map: one
+	// user Moodle cannot find stops its whole import.
+	NoIdentifier []string
+	// Maximums are the exercises' columns and maximums, for the grade
+	// items Moodle's import does not create with them (a new item is out
+	// of 100).
+	Maximums []string
 }
 
 // ColumnTitle is an exercise's column in an LMS: "Title (id)".
@@ -51,7 +59,10 @@ func (g *Book) Export(w io.Writer, format string, roster *Roster) (ExportReport,
 		return rep, fmt.Errorf("export %s: a roster is needed, to name the students as the LMS knows them", format)
 	}
 	if roster != nil {
-		rep.NoHandIn, rep.NotListed = roster.Apply(g)
+		var err error
+		if rep.NoHandIn, rep.NotListed, err = roster.Apply(g); err != nil {
+			return rep, fmt.Errorf("export %s: %w", format, err)
+		}
 	}
 	cw := csv.NewWriter(w)
 	write := func(rec []string) {
@@ -72,6 +83,13 @@ func (g *Book) Export(w io.Writer, format string, roster *Roster) (ExportReport,
 		}
 		return out
 	}
+	// The row of each person is the one Apply matched to them.
+	byPerson := map[*Person]*Student{}
+	for _, s := range g.Students {
+		if s.Person != nil {
+			byPerson[s.Person] = s
+		}
+	}
 	titles := make([]string, len(g.Exercises))
 	for i, e := range g.Exercises {
 		titles[i] = ColumnTitle(e)
@@ -89,12 +107,19 @@ func (g *Book) Export(w io.Writer, format string, roster *Roster) (ExportReport,
 			if name == "" {
 				name = p.ID
 			}
-			write(append([]string{name, "", p.SISID, p.LoginID(), p.Section}, scores(g.Students[p.ID])...))
+			write(append([]string{name, "", p.SISID, p.LoginID(), p.Section}, scores(byPerson[p])...))
 		}
 	case FormatMoodle:
 		write(append([]string{"ID number", "Email address", "Full name"}, titles...))
 		for _, p := range roster.People {
-			write(append([]string{p.SISID, p.Email, p.Name}, scores(g.Students[p.ID])...))
+			if p.SISID == "" && p.Email == "" {
+				rep.NoIdentifier = append(rep.NoIdentifier, p.ID)
+				continue
+			}
+			write(append([]string{p.SISID, p.Email, p.Name}, scores(byPerson[p])...))
+		}
+		for i, e := range g.Exercises {
+			rep.Maximums = append(rep.Maximums, fmt.Sprintf("%s: %d", titles[i], e.MaxPoints))
 		}
 	case FormatCSV:
 		header, rows := g.Table()

@@ -231,3 +231,22 @@ func TestCheckStatsCountTheClass(t *testing.T) {
 	g.Summary(&sum, g, 0)
 	assert.Contains(t, sum.String(), "Checks (share of the graded students passing):")
 }
+
+// Moodle's file leaves out a person it could not map (neither email nor
+// ID number), since one unknown user stops Moodle's whole import, and
+// says each exercise's maximum, which the import does not set.
+func TestMoodleExportLeavesOutUnmappable(t *testing.T) {
+	g := New([]Exercise{{ID: "01_sine", Title: "Sine", MaxPoints: 8}, {ID: "03_five_point", Title: "Five", MaxPoints: 9}})
+	g.Students["ana"] = &Student{ID: "ana", Cells: map[string]*Cell{"01_sine": {State: StateGraded, Points: 5, MaxPoints: 8}}}
+	r, err := ReadRoster(strings.NewReader("id,name,email,sis_id\nana,Ana,ana@uni.example,\nbo,Bo,,\ncy,Cy,,77\n"))
+	require.NoError(t, err)
+	var b bytes.Buffer
+	rep, err := g.Export(&b, FormatMoodle, r)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bo"}, rep.NoIdentifier)
+	assert.Equal(t, []string{"Sine (01_sine): 8", "Five (03_five_point): 9"}, rep.Maximums)
+	rows := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Len(t, rows, 3, "the header, ana and cy")
+	assert.Equal(t, ",ana@uni.example,Ana,5,", rows[1])
+	assert.Equal(t, "77,,Cy,,", rows[2])
+}

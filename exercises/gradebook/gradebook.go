@@ -48,6 +48,11 @@ const (
 	// StateError: the grader could not grade it (the toolchain, the
 	// machine); the cell is empty until a later run grades it.
 	StateError = "error"
+	// StateWithheld: a CUDA exercise of a hand-in that holds no CUDA file
+	// at all (a student of the Go part of the course): withheld, not
+	// zero, so that the total is out of what was graded; a later run on
+	// a hand-in with the files fills it in.
+	StateWithheld = "withheld"
 )
 
 // Version is the version of gradebook.json's format.
@@ -65,6 +70,10 @@ type Book struct {
 	Runs      []Run               `json:"runs"`
 	Exercises []Exercise          `json:"exercises"`
 	Students  map[string]*Student `json:"students"`
+	// Roster is the roster of the latest run that had one: an export
+	// gives its people without a hand-in a row of empty cells, without
+	// the roster passed again.
+	Roster []*Person `json:"roster,omitempty"`
 }
 
 // Run records one run of the class grading.
@@ -75,6 +84,12 @@ type Run struct {
 	Sandbox  bool   `json:"sandbox"`
 	// Shard is the part of the class graded ("i/n"), or "" for all.
 	Shard string `json:"shard,omitempty"`
+	// NeedsInstructor lists the hand-in folders the run graded onto no
+	// one's row, each with the reason: names that are one after case
+	// folding and Unicode normalisation, a derived id that is another
+	// folder's name, a folder the roster does not list, two folders that
+	// claim one roster row.
+	NeedsInstructor []string `json:"needs_instructor,omitempty"`
 }
 
 // Exercise is a column of the gradebook.
@@ -245,6 +260,9 @@ func (g *Book) Merge(run *Book) {
 	}
 	g.Version, g.Seed = Version, run.Seed
 	g.Runs = append(g.Runs, run.Runs...)
+	if len(run.Roster) > 0 {
+		g.Roster = run.Roster
+	}
 	have := map[string]bool{}
 	for _, e := range g.Exercises {
 		have[e.ID] = true
@@ -346,6 +364,39 @@ func EmailID(id string) bool {
 // Read reads gradebook.json at path; a file that does not exist gives an
 // error that wraps fs.ErrNotExist.
 func Read(path string) (*Book, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, b)
+}
+
+// ReadVerified reads gradebook.json at path as Read does, and believes it
+// only when the MAC beside it (path + MACSuffix) is the one the
+// instructor's key gives its bytes: a part of a class graded apart that
+// someone else wrote or edited is refused.
+func ReadVerified(path string) (*Book, error) {
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	mac, err := os.ReadFile(path + MACSuffix)
+	if err != nil {
+		return nil, fmt.Errorf("gradebook: %s has no MAC of the grader (%s): %w", path, filepath.Base(path)+MACSuffix, err)
+	}
+	key, err := InstructorKey()
+	if err != nil {
+		return nil, fmt.Errorf("gradebook: %w", err)
+	}
+	if !checkMAC(key, b, mac) {
+		p, _ := KeyPath()
+		return nil, fmt.Errorf("gradebook: %s was not written by the grader with this instructor's key (%s): its MAC does not match, so it was edited, forged, or graded with another key", path, p)
+	}
+	return parse(path, b)
+}
+
+// readFile reads a regular file of at most MaxFileBytes.
+func readFile(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("gradebook: %w", err)
@@ -365,6 +416,11 @@ func Read(path string) (*Book, error) {
 	if len(b) > MaxFileBytes {
 		return nil, fmt.Errorf("gradebook: %s has more than the %d bytes a gradebook may have", path, MaxFileBytes)
 	}
+	return b, nil
+}
+
+// parse decodes gradebook.json's bytes b, read from path.
+func parse(path string, b []byte) (*Book, error) {
 	g := &Book{}
 	if err := json.Unmarshal(b, g); err != nil {
 		return nil, fmt.Errorf("gradebook: %s: %w", path, err)
@@ -393,17 +449,30 @@ func ReadIfExists(out string) (*Book, error) {
 	return g, err
 }
 
-// Write writes gradebook.json, gradebook.csv, feedback/STUDENT.md and
-// feedback/STUDENT.html into
-// the folder out, each file atomically. It writes every file it can, and
+// Write writes gradebook.json (with its MAC under the instructor's key,
+// gradebook.json.mac: see InstructorKey), gradebook.csv,
+// feedback/STUDENT.md and feedback/STUDENT.html into the folder out, each
+// file atomically. It writes every file it can, and
 // returns the errors of those it could not.
 func (g *Book) Write(out string) error {
 	var errs []error
 	b, err := json.MarshalIndent(g, "", "  ")
 	if err != nil {
 		errs = append(errs, fmt.Errorf("gradebook.json: %w", err))
-	} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"), append(b, '\n')); err != nil {
-		errs = append(errs, err)
+	} else {
+		b = append(b, '\n')
+		// The MAC goes first and the gradebook second: a reader never
+		// sees a new gradebook beside an old MAC that would pass.
+		key, kerr := InstructorKey()
+		if kerr != nil {
+			errs = append(errs, fmt.Errorf("gradebook.json's MAC: %w", kerr))
+			_ = os.Remove(filepath.Join(out, "gradebook.json"+MACSuffix))
+		} else if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"+MACSuffix), []byte(MAC(key, b)+"\n")); err != nil {
+			errs = append(errs, err)
+		}
+		if err := WriteFileAtomic(filepath.Join(out, "gradebook.json"), b); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	var csvb bytes.Buffer
 	if err := g.WriteCSV(&csvb); err != nil {

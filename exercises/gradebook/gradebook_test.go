@@ -398,3 +398,31 @@ func FuzzFeedback(f *testing.F) {
 		assert.NotContains(t, rest, "<")
 	})
 }
+
+// The most frequent mistakes leave out the stubs not yet written: a check
+// that says "not implemented yet" runs and fails, but teaches nothing.
+func TestMistakesLeaveOutStubs(t *testing.T) {
+	g := New([]Exercise{{ID: "01_sine", Title: "Sine", MaxPoints: 2}})
+	cell := func(notImpl bool, msg string) *Cell {
+		r := grading.ExerciseResult{ID: "01_sine", Status: grading.Graded, MaxPoints: 2,
+			Checks: []grading.CheckResult{{ID: "grid", MaxPoints: 2, Message: msg, NotImplemented: notImpl}}}
+		return &Cell{State: StateGraded, MaxPoints: 2, Result: &r}
+	}
+	var ids []string
+	for i := range 5 {
+		id := fmt.Sprintf("s%d", i)
+		ids = append(ids, id)
+		c := cell(true, "Discretize: not implemented yet")
+		if i < 2 {
+			c = cell(false, fmt.Sprintf("xs[%d] is off by h/2", i))
+		}
+		g.Students[id] = &Student{ID: id, Cells: map[string]*Cell{"01_sine": c}}
+	}
+	stats, mistakes := g.CheckStats(ids, 3)
+	require.Len(t, stats, 1)
+	assert.Equal(t, 5, stats[0].Ran)
+	assert.Equal(t, 0, stats[0].Passed)
+	require.Len(t, mistakes, 1, "the three stubs are no mistake")
+	assert.Equal(t, 2, mistakes[0].Count)
+	assert.Equal(t, "xs[#] is off by h/#", mistakes[0].Message)
+}

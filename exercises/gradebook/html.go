@@ -53,6 +53,8 @@ func (g *Book) FeedbackHTML(s *Student) string {
 		case c.State == StateNeedsGPU && c.Override == nil:
 			fmt.Fprintf(&b, "<h2>%s: –/%d, graded later on the GPU</h2>\n", title, c.MaxPoints)
 			continue
+		case c.State == StateWithheld && c.Override == nil:
+			fmt.Fprintf(&b, "<h2>%s: –/%d, withheld: the hand-in has no CUDA file</h2>\n", title, c.MaxPoints)
 		case c.State == StateError && c.Override == nil:
 			fmt.Fprintf(&b, "<h2>%s: –/%d, not graded: the grader could not run it</h2>\n", title, c.MaxPoints)
 		default:

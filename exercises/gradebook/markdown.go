@@ -173,6 +173,8 @@ func (g *Book) Feedback(s *Student) string {
 			fmt.Fprintf(&b, "\n## %s: –/%d, graded later on the GPU\n", title, c.MaxPoints)
 		case StateError:
 			fmt.Fprintf(&b, "\n## %s: –/%d, not graded: the grader could not run it\n", title, c.MaxPoints)
+		case StateWithheld:
+			fmt.Fprintf(&b, "\n## %s: –/%d, withheld: the hand-in has no CUDA file\n", title, c.MaxPoints)
 		default:
 			fmt.Fprintf(&b, "\n## %s: %d/%d\n", title, c.Score(), c.MaxPoints)
 		}
@@ -224,7 +226,7 @@ func (g *Book) EmptyHandIn(s *Student) bool {
 			return false
 		}
 		switch {
-		case c.State == StateNeedsGPU:
+		case c.State == StateNeedsGPU || c.State == StateWithheld:
 		case c.State == StateGraded && c.Result.Status == grading.Missing:
 			missing++
 		default:

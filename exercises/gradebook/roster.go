@@ -10,6 +10,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Person is a student as the roster names them: the hand-in folder's id
@@ -35,7 +38,29 @@ func (p *Person) LoginID() string {
 // Roster maps hand-in folders to people.
 type Roster struct {
 	People []*Person          // in the roster's order
-	byID   map[string]*Person // by the folder's id
+	byID   map[string]*Person // by the folder's id, folded (FoldName)
+	// byName holds each person under the folded id and the folded
+	// email: the names a hand-in folder of theirs may have.
+	byName map[string]*Person
+}
+
+// FoldName is the key under which two names are one: Unicode's NFKC
+// normalisation, case folding, and NFKC again (folding may undo it).
+// "Alice", "alice" and "ＡＬＩＣＥ" fold alike, and so do "José" written
+// with one code point or with a combining accent.
+func FoldName(s string) string {
+	return norm.NFKC.String(cases.Fold().String(norm.NFKC.String(s)))
+}
+
+// Match returns the person a hand-in folder named name belongs to: the
+// one whose id or email folds (FoldName) to what name folds to, or nil.
+// The roster refuses two people under one folded name, so that the match
+// is unique.
+func (r *Roster) Match(name string) *Person {
+	if r == nil {
+		return nil
+	}
+	return r.byName[FoldName(name)]
 }
 
 // Roster limits.
@@ -58,6 +83,10 @@ var rosterColumns = map[string]string{
 	"sislogin": "login", "sisloginid": "login", "login": "login",
 	"section": "section",
 }
+
+// idColumns are the names the first column, the hand-in folder's id, may
+// have, compared as columnKey does.
+var idColumns = map[string]bool{"id": true, "folder": true}
 
 func columnKey(h string) string {
 	return strings.Map(func(r rune) rune {
@@ -83,7 +112,8 @@ func ReadRosterFile(path string) (*Roster, error) {
 }
 
 // ReadRoster reads a roster: a CSV file with a header, whose first column
-// is the hand-in folder's id and whose other columns are any of name,
+// is the hand-in folder's id (named id or folder: a roster without it is
+// refused) and whose other columns are any of name,
 // email, SIS id, SIS login and section, in any order (named as in
 // rosterColumns; an unknown column is an error, so that a column meant to
 // be read is never silently dropped). An id is a plain id or an email
@@ -109,6 +139,12 @@ func ReadRoster(in io.Reader) (*Roster, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	// The first column is the id, and says so: a roster whose first
+	// column is the names would make names the ids, and leave every
+	// column the LMS matches on empty.
+	if k := columnKey(header[0]); !idColumns[k] {
+		return nil, fmt.Errorf("header column 1 %s: a roster's first column is the hand-in folder's id, named id", QuoteName(header[0]))
 	}
 	cols := make([]string, len(header))
 	seen := map[string]bool{}
@@ -193,9 +229,24 @@ func (r *Roster) add(p *Person) error {
 	if p.Email != "" && !EmailID(p.Email) {
 		return fmt.Errorf("email %s is not an email address", QuoteName(p.Email))
 	}
-	key := strings.ToLower(p.ID)
+	key := FoldName(p.ID)
 	if r.byID[key] != nil {
 		return fmt.Errorf("id %s appears twice (ids are compared without case)", QuoteName(p.ID))
+	}
+	if r.byName == nil {
+		r.byName = map[string]*Person{}
+	}
+	names := []string{key}
+	if p.Email != "" && FoldName(p.Email) != key {
+		names = append(names, FoldName(p.Email))
+	}
+	for _, n := range names {
+		if q := r.byName[n]; q != nil {
+			return fmt.Errorf("%s is also the id or email of %s: a hand-in folder named so would be either's (names are compared without case)", QuoteName(n), QuoteName(q.ID))
+		}
+	}
+	for _, n := range names {
+		r.byName[n] = p
 	}
 	r.byID[key] = p
 	r.People = append(r.People, p)
@@ -207,7 +258,7 @@ func (r *Roster) Lookup(id string) *Person {
 	if r == nil {
 		return nil
 	}
-	p := r.byID[strings.ToLower(id)]
+	p := r.byID[FoldName(id)]
 	if p == nil || p.ID != id {
 		return nil
 	}
@@ -216,8 +267,11 @@ func (r *Roster) Lookup(id string) *Person {
 
 // Apply sets each student's person from the roster (nil for one it does
 // not list) and returns the ids of the roster's people who have no row
-// in g (no hand-in) and the ids of the rows it does not list.
-func (r *Roster) Apply(g *Book) (noHandIn, notListed []string) {
+// in g (no hand-in) and the ids of the rows it does not list. Two rows
+// that claim one person (by id, or by the folder's name) are an error
+// naming both: one of them would take the other's row in the LMS.
+func (r *Roster) Apply(g *Book) (noHandIn, notListed []string, err error) {
+	claimed := map[*Person]string{}
 	for _, id := range g.StudentIDs() {
 		p := r.Lookup(id)
 		if p == nil && g.Students[id].Folder != "" {
@@ -225,13 +279,17 @@ func (r *Roster) Apply(g *Book) (noHandIn, notListed []string) {
 		}
 		if p == nil {
 			notListed = append(notListed, id)
+		} else if other, ok := claimed[p]; ok {
+			return nil, nil, fmt.Errorf("the rows %s and %s both claim the roster's %s: resolve which hand-in is theirs, and grade again", QuoteName(other), QuoteName(id), QuoteName(p.ID))
+		} else {
+			claimed[p] = id
 		}
 		g.Students[id].Person = p
 	}
 	for _, p := range r.People {
-		if g.Students[p.ID] == nil {
+		if _, ok := claimed[p]; !ok {
 			noHandIn = append(noHandIn, p.ID)
 		}
 	}
-	return noHandIn, notListed
+	return noHandIn, notListed, nil
 }

@@ -40,3 +40,21 @@ func TestNewRosterChecksAsAFileDoes(t *testing.T) {
 	_, err = ReadRoster(strings.NewReader("id,name\nana,A\nAna,B\n"))
 	assert.ErrorContains(t, err, "line 3: id \"Ana\" appears twice")
 }
+
+// A roster whose first column is not the id is refused: its names would
+// become ids, and the LMS's columns would come out empty.
+func TestRosterNeedsItsIDColumn(t *testing.T) {
+	for _, h := range []string{"name,email\nAna,ana@uni.example\n", "email,id\nana@uni.example,ana\n", "student,sis_id\nana,1\n"} {
+		_, err := ReadRoster(strings.NewReader(h))
+		require.Error(t, err, h)
+		assert.Contains(t, err.Error(), "first column is the hand-in folder's id", h)
+	}
+	r, err := ReadRoster(strings.NewReader("Folder,name\nana,Ana\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "ana", r.People[0].ID)
+	// One folded name is one person: an email that is another's id, in
+	// another case, is refused.
+	_, err = ReadRoster(strings.NewReader("id,email\nana@uni.example,x@uni.example\nbo,ANA@uni.example\n"))
+	assert.ErrorContains(t, err, "is also the id or email of")
+	assert.Equal(t, FoldName("José"), FoldName("JOSE\u0301"), "NFC, NFD and case fold alike")
+}

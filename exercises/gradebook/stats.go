@@ -42,7 +42,9 @@ var numberRE = regexp.MustCompile(`[-+]?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?`)
 // CheckStats returns the statistics of every check of the students ids
 // (graded cells only, overrides aside), in the order of the exercises and
 // their checks, and the most frequent mistakes of each exercise, at most
-// top per exercise, most frequent first.
+// top per exercise, most frequent first. A check that failed on a stub
+// still unwritten (not implemented yet) counts as run, not passed, and is
+// no mistake.
 func (g *Book) CheckStats(ids []string, top int) ([]CheckStat, []Mistake) {
 	var stats []CheckStat
 	var mistakes []Mistake
@@ -69,6 +71,9 @@ func (g *Book) CheckStats(ids []string, top int) ([]CheckStat, []Mistake) {
 				if ch.Passed {
 					stats[i].Passed++
 					continue
+				}
+				if ch.NotImplemented {
+					continue // an untouched stub is no mistake to teach from
 				}
 				msg := strings.TrimSpace(ch.Message)
 				if first, _, _ := strings.Cut(msg, "\n"); first != "" {

@@ -52,6 +52,7 @@ func (g *Book) Summary(w io.Writer, run *Book, elapsed time.Duration) {
 		}
 		fmt.Fprintf(w, "%-20s %6d %6s  %s%s\n", e.ID, e.MaxPoints, mean, strings.Join(dist, ", "), extra)
 	}
+	g.writeCounts(w, run, ids)
 	g.writeCheckStats(w, ids)
 	for _, id := range ids {
 		s := run.Students[id]
@@ -69,6 +70,11 @@ func (g *Book) Summary(w io.Writer, run *Book, elapsed time.Duration) {
 		}
 		if len(errs) > 0 {
 			fmt.Fprintf(w, "Not graded (the grader failed): %s: %s\n", id, strings.Join(errs, ", "))
+		}
+	}
+	for _, r := range run.Runs {
+		for _, n := range r.NeedsInstructor {
+			fmt.Fprintf(w, "Needs the instructor: %s\n", oneLine(n))
 		}
 	}
 	slow, secs := "", -1.0
@@ -90,4 +96,74 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// writeCounts writes how many cells of the run ended in each status, and
+// each section's students, mean total and cells not graded.
+func (g *Book) writeCounts(w io.Writer, run *Book, ids []string) {
+	status := map[string]int{}
+	type sec struct {
+		students, points, max, ungraded int
+	}
+	sections := map[string]*sec{}
+	for _, id := range ids {
+		s := g.Students[id]
+		if s == nil {
+			continue
+		}
+		name := "(no section)"
+		if s.Person != nil && s.Person.Section != "" {
+			name = s.Person.Section
+		}
+		x := sections[name]
+		if x == nil {
+			x = &sec{}
+			sections[name] = x
+		}
+		x.students++
+		x.points += s.Points
+		x.max += s.GradedMax
+		for _, e := range run.Exercises {
+			c := s.Cells[e.ID]
+			st := "missing"
+			switch {
+			case c == nil:
+			case c.Result != nil && c.Result.Status != "":
+				st = string(c.Result.Status)
+			default:
+				st = c.State
+			}
+			status[st]++
+			if !c.Counts() {
+				x.ungraded++
+			}
+		}
+	}
+	if len(status) == 0 {
+		return
+	}
+	var parts []string
+	for _, k := range sortedKeys(status) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, status[k]))
+	}
+	fmt.Fprintf(w, "Cells by status: %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(w, "%-24s %8s %12s %10s\n", "section", "students", "mean total", "not graded")
+	for _, k := range sortedKeys(sections) {
+		x := sections[k]
+		mean := "–"
+		if x.max > 0 {
+			mean = fmt.Sprintf("%.1f%%", 100*float64(x.points)/float64(x.max))
+		}
+		fmt.Fprintf(w, "%-24s %8d %12s %10d\n", oneLine(k), x.students, mean, x.ungraded)
+	}
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

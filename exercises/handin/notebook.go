@@ -74,7 +74,7 @@ func NotebookCells(b []byte) (map[string]string, error) {
 		return nil, err
 	}
 	var nb struct {
-		Cells []nbCell `json:"cells"`
+		Cells []map[string]json.RawMessage `json:"cells"`
 	}
 	if err := json.Unmarshal(b, &nb); err != nil {
 		return nil, refuse(ErrMalformed, "not a notebook: %v", err)
@@ -84,7 +84,11 @@ func NotebookCells(b []byte) (map[string]string, error) {
 	}
 	cells := map[string]string{}
 	total := 0
-	for _, c := range nb.Cells {
+	for i, raw := range nb.Cells {
+		c, err := readCell(i, raw)
+		if err != nil {
+			return nil, err
+		}
 		if c.CellType != "code" || c.ID == "" {
 			continue
 		}
@@ -104,6 +108,44 @@ func NotebookCells(b []byte) (map[string]string, error) {
 		cells[c.ID] = src
 	}
 	return cells, nil
+}
+
+// codeCellKeys are the keys nbformat 4's schema allows in a code cell:
+// what Jupyter shows and runs is the cell's source, and a key it does not
+// know (a second "source" under another name) is refused rather than read
+// or dropped. Other cells are not graded, whatever they hold.
+var codeCellKeys = map[string]bool{"id": true, "cell_type": true, "metadata": true, "source": true, "outputs": true, "execution_count": true}
+
+// readCell decodes cell i of a notebook (keys as JSON decodes them, the
+// last of a repeated key winning, as Jupyter reads it), refusing a key a
+// code cell does not have.
+func readCell(i int, raw map[string]json.RawMessage) (nbCell, error) {
+	var c nbCell
+	if t, ok := raw["cell_type"]; ok {
+		if err := json.Unmarshal(t, &c.CellType); err != nil {
+			return c, refuse(ErrMalformed, "cell %d: its cell_type is not a string", i+1)
+		}
+	}
+	if c.CellType != "code" {
+		return c, nil
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !codeCellKeys[k] {
+			return c, refuse(ErrMalformed, "cell %d: the key %q is not one of a code cell's in nbformat 4 (Jupyter would not show it): remove it", i+1, clip(k))
+		}
+	}
+	if id, ok := raw["id"]; ok {
+		if err := json.Unmarshal(id, &c.ID); err != nil {
+			return c, refuse(ErrMalformed, "cell %d: its id is not a string", i+1)
+		}
+	}
+	c.Source = raw["source"]
+	return c, nil
 }
 
 // clip shortens a name taken from a hand-in for a message.
@@ -185,6 +227,20 @@ func ExtractNotebookLines(dir, root string, cells map[string]string, exs []gradi
 		if !ok {
 			continue
 		}
+		if strings.HasSuffix(e.Files[0], ".cu") {
+			// A CUDA exercise's cell is the kernel's file as it is: it is
+			// graded as CUDA (on a GPU, or withheld), never parsed as Go.
+			if err := writeCell(dir, e, []byte(code)); err != nil {
+				return lines, err
+			}
+			origin := make([]int, strings.Count(code, "\n")+1)
+			for i := range origin {
+				origin[i] = i + 1
+			}
+			lines.files[e.ID+"/"+e.Files[0]] = cellLines{id: e.ID, file: e.Files[0], cell: topic + "-code", lines: origin,
+				re: positionRE(e.ID, e.Files[0])}
+			continue
+		}
 		file := filepath.Join(root, "exercises", e.ID, e.Files[0])
 		orig, err := os.ReadFile(file)
 		if err != nil {
@@ -212,17 +268,25 @@ func ExtractNotebookLines(dir, root string, cells map[string]string, exs []gradi
 			}
 		}
 		src, origin := CellFile(f.Name.Name, code, aliases)
-		out := filepath.Join(dir, e.ID)
-		if err := os.MkdirAll(out, 0o700); err != nil {
-			return lines, fmt.Errorf("a private copy of %s: %w", e.ID, err)
-		}
-		if err := os.WriteFile(filepath.Join(out, e.Files[0]), src, 0o600); err != nil {
-			return lines, fmt.Errorf("a private copy of %s: %w", e.ID, err)
+		if err := writeCell(dir, e, src); err != nil {
+			return lines, err
 		}
 		lines.files[e.ID+"/"+e.Files[0]] = cellLines{id: e.ID, file: e.Files[0], cell: topic + "-code", lines: origin,
 			re: positionRE(e.ID, e.Files[0])}
 	}
 	return lines, nil
+}
+
+// writeCell writes src as the exercise e's file in dir/ID/FILE.
+func writeCell(dir string, e grading.Exercise, src []byte) error {
+	out := filepath.Join(dir, e.ID)
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return fmt.Errorf("a private copy of %s: %w", e.ID, err)
+	}
+	if err := os.WriteFile(filepath.Join(out, e.Files[0]), src, 0o600); err != nil {
+		return fmt.Errorf("a private copy of %s: %w", e.ID, err)
+	}
+	return nil
 }
 
 // stubName is the name a stub returns until the function is written; the

@@ -192,3 +192,21 @@ func FuzzCellFile(f *testing.F) {
 		_ = lines.Rewrite(string(src))
 	})
 }
+
+// Only a code cell's source is read: a key nbformat does not have in a
+// code cell (a solution hidden beside a stub) refuses the notebook;
+// markdown and raw cells are not graded, whatever they hold.
+func TestNotebookCellsRefuseUnknownKeys(t *testing.T) {
+	ok := `{"cells":[{"cell_type":"code","id":"sine-code","metadata":{},"source":["a\n","b"],"outputs":[],"execution_count":3},` +
+		`{"cell_type":"markdown","id":"m","metadata":{},"source":"x","outputs":[]}],"nbformat":4}`
+	cells, err := NotebookCells([]byte(ok))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"sine-code": "a\nb"}, cells)
+	for _, key := range []string{"solution", "Source", "source_hidden"} {
+		bad := `{"cells":[{"cell_type":"code","id":"sine-code","metadata":{},"source":"stub","` + key + `":"solution","outputs":[]}]}`
+		_, err := NotebookCells([]byte(bad))
+		require.Error(t, err, key)
+		assert.ErrorIs(t, err, ErrMalformed)
+		assert.Contains(t, err.Error(), `"`+key+`"`)
+	}
+}

@@ -260,6 +260,60 @@ func Unsandboxed(ctx context.Context, s Spec) *exec.Cmd {
 	return cmd
 }
 
+// Build is a build of a student's code by the go command (compile and
+// link): it runs no student code, but a student's file can make the
+// compiler or the linker work without end, fill the memory or write a
+// binary of gigabytes. It runs under Limits like a child, in a process
+// group of its own that the caller kills as a whole (the command returned
+// leaves SysProcAttr to the caller).
+type Build struct {
+	// Argv is the program and its arguments.
+	Argv []string
+	// Env is its whole environment.
+	Env []string
+	// Dir is its working directory.
+	Dir string
+	// Writable are the folders it may write (the go build cache, the
+	// output's folder, its temporary folder); in the sandbox everything
+	// else is read only.
+	Writable []string
+	// Limits bound each of its processes.
+	Limits Limits
+}
+
+// buildArgs returns bubblewrap's arguments for b: new namespaces (no
+// network), the machine's files read only, b.Writable writable, its own
+// /dev and /proc.
+func buildArgs(b Build) []string {
+	a := []string{
+		"--unshare-all",
+		"--die-with-parent",
+		"--new-session",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+	}
+	for _, w := range b.Writable {
+		a = append(a, "--bind", w, w)
+	}
+	a = append(a, "--chdir", b.Dir)
+	return append(a, b.Argv...)
+}
+
+// BuildCommand returns the command that runs the build b under its
+// limits: inside the sandbox of the bubblewrap program bwrap, or, when
+// bwrap is "", without one (-unsafe-no-sandbox).
+func BuildCommand(ctx context.Context, bwrap string, b Build) *exec.Cmd {
+	argv := b.Argv
+	if bwrap != "" {
+		argv = append([]string{bwrap}, buildArgs(b)...)
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", limitArgs(b.Limits, argv)...)
+	cmd.Env = append([]string(nil), b.Env...)
+	cmd.Dir = b.Dir
+	return cmd
+}
+
 var (
 	probeOnce sync.Once
 	found     string

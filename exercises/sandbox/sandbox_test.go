@@ -160,3 +160,23 @@ func dynamic(t *testing.T, p string) bool {
 	}
 	return false
 }
+
+// A build sees the machine read only, writes only its folders, and has
+// no network; its limits are set before bubblewrap starts.
+func TestBuildArgsBindOnlyTheWritableFolders(t *testing.T) {
+	b := Build{Argv: []string{"/usr/bin/go", "test", "-c"}, Dir: "/src/repo", Writable: []string{"/cache/go-build", "/cache/bin"},
+		Limits: Limits{CPUSeconds: 7, FileBytes: 1 << 20, MemBytes: 1 << 30}}
+	a := strings.Join(buildArgs(b), " ")
+	assert.Contains(t, a, "--unshare-all")
+	assert.Contains(t, a, "--die-with-parent")
+	assert.Contains(t, a, "--ro-bind / /")
+	assert.Contains(t, a, "--bind /cache/go-build /cache/go-build")
+	assert.Contains(t, a, "--bind /cache/bin /cache/bin")
+	assert.Equal(t, 2, strings.Count(a, "--bind "), "nothing else is writable")
+	assert.True(t, strings.HasSuffix(a, "--chdir /src/repo /usr/bin/go test -c"), a)
+	cmd := BuildCommand(context.Background(), "/usr/bin/bwrap", b)
+	args := strings.Join(cmd.Args, " ")
+	assert.Contains(t, args, "sh 1048576 7 2048 4096 /usr/bin/bwrap --unshare-all", "the limits, then bubblewrap")
+	plain := strings.Join(BuildCommand(context.Background(), "", b).Args, " ")
+	assert.True(t, strings.HasSuffix(plain, "sh 1048576 7 2048 4096 /usr/bin/go test -c"), plain)
+}
