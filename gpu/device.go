@@ -289,3 +289,43 @@ func Default() (*Device, error) {
 	defaultDev = d
 	return d, nil
 }
+
+// DeviceCount returns the GPUs the driver sees; without a driver the
+// error wraps ErrNoGPU.
+func DeviceCount() (int, error) {
+	if err := loadDriver(); err != nil {
+		return 0, err
+	}
+	w := newWorker()
+	defer w.stop()
+	n := 0
+	err := w.do(func() error {
+		if r := drv.Init(); r != 0 {
+			return &noGPUError{msg: fmt.Sprintf("gpu: no usable NVIDIA GPU (cuInit: %s)", cuErrorName(r))}
+		}
+		var r int
+		n, r = drv.DeviceGetCount()
+		return cuCheck("cuDeviceGetCount", r)
+	})
+	return n, err
+}
+
+// EnablePeerAccess lets d reach peer's memory directly where the devices
+// allow it, and reports whether they do; it runs on d's worker.
+func (d *Device) EnablePeerAccess(peer *Device) (can bool, err error) {
+	err = d.do(func() error {
+		ok, r := drv.DeviceCanAccessPeer(d.dev, peer.dev)
+		if r != 0 || !ok {
+			return nil
+		}
+		can = true
+		if r := drv.CtxEnablePeerAccess(peer.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
+			return cuCheck("cuCtxEnablePeerAccess", r)
+		}
+		return nil
+	})
+	return can, err
+}
+
+// cudaErrorPeerAccessAlreadyEnabled is CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
+const cudaErrorPeerAccessAlreadyEnabled = 704

@@ -134,7 +134,9 @@ type Measurement struct {
 	Min, Max float64
 }
 
-func summarize(g Geometry, ms []float64) Measurement {
+// Summarize returns the measurement of launches of geometry g that took
+// ms milliseconds each: their minimum, median and maximum.
+func Summarize(g Geometry, ms []float64) Measurement {
 	m := Measurement{Geometry: g, Millis: ms}
 	if len(ms) == 0 {
 		return m
@@ -168,7 +170,7 @@ func (d *Device) measure(f *Function, g Geometry, a *args, warmup, reps int) (Me
 		}
 		ms = append(ms, t)
 	}
-	return summarize(g, ms), nil
+	return Summarize(g, ms), nil
 }
 
 // Copy copies src into dst with the float4 copy kernel (cuda/copy.cu) and

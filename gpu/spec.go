@@ -390,8 +390,8 @@ func fromLab(g lab.Geometry) Geometry {
 		SharedBytes: g.SharedBytes, Planes: g.Planes}
 }
 
-// toLab converts a geometry to the lab's.
-func (g Geometry) toLab() lab.Geometry {
+// Lab converts a geometry to the lab's.
+func (g Geometry) Lab() lab.Geometry {
 	return lab.Geometry{Grid: sim.Dim3{X: g.Grid[0], Y: g.Grid[1], Z: g.Grid[2]},
 		Block: sim.Dim3{X: g.Block[0], Y: g.Block[1], Z: g.Block[2]}, SharedBytes: g.SharedBytes, Planes: g.Planes}
 }
@@ -404,7 +404,7 @@ func (c config3) describeTile(nx, cz int) string {
 	if c.tuned != nil {
 		return c.tuned.describe(nx, cz)
 	}
-	return c.desc.TileShape(c.geometry(3, 3, nx, cz).toLab())
+	return c.desc.TileShape(c.geometry(3, 3, nx, cz).Lab())
 }
 
 // Plan is what the gpu backend would compile and launch for a 3D step on

@@ -271,7 +271,7 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 	if err := s.dst.Download(0, dst.Data); err != nil {
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
-	return lab.Launch{Geometry: l.Geometry.toLab(), Millis: l.Millis}, nil
+	return lab.Launch{Geometry: l.Geometry.Lab(), Millis: l.Millis}, nil
 }
 
 // buffers keeps two device buffers of src's size, allocating them when the

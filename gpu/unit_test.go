@@ -507,11 +507,11 @@ func TestStencilChecks(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	m := summarize(Geometry{}, []float64{5, 1, 3})
+	m := Summarize(Geometry{}, []float64{5, 1, 3})
 	assert.Equal(t, 3.0, m.Median)
 	assert.Equal(t, 1.0, m.Min)
 	assert.Equal(t, 5.0, m.Max)
-	m = summarize(Geometry{}, []float64{4, 1, 3, 2})
+	m = Summarize(Geometry{}, []float64{4, 1, 3, 2})
 	assert.Equal(t, 2.5, m.Median)
 	assert.Equal(t, []float64{4, 1, 3, 2}, m.Millis, "the launches stay in order")
 }
