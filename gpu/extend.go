@@ -62,7 +62,7 @@ func (b *Buffer) CheckSpan(off, n int) error { return b.span(off, n) }
 type Prepared struct {
 	f *Function
 	g Geometry
-	a *args
+	a *Args
 }
 
 // Geometry returns the prepared launch's geometry.
@@ -89,4 +89,32 @@ func (p *Prepared) Enqueue(s cu.Handle) error {
 		return fmt.Errorf("launch %s (%s): %w", p.f.Name, p.g, err)
 	}
 	return nil
+}
+
+// ModuleOf compiles the named sources of package cuda, joined in order, as
+// one program (shared device functions first), cached like Module; the
+// module takes the name of the last source.
+func (d *Device) ModuleOf(sources []string, defines []Define) (*Module, error) {
+	return d.moduleOf(sources, defines)
+}
+
+// CheckGeometry returns an error naming the broken limit when g cannot be
+// launched on a device with props p; fnMaxThreads and fnRegisters, when
+// positive, are the compiled kernel's own limits (Function.MaxThreads,
+// Function.Registers).
+func CheckGeometry(g Geometry, p Props, fnMaxThreads, fnRegisters int) error {
+	return checkGeometry(g, p, fnMaxThreads, fnRegisters)
+}
+
+// LaunchArgs launches f with geometry g and arguments a on the default
+// stream and waits for it; timed, it returns its time in milliseconds,
+// measured with CUDA events.
+func (d *Device) LaunchArgs(f *Function, g Geometry, a *Args, timed bool) (float64, error) {
+	return d.launch(f, g, a, timed)
+}
+
+// MeasureArgs launches f with geometry g and arguments a warmup times
+// untimed, then reps times timed.
+func (d *Device) MeasureArgs(f *Function, g Geometry, a *Args, warmup, reps int) (Measurement, error) {
+	return d.measure(f, g, a, warmup, reps)
 }

@@ -75,14 +75,14 @@ type Launch struct {
 // launch runs f with geometry g and arguments a, waits for it and returns
 // its time in milliseconds when timed. Errors of the kernel itself (an
 // illegal address, say) are reported by the wait.
-func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, error) {
-	return d.launchSeq(f, g, []*args{a}, timed)
+func (d *Device) launch(f *Function, g Geometry, a *Args, timed bool) (float64, error) {
+	return d.launchSeq(f, g, []*Args{a}, timed)
 }
 
 // launchSeq launches f with geometry g once for each argument list of seq,
 // back to back on the stream, and waits for the last; timed, it returns the
 // time of the whole sequence between two CUDA events.
-func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (float64, error) {
+func (d *Device) launchSeq(f *Function, g Geometry, seq []*Args, timed bool) (float64, error) {
 	if err := checkGeometry(g, d.props, f.MaxThreads, f.Registers); err != nil {
 		return 0, fmt.Errorf("gpu: launch %s: %w", f.Name, err)
 	}
@@ -153,7 +153,7 @@ func Summarize(g Geometry, ms []float64) Measurement {
 }
 
 // measure launches warmup untimed times, then reps timed times.
-func (d *Device) measure(f *Function, g Geometry, a *args, warmup, reps int) (Measurement, error) {
+func (d *Device) measure(f *Function, g Geometry, a *Args, warmup, reps int) (Measurement, error) {
 	if reps < 1 {
 		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", f.Name, reps)
 	}
@@ -194,7 +194,7 @@ func (d *Device) MeasureCopy(dst, src *Buffer, warmup, reps int) (Measurement, e
 	return d.measure(f, g, a, warmup, reps)
 }
 
-func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error) {
+func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *Args, error) {
 	if err := dst.live(); err != nil {
 		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: destination: %w", err)
 	}

@@ -100,7 +100,7 @@ type tuned interface {
 	check(nx int, p Props) error
 	// args are the kernel's arguments for a sweep of the nz×ny×nx grid at
 	// src into dst with launch g.
-	args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args
+	args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args
 }
 
 // tunings are the registered tunings, by step name.

@@ -33,7 +33,7 @@ func (k *Stencil3) advanceTimed(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, pass
 	if err != nil {
 		return nil, Launch{}, err
 	}
-	seq := make([]*args, passes)
+	seq := make([]*Args, passes)
 	for p := range seq {
 		seq[p] = aa
 		if p%2 == 1 {

@@ -461,7 +461,7 @@ func TestCheckFits(t *testing.T) {
 }
 
 func TestArgsPacking(t *testing.T) {
-	a := new(args).ptr(0x1122334455667788).i32(-2).i32(7).f32(1.5).i64(-3).floats([]float32{1, 2, 3}).f32(0.25)
+	a := new(Args).Ptr(0x1122334455667788).I32(-2).I32(7).F32(1.5).I64(-3).Floats([]float32{1, 2, 3}).F32(0.25)
 	assert.Equal(t, []int{0, 8, 12, 16, 24, 32, 44}, a.offsets)
 	assert.Equal(t, byte(0x88), a.buf[0])
 	assert.Equal(t, []byte{0xfe, 0xff, 0xff, 0xff}, a.buf[8:12])
