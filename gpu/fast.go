@@ -12,7 +12,7 @@ import (
 // (lab/fast.go) but leaves these to the gpu backend, since they exist only
 // on a GPU.
 
-func init() { registerTuning(tunedStep, fastTuning{}) }
+var _ = registerTuning(tunedStep, fastTuning{})
 
 // tunedStep is the name of the step this file tunes.
 const tunedStep = "fast"

@@ -85,4 +85,3 @@ func (l OccupancyLimits) Blocks(threads, regs, shared int) int {
 	}
 	return blocks
 }
-

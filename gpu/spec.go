@@ -106,13 +106,14 @@ type tuned interface {
 // tunings are the registered tunings, by step name.
 var tunings = map[string]tuning{}
 
-// registerTuning registers the tuning of a step of the lab; a step's file
-// of this package calls it at start-up.
-func registerTuning(step string, t tuning) {
+// registerTuning registers the tuning of a step of the lab and returns it;
+// a step's file of this package calls it when the package is initialised.
+func registerTuning(step string, t tuning) tuning {
 	if _, dup := tunings[step]; dup {
 		panic("gpu: a second tuning for step " + step)
 	}
 	tunings[step] = t
+	return t
 }
 
 // Param is one tuning parameter of a step: a compile-time define, or a

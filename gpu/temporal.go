@@ -11,7 +11,7 @@ import (
 // describes the step (lab/temporal.go), whose tile is k, the time steps of
 // one pass (TB_K); the simulated kernel's tile is the lab's.
 
-func init() { registerTuning(temporalStep, temporalTuning{}) }
+var _ = registerTuning(temporalStep, temporalTuning{})
 
 // temporalStep is the name of the step this file tunes.
 const temporalStep = "temporal"

@@ -51,9 +51,9 @@ type Sediment struct {
 	cur               int
 	steps             int
 
-	sms    int                  // the device's multiprocessors
+	sms    int                 // the device's multiprocessors
 	limits gpu.OccupancyLimits // of the device, for Occupancy and the best variant's rows
-	rows   map[*Kernel]int // rows per warp of each kernel of a variant whose warps walk rows
+	rows   map[*Kernel]int     // rows per warp of each kernel of a variant whose warps walk rows
 }
 
 // sedimentDefines returns the defines that fix a basin's mesh and constants
