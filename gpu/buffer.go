@@ -272,3 +272,52 @@ func (d *Device) checkGridBuffers(what string, dst, src *Buffer, nz, ny, nx int)
 func (b *Buffer) overlaps(o *Buffer) bool {
 	return b.ptr < o.ptr+o.Bytes() && o.ptr < b.ptr+b.Bytes()
 }
+
+// Copy copies src into dst with the float4 copy kernel (cuda/copy.cu) and
+// times it. The buffers must have the same length.
+func (d *Device) Copy(dst, src *Buffer) (Launch, error) {
+	f, g, a, err := d.copyLaunch(dst, src)
+	if err != nil {
+		return Launch{}, err
+	}
+	ms, err := d.launch(f, g, a, true)
+	return Launch{Geometry: g, Millis: ms}, err
+}
+
+// MeasureCopy times the float4 copy kernel from src to dst: warmup
+// untimed launches, then reps timed ones. It moves 8 bytes per float.
+func (d *Device) MeasureCopy(dst, src *Buffer, warmup, reps int) (Measurement, error) {
+	f, g, a, err := d.copyLaunch(dst, src)
+	if err != nil {
+		return Measurement{}, err
+	}
+	return d.measure(f, g, a, warmup, reps)
+}
+
+func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *Args, error) {
+	if err := dst.live(); err != nil {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: destination: %w", err)
+	}
+	if err := src.live(); err != nil {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source: %w", err)
+	}
+	if dst.n != src.n {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: buffers of %d and %d floats differ in length", dst.n, src.n)
+	}
+	if dst.overlaps(src) {
+		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source and destination are the same buffer or share memory")
+	}
+	f, err := d.memFunction("copy", "copy_float4")
+	if err != nil {
+		return nil, Geometry{}, nil, err
+	}
+	g := copyGeometry(src.n)
+	return f, g, copyFloat4Args(src.ptr, dst.ptr, int64(src.n)), nil
+}
+
+// copyGeometry is the copy kernel's launch: one float4 per thread, 256
+// threads per block.
+func copyGeometry(n int) Geometry {
+	n4 := n / 4
+	return Geometry{Grid: [3]int{max((n4+255)/256, 1), 1, 1}, Block: [3]int{256, 1, 1}}
+}

@@ -78,7 +78,7 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	d := &Device{w: newWorker(), modules: map[string]*Module{}, buffers: map[uint64]uint64{}}
-	err := d.w.do(func() error { return d.init(ordinal) })
+	err := d.w.do(func() error { return d.start(ordinal) })
 	if err != nil {
 		d.w.stop()
 		return nil, err
@@ -86,8 +86,8 @@ func Open(ordinal int) (*Device, error) {
 	return d, nil
 }
 
-// init runs on the worker.
-func (d *Device) init(ordinal int) error {
+// start runs on the worker.
+func (d *Device) start(ordinal int) error {
 	switch r := drv.Init(); r {
 	case 0:
 	case cudaErrorNoDevice, cudaErrorStubLibrary, cudaErrorInsufficientDr:
@@ -288,4 +288,74 @@ func Default() (*Device, error) {
 	}
 	defaultDev = d
 	return d, nil
+}
+
+// DeviceCount returns the GPUs the driver sees; without a driver the
+// error wraps ErrNoGPU.
+func DeviceCount() (int, error) {
+	if err := loadDriver(); err != nil {
+		return 0, err
+	}
+	w := newWorker()
+	defer w.stop()
+	n := 0
+	err := w.do(func() error {
+		if r := drv.Init(); r != 0 {
+			return &noGPUError{msg: fmt.Sprintf("gpu: no usable NVIDIA GPU (cuInit: %s)", cuErrorName(r))}
+		}
+		var r int
+		n, r = drv.DeviceGetCount()
+		return cuCheck("cuDeviceGetCount", r)
+	})
+	return n, err
+}
+
+// EnablePeerAccess lets d reach peer's memory directly where the devices
+// allow it, and reports whether they do; it runs on d's worker.
+func (d *Device) EnablePeerAccess(peer *Device) (can bool, err error) {
+	err = d.do(func() error {
+		ok, r := drv.DeviceCanAccessPeer(d.dev, peer.dev)
+		if r != 0 || !ok {
+			return nil
+		}
+		can = true
+		if r := drv.CtxEnablePeerAccess(peer.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
+			return cuCheck("cuCtxEnablePeerAccess", r)
+		}
+		return nil
+	})
+	return can, err
+}
+
+// cudaErrorPeerAccessAlreadyEnabled is CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
+const cudaErrorPeerAccessAlreadyEnabled = 704
+
+// Lost returns nil while the device's context is usable, else the error
+// wrapping ErrContextLost that its calls now return.
+func (d *Device) Lost() error {
+	gen, cause := contextGen(d.props.Ordinal)
+	if gen == d.gen {
+		return nil
+	}
+	return &lostError{ordinal: d.props.Ordinal, name: d.props.Name, cause: cause}
+}
+
+// checkSticky looks at the error of a call made on the device's thread:
+// a sticky one resets the primary context, once, and becomes the lost
+// error. It runs on the caller's goroutine after the call.
+func (d *Device) checkSticky(err error) error {
+	ce := stickyError(err)
+	if ce == nil {
+		return err
+	}
+	if loseContext(d.props.Ordinal, d.gen, ce) && d.ctx != nil {
+		// Reset on the device's thread; the next retain, by a new
+		// Device, makes a fresh context. Its own error is of no use:
+		// the context is gone either way.
+		d.w.do(func() error {
+			drv.DevicePrimaryCtxReset(d.dev)
+			return nil
+		})
+	}
+	return d.Lost()
 }

@@ -25,4 +25,8 @@
 //     (Device.Stencil3, Device.Derivative1, Device.FivePoint2) and launches
 //     timed with CUDA events that report their launch geometry, for
 //     benchmarks and notebooks.
+//
+// A step split over several GPUs, or several processes, is package
+// gpu/multi's; it builds on what extend.go gives it (the binding, a
+// device's thread, a buffer's address, a prepared launch).
 package gpu

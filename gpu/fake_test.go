@@ -9,7 +9,6 @@ import (
 
 	"stencillab.dev/gpu/cu"
 	"stencillab.dev/lab"
-	"stencillab.dev/lab/sediment"
 )
 
 // withFake makes the package call a fake device that reports itself as
@@ -155,38 +154,4 @@ func TestMemoryAnd1D2DLaunchersOnTheFake(t *testing.T) {
 	require.Len(t, l.Args, 9)
 	assert.Equal(t, []any{a.ptr, b.ptr, int32(64), int32(64)}, l.Args[:4])
 	assert.ElementsMatch(t, []any{float32(0.5), float32(0.1), float32(0.2), float32(0.3), float32(0.4)}, l.Args[4:])
-}
-
-// Every sediment variant's step launches the ghost kernel and its h- and
-// s-kernels (or the fused one) with the basin's fields, and the best
-// variant passes the rows its warps walk.
-func TestSedimentLaunchersOnTheFake(t *testing.T) {
-	f, d := withFake(t)
-	b := sedimentBasin(t, 70, 50)
-	for _, v := range sediment.Variants {
-		for _, split := range []bool{false, true} {
-			r, err := d.Sediment(b, v, SedimentOptions{Split: split})
-			require.NoError(t, err, v)
-			f.Reset()
-			_, err = r.Run(1)
-			require.NoError(t, err, v)
-			ls := f.Launches()
-			var names []string
-			for _, l := range ls {
-				require.Empty(t, l.Refused, v)
-				names = append(names, l.Entry.Name)
-				assert.Equal(t, r.alpha.ptr, l.Args[0], "%s %s: alpha", v, l.Entry.Name)
-				assert.Equal(t, r.beta.ptr, l.Args[1], "%s %s: beta", v, l.Entry.Name)
-				if last := l.Entry.Params[len(l.Entry.Params)-1]; last.Name == "rows" {
-					assert.Positive(t, l.Args[len(l.Args)-1], "%s %s: rows", v, l.Entry.Name)
-				}
-			}
-			if len(names) == 2 {
-				assert.Equal(t, []string{"sed_ghost_h", "sed_hs"}, names, v)
-			} else {
-				assert.Equal(t, []string{"sed_ghost_h", "sed_h", "sed_s"}, names, v)
-			}
-			require.NoError(t, r.Free())
-		}
-	}
 }

@@ -12,7 +12,7 @@ import (
 // (lab/fast.go) but leaves these to the gpu backend, since they exist only
 // on a GPU.
 
-func init() { registerTuning(tunedStep, fastTuning{}) }
+var _ = registerTuning(tunedStep, fastTuning{})
 
 // tunedStep is the name of the step this file tunes.
 const tunedStep = "fast"
@@ -128,7 +128,7 @@ func (p *fastParams) entry(nx int) string { return fmt.Sprintf("%s%d", tunedStep
 
 func (p *fastParams) chunks() (open bool, halo int) { return p.CZ == 0, chunkHalo }
 
-func (p *fastParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args {
+func (p *fastParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args {
 	return chunkArgs(src, dst, nz, ny, nx, c, g)
 }
 

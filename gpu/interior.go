@@ -26,7 +26,7 @@ func (d *Device) MeasureCopyInterior(dst, src *Buffer, nz, ny, nx int, warmup, r
 	return d.measure(f, g, a, warmup, reps)
 }
 
-func (d *Device) interiorLaunch(dst, src *Buffer, nz, ny, nx int) (*Function, Geometry, *args, error) {
+func (d *Device) interiorLaunch(dst, src *Buffer, nz, ny, nx int) (*Function, Geometry, *Args, error) {
 	g, entry, err := interiorGeometry(nz, ny, nx, d.props)
 	if err != nil {
 		return nil, Geometry{}, nil, err

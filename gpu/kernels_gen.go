@@ -5,90 +5,48 @@ package gpu
 // copyFloat4Args packs the arguments of copy_float4:
 //
 //	copy_float4(pointer, pointer, long long)
-func copyFloat4Args(in uint64, out uint64, n int64) *args {
-	return new(args).ptr(in).ptr(out).i64(n)
+func copyFloat4Args(in uint64, out uint64, n int64) *Args {
+	return new(Args).Ptr(in).Ptr(out).I64(n)
 }
 
 // derivativeArgs packs the arguments of derivative:
 //
 //	derivative(pointer, pointer, long long, struct of 9 floats, float)
-func derivativeArgs(in uint64, out uint64, n int64, w [9]float32, scale float32) *args {
-	return new(args).ptr(in).ptr(out).i64(n).floats(w[:]).f32(scale)
+func derivativeArgs(in uint64, out uint64, n int64, w [9]float32, scale float32) *Args {
+	return new(Args).Ptr(in).Ptr(out).I64(n).Floats(w[:]).F32(scale)
 }
 
 // fillRandomArgs packs the arguments of fill_random:
 //
 //	fill_random(pointer, long long, unsigned long long)
-func fillRandomArgs(out uint64, n int64, seed uint64) *args {
-	return new(args).ptr(out).i64(n).u64(seed)
+func fillRandomArgs(out uint64, n int64, seed uint64) *Args {
+	return new(Args).Ptr(out).I64(n).U64(seed)
 }
 
 // fivePointArgs packs the arguments of five_point:
 //
 //	five_point(pointer, pointer, int, int, float, float, float, float, float)
-func fivePointArgs(in uint64, out uint64, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32) *args {
-	return new(args).ptr(in).ptr(out).i32(ny).i32(nx).f32(c0).f32(c1).f32(c2).f32(c3).f32(c4)
+func fivePointArgs(in uint64, out uint64, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32) *Args {
+	return new(Args).Ptr(in).Ptr(out).I32(ny).I32(nx).F32(c0).F32(c1).F32(c2).F32(c3).F32(c4)
 }
 
 // interiorArgs packs the arguments of copy_interior4 (copy_interior.cu) and of every entry declared like it:
 //
 //	copy_interior4(pointer, pointer, int, int, int)
-func interiorArgs(in uint64, out uint64, nz int32, ny int32, nx int32) *args {
-	return new(args).ptr(in).ptr(out).i32(nz).i32(ny).i32(nx)
-}
-
-// sedGhostHArgs packs the arguments of sed_ghost_h:
-//
-//	sed_ghost_h(pointer, pointer, pointer, pointer, pointer)
-func sedGhostHArgs(alpha uint64, beta uint64, s uint64, h uint64, rate uint64) *args {
-	return new(args).ptr(alpha).ptr(beta).ptr(s).ptr(h).ptr(rate)
-}
-
-// sedHArgs packs the arguments of sed_h (sediment_baseline.cu) and of every entry declared like it:
-//
-//	sed_h(pointer, pointer, pointer, pointer, pointer)
-func sedHArgs(alpha uint64, beta uint64, s uint64, h uint64, hn uint64) *args {
-	return new(args).ptr(alpha).ptr(beta).ptr(s).ptr(h).ptr(hn)
-}
-
-// sedHRowsArgs packs the arguments of sed_h (sediment_best.cu) and of every entry declared like it:
-//
-//	sed_h(pointer, pointer, pointer, pointer, pointer, int)
-func sedHRowsArgs(alpha uint64, beta uint64, s uint64, h uint64, hn uint64, rows int32) *args {
-	return new(args).ptr(alpha).ptr(beta).ptr(s).ptr(h).ptr(hn).i32(rows)
-}
-
-// sedHsArgs packs the arguments of sed_hs:
-//
-//	sed_hs(pointer, pointer, pointer, pointer, pointer, pointer, int)
-func sedHsArgs(alpha uint64, beta uint64, s uint64, h uint64, hn uint64, sn uint64, rows int32) *args {
-	return new(args).ptr(alpha).ptr(beta).ptr(s).ptr(h).ptr(hn).ptr(sn).i32(rows)
-}
-
-// sedSArgs packs the arguments of sed_s (sediment_baseline.cu) and of every entry declared like it:
-//
-//	sed_s(pointer, pointer, pointer, pointer, pointer)
-func sedSArgs(alpha uint64, beta uint64, s uint64, h uint64, sn uint64) *args {
-	return new(args).ptr(alpha).ptr(beta).ptr(s).ptr(h).ptr(sn)
-}
-
-// sedSRowsArgs packs the arguments of sed_s (sediment_best.cu) and of every entry declared like it:
-//
-//	sed_s(pointer, pointer, pointer, pointer, pointer, int)
-func sedSRowsArgs(alpha uint64, beta uint64, s uint64, h uint64, sn uint64, rows int32) *args {
-	return new(args).ptr(alpha).ptr(beta).ptr(s).ptr(h).ptr(sn).i32(rows)
+func interiorArgs(in uint64, out uint64, nz int32, ny int32, nx int32) *Args {
+	return new(Args).Ptr(in).Ptr(out).I32(nz).I32(ny).I32(nx)
 }
 
 // sevenPointArgs packs the arguments of basic (basic.cu) and of every entry declared like it:
 //
 //	basic(pointer, pointer, int, int, int, float, float, float, float, float, float, float)
-func sevenPointArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32, c5 float32, c6 float32) *args {
-	return new(args).ptr(in).ptr(out).i32(nz).i32(ny).i32(nx).f32(c0).f32(c1).f32(c2).f32(c3).f32(c4).f32(c5).f32(c6)
+func sevenPointArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32, c5 float32, c6 float32) *Args {
+	return new(Args).Ptr(in).Ptr(out).I32(nz).I32(ny).I32(nx).F32(c0).F32(c1).F32(c2).F32(c3).F32(c4).F32(c5).F32(c6)
 }
 
 // sevenPointChunkArgs packs the arguments of fast4 (fast_bulk.cu) and of every entry declared like it:
 //
 //	fast4(pointer, pointer, int, int, int, float, float, float, float, float, float, float, int)
-func sevenPointChunkArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32, c5 float32, c6 float32, cz int32) *args {
-	return new(args).ptr(in).ptr(out).i32(nz).i32(ny).i32(nx).f32(c0).f32(c1).f32(c2).f32(c3).f32(c4).f32(c5).f32(c6).i32(cz)
+func sevenPointChunkArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32, c5 float32, c6 float32, cz int32) *Args {
+	return new(Args).Ptr(in).Ptr(out).I32(nz).I32(ny).I32(nx).F32(c0).F32(c1).F32(c2).F32(c3).F32(c4).F32(c5).F32(c6).I32(cz)
 }

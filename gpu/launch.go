@@ -75,14 +75,14 @@ type Launch struct {
 // launch runs f with geometry g and arguments a, waits for it and returns
 // its time in milliseconds when timed. Errors of the kernel itself (an
 // illegal address, say) are reported by the wait.
-func (d *Device) launch(f *Function, g Geometry, a *args, timed bool) (float64, error) {
-	return d.launchSeq(f, g, []*args{a}, timed)
+func (d *Device) launch(f *Function, g Geometry, a *Args, timed bool) (float64, error) {
+	return d.launchSeq(f, g, []*Args{a}, timed)
 }
 
 // launchSeq launches f with geometry g once for each argument list of seq,
 // back to back on the stream, and waits for the last; timed, it returns the
 // time of the whole sequence between two CUDA events.
-func (d *Device) launchSeq(f *Function, g Geometry, seq []*args, timed bool) (float64, error) {
+func (d *Device) launchSeq(f *Function, g Geometry, seq []*Args, timed bool) (float64, error) {
 	if err := checkGeometry(g, d.props, f.MaxThreads, f.Registers); err != nil {
 		return 0, fmt.Errorf("gpu: launch %s: %w", f.Name, err)
 	}
@@ -134,7 +134,9 @@ type Measurement struct {
 	Min, Max float64
 }
 
-func summarize(g Geometry, ms []float64) Measurement {
+// Summarize returns the measurement of launches of geometry g that took
+// ms milliseconds each: their minimum, median and maximum.
+func Summarize(g Geometry, ms []float64) Measurement {
 	m := Measurement{Geometry: g, Millis: ms}
 	if len(ms) == 0 {
 		return m
@@ -151,7 +153,7 @@ func summarize(g Geometry, ms []float64) Measurement {
 }
 
 // measure launches warmup untimed times, then reps timed times.
-func (d *Device) measure(f *Function, g Geometry, a *args, warmup, reps int) (Measurement, error) {
+func (d *Device) measure(f *Function, g Geometry, a *Args, warmup, reps int) (Measurement, error) {
 	if reps < 1 {
 		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", f.Name, reps)
 	}
@@ -168,54 +170,5 @@ func (d *Device) measure(f *Function, g Geometry, a *args, warmup, reps int) (Me
 		}
 		ms = append(ms, t)
 	}
-	return summarize(g, ms), nil
-}
-
-// Copy copies src into dst with the float4 copy kernel (cuda/copy.cu) and
-// times it. The buffers must have the same length.
-func (d *Device) Copy(dst, src *Buffer) (Launch, error) {
-	f, g, a, err := d.copyLaunch(dst, src)
-	if err != nil {
-		return Launch{}, err
-	}
-	ms, err := d.launch(f, g, a, true)
-	return Launch{Geometry: g, Millis: ms}, err
-}
-
-// MeasureCopy times the float4 copy kernel from src to dst: warmup
-// untimed launches, then reps timed ones. It moves 8 bytes per float.
-func (d *Device) MeasureCopy(dst, src *Buffer, warmup, reps int) (Measurement, error) {
-	f, g, a, err := d.copyLaunch(dst, src)
-	if err != nil {
-		return Measurement{}, err
-	}
-	return d.measure(f, g, a, warmup, reps)
-}
-
-func (d *Device) copyLaunch(dst, src *Buffer) (*Function, Geometry, *args, error) {
-	if err := dst.live(); err != nil {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: destination: %w", err)
-	}
-	if err := src.live(); err != nil {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source: %w", err)
-	}
-	if dst.n != src.n {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: buffers of %d and %d floats differ in length", dst.n, src.n)
-	}
-	if dst.overlaps(src) {
-		return nil, Geometry{}, nil, fmt.Errorf("gpu: copy: source and destination are the same buffer or share memory")
-	}
-	f, err := d.memFunction("copy", "copy_float4")
-	if err != nil {
-		return nil, Geometry{}, nil, err
-	}
-	g := copyGeometry(src.n)
-	return f, g, copyFloat4Args(src.ptr, dst.ptr, int64(src.n)), nil
-}
-
-// copyGeometry is the copy kernel's launch: one float4 per thread, 256
-// threads per block.
-func copyGeometry(n int) Geometry {
-	n4 := n / 4
-	return Geometry{Grid: [3]int{max((n4+255)/256, 1), 1, 1}, Block: [3]int{256, 1, 1}}
+	return Summarize(g, ms), nil
 }

@@ -12,16 +12,16 @@ import (
 // clears it. The lab's devices share the process's primary context of
 // their GPU, so a fault on one loses them all. The first call that sees
 // such an error resets the primary context (cuDevicePrimaryCtxReset) and
-// marks the GPU's context lost: every later call on a Device opened before
+// marks the GPU's context lost: every later call on a device opened before
 // returns ErrContextLost with the fault that lost it, instead of odd
 // failures, and Close releases what it can. Where the driver lets the
-// reset context be retained again, a Device opened afterwards works; the
+// reset context be retained again, a device opened afterwards works; the
 // H100's driver (580) does not: its retain fails with the same fault, and
 // Open then returns ErrContextLost saying that only a new process gets
 // the GPU back. That is why code that runs untrusted kernels (a grader)
 // runs them in a child process: the next process finds the GPU usable.
 
-// ErrContextLost is wrapped by every error of a call on a Device whose
+// ErrContextLost is wrapped by every error of a call on a device whose
 // CUDA context a fault has lost.
 var ErrContextLost = errors.New("the CUDA context is lost")
 
@@ -81,7 +81,7 @@ func loseContext(ordinal int, gen uint64, cause *CUDAError) bool {
 	return true
 }
 
-// lostError is the error of every call on a Device whose context is lost.
+// lostError is the error of every call on a device whose context is lost.
 type lostError struct {
 	ordinal int
 	name    string
@@ -96,36 +96,6 @@ func (e *lostError) Error() string {
 
 // Unwrap gives the fault and ErrContextLost.
 func (e *lostError) Unwrap() []error { return []error{e.cause, ErrContextLost} }
-
-// Lost returns nil while the device's context is usable, else the error
-// wrapping ErrContextLost that its calls now return.
-func (d *Device) Lost() error {
-	gen, cause := contextGen(d.props.Ordinal)
-	if gen == d.gen {
-		return nil
-	}
-	return &lostError{ordinal: d.props.Ordinal, name: d.props.Name, cause: cause}
-}
-
-// checkSticky looks at the error of a call made on the device's thread:
-// a sticky one resets the primary context, once, and becomes the lost
-// error. It runs on the caller's goroutine after the call.
-func (d *Device) checkSticky(err error) error {
-	ce := stickyError(err)
-	if ce == nil {
-		return err
-	}
-	if loseContext(d.props.Ordinal, d.gen, ce) && d.ctx != nil {
-		// Reset on the device's thread; the next retain, by a new
-		// Device, makes a fresh context. Its own error is of no use:
-		// the context is gone either way.
-		d.w.do(func() error {
-			drv.DevicePrimaryCtxReset(d.dev)
-			return nil
-		})
-	}
-	return d.Lost()
-}
 
 // retainError is Open's error when the primary context cannot be retained:
 // after a fault in this process, a lost-context error saying that only a

@@ -121,7 +121,7 @@ func faultChild(t *testing.T) {
 	require.NoError(t, err)
 	g := Geometry{Grid: [3]int{1, 1, 1}, Block: [3]int{32, 1, 1}}
 
-	_, err = d.launch(fault, g, new(args).ptr(0), false)
+	_, err = d.launch(fault, g, new(Args).Ptr(0), false)
 	t.Logf("the faulting launch: %v", err)
 	require.ErrorIs(t, err, ErrContextLost)
 	var ce *CUDAError
@@ -136,7 +136,7 @@ func faultChild(t *testing.T) {
 	assert.ErrorIs(t, buf.Download(0, make([]float32, 64)), ErrContextLost)
 	_, err = d.Alloc(64)
 	assert.ErrorIs(t, err, ErrContextLost)
-	_, err = d.launch(fault, g, new(args).ptr(buf.ptr), false)
+	_, err = d.launch(fault, g, new(Args).Ptr(buf.ptr), false)
 	assert.ErrorIs(t, err, ErrContextLost)
 	assert.ErrorIs(t, d.Lost(), ErrContextLost)
 	assert.NoError(t, d.Close(), "closing a lost device releases what it can")
@@ -168,7 +168,7 @@ func fillCheck(t *testing.T, d *Device) {
 	fill, err := m.Function("fill")
 	require.NoError(t, err)
 	_, err = d.launch(fill, Geometry{Grid: [3]int{4, 1, 1}, Block: [3]int{256, 1, 1}},
-		new(args).ptr(b.ptr).f32(2.5).i32(1000), false)
+		new(Args).Ptr(b.ptr).F32(2.5).I32(1000), false)
 	require.NoError(t, err)
 	got := make([]float32, 1000)
 	require.NoError(t, b.Download(0, got))

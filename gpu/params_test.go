@@ -12,9 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/internal/cuda2go"
-	"stencillab.dev/internal/nameguard"
 	"stencillab.dev/lab"
-	"stencillab.dev/lab/sediment"
 )
 
 // kernelParams returns the C kinds of the parameters of the extern "C"
@@ -196,37 +194,6 @@ func TestFastRefusesRowsTooLongForTheRing(t *testing.T) {
 		if _, tuned := tunings[step]; !tuned {
 			assert.NoError(t, c.check(1<<20, p), step)
 		}
-	}
-}
-
-// No registered name decides anything in the logic of gpu and its
-// packages: a step brings its tuning through the tuning interface, a
-// sediment variant its launch through its registration. Comparisons,
-// switch cases, prefix tests and map keys are all looked for (see
-// internal/nameguard). The files allowed below still decide by name, each
-// for the reason given; a file that no longer does must leave the list.
-func TestNoStepNamesInTheLogic(t *testing.T) {
-	var names []string
-	for _, s := range lab.Steps3() {
-		names = append(names, s.Name)
-	}
-	names = append(names, sediment.Variants...)
-	names = append(names, Overlaps()...)
-	allowed := map[string]string{
-		"multi.go": "the overlap strategies are strings until a package of their own registers them",
-	}
-	fs, err := nameguard.Find(".", names)
-	require.NoError(t, err)
-	seen := map[string]bool{}
-	for _, f := range fs {
-		if _, ok := allowed[f.Pos.Filename]; ok {
-			seen[f.Pos.Filename] = true
-			continue
-		}
-		assert.Fail(t, "decides by a name", "%s", f)
-	}
-	for file, why := range allowed {
-		assert.True(t, seen[file], "%s no longer decides by a name (%s): take it off the list", file, why)
 	}
 }
 

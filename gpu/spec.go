@@ -100,19 +100,20 @@ type tuned interface {
 	check(nx int, p Props) error
 	// args are the kernel's arguments for a sweep of the nz×ny×nx grid at
 	// src into dst with launch g.
-	args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args
+	args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args
 }
 
 // tunings are the registered tunings, by step name.
 var tunings = map[string]tuning{}
 
-// registerTuning registers the tuning of a step of the lab; a step's file
-// of this package calls it at start-up.
-func registerTuning(step string, t tuning) {
+// registerTuning registers the tuning of a step of the lab and returns it;
+// a step's file of this package calls it when the package is initialised.
+func registerTuning(step string, t tuning) tuning {
 	if _, dup := tunings[step]; dup {
 		panic("gpu: a second tuning for step " + step)
 	}
 	tunings[step] = t
+	return t
 }
 
 // Param is one tuning parameter of a step: a compile-time define, or a
@@ -390,8 +391,8 @@ func fromLab(g lab.Geometry) Geometry {
 		SharedBytes: g.SharedBytes, Planes: g.Planes}
 }
 
-// toLab converts a geometry to the lab's.
-func (g Geometry) toLab() lab.Geometry {
+// Lab converts a geometry to the lab's.
+func (g Geometry) Lab() lab.Geometry {
 	return lab.Geometry{Grid: sim.Dim3{X: g.Grid[0], Y: g.Grid[1], Z: g.Grid[2]},
 		Block: sim.Dim3{X: g.Block[0], Y: g.Block[1], Z: g.Block[2]}, SharedBytes: g.SharedBytes, Planes: g.Planes}
 }
@@ -404,7 +405,7 @@ func (c config3) describeTile(nx, cz int) string {
 	if c.tuned != nil {
 		return c.tuned.describe(nx, cz)
 	}
-	return c.desc.TileShape(c.geometry(3, 3, nx, cz).toLab())
+	return c.desc.TileShape(c.geometry(3, 3, nx, cz).Lab())
 }
 
 // Plan is what the gpu backend would compile and launch for a 3D step on

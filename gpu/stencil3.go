@@ -112,7 +112,7 @@ func (k *Stencil3) resolve(nz, ny, nx int) (*Function, Geometry, error) {
 	return f, g, nil
 }
 
-func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Function, Geometry, *args, error) {
+func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Function, Geometry, *Args, error) {
 	f, g, err := k.resolve(nz, ny, nx)
 	if err != nil {
 		return nil, Geometry{}, nil, err
@@ -126,7 +126,7 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 // args are the kernel arguments of a sweep of the nz×ny×nx grid at src into
 // dst with launch g: the two grids, the sides and the seven coefficients
 // of every step's contract (cuda/basic.cu), or a tuned step's own list.
-func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *args {
+func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *Args {
 	if c.tuned != nil {
 		return c.tuned.args(src, dst, nz, ny, nx, co, g)
 	}
@@ -136,7 +136,7 @@ func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry
 
 // chunkArgs are the arguments of a step whose blocks march through g.Planes
 // planes of the grid (fast, temporal): the contract's, and the planes.
-func chunkArgs(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *args {
+func chunkArgs(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *Args {
 	return sevenPointChunkArgs(src, dst, int32(nz), int32(ny), int32(nx), float32(co[0]), float32(co[1]), float32(co[2]),
 		float32(co[3]), float32(co[4]), float32(co[5]), float32(co[6]), int32(g.Planes))
 }
@@ -271,7 +271,7 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 	if err := s.dst.Download(0, dst.Data); err != nil {
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
-	return lab.Launch{Geometry: l.Geometry.toLab(), Millis: l.Millis}, nil
+	return lab.Launch{Geometry: l.Geometry.Lab(), Millis: l.Millis}, nil
 }
 
 // buffers keeps two device buffers of src's size, allocating them when the

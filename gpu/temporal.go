@@ -11,7 +11,7 @@ import (
 // describes the step (lab/temporal.go), whose tile is k, the time steps of
 // one pass (TB_K); the simulated kernel's tile is the lab's.
 
-func init() { registerTuning(temporalStep, temporalTuning{}) }
+var _ = registerTuning(temporalStep, temporalTuning{})
 
 // temporalStep is the name of the step this file tunes.
 const temporalStep = "temporal"
@@ -147,7 +147,7 @@ func (p *temporalParams) chunks() (open bool, halo int) { return p.CZ == 0, 2 * 
 
 func (p *temporalParams) check(int, Props) error { return nil }
 
-func (p *temporalParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *args {
+func (p *temporalParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args {
 	return chunkArgs(src, dst, nz, ny, nx, c, g)
 }
 

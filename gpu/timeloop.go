@@ -33,7 +33,7 @@ func (k *Stencil3) advanceTimed(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, pass
 	if err != nil {
 		return nil, Launch{}, err
 	}
-	seq := make([]*args, passes)
+	seq := make([]*Args, passes)
 	for p := range seq {
 		seq[p] = aa
 		if p%2 == 1 {
@@ -93,7 +93,7 @@ func (k *Stencil3) MeasureSteps(src, a, b *Buffer, nz, ny, nx int, c lab.Coeffs,
 			ms, g = append(ms, l.Millis), l.Geometry
 		}
 	}
-	return summarize(g, ms), nil
+	return Summarize(g, ms), nil
 }
 
 // Advance is the time loop of lab.Advancer for the gpu backend: src goes to
@@ -128,5 +128,5 @@ func (s *sweeper) Advance(dst, src *lab.Grid3[float32], c lab.Coeffs, steps int)
 			copy(dst.Data[o:o+src.NX-2], res.Data[o:o+src.NX-2])
 		}
 	}
-	return lab.Launch{Geometry: l.Geometry.toLab(), Millis: l.Millis}, nil
+	return lab.Launch{Geometry: l.Geometry.Lab(), Millis: l.Millis}, nil
 }

@@ -461,7 +461,7 @@ func TestCheckFits(t *testing.T) {
 }
 
 func TestArgsPacking(t *testing.T) {
-	a := new(args).ptr(0x1122334455667788).i32(-2).i32(7).f32(1.5).i64(-3).floats([]float32{1, 2, 3}).f32(0.25)
+	a := new(Args).Ptr(0x1122334455667788).I32(-2).I32(7).F32(1.5).I64(-3).Floats([]float32{1, 2, 3}).F32(0.25)
 	assert.Equal(t, []int{0, 8, 12, 16, 24, 32, 44}, a.offsets)
 	assert.Equal(t, byte(0x88), a.buf[0])
 	assert.Equal(t, []byte{0xfe, 0xff, 0xff, 0xff}, a.buf[8:12])
@@ -507,11 +507,11 @@ func TestStencilChecks(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	m := summarize(Geometry{}, []float64{5, 1, 3})
+	m := Summarize(Geometry{}, []float64{5, 1, 3})
 	assert.Equal(t, 3.0, m.Median)
 	assert.Equal(t, 1.0, m.Min)
 	assert.Equal(t, 5.0, m.Max)
-	m = summarize(Geometry{}, []float64{4, 1, 3, 2})
+	m = Summarize(Geometry{}, []float64{4, 1, 3, 2})
 	assert.Equal(t, 2.5, m.Median)
 	assert.Equal(t, []float64{4, 1, 3, 2}, m.Millis, "the launches stay in order")
 }

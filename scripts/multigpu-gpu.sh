@@ -30,7 +30,8 @@ B=${B:-build/mg}
 OUT=${OUT:-/tmp/multigpu-out}
 BA=$(cd "$B" && pwd)
 S=$BA/stencil
-T=$BA/gpu.test
+T=$BA/multi.test
+TG=$BA/gpu.test
 OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd)
 PY=${PY:-/opt/torch/.venv/bin/python}
 want() { [[ ${STEPS:-all} == all || " ${STEPS} " == *" $1 "* ]]; }
@@ -60,7 +61,8 @@ ALL=$(seq -s, 0 $((NG - 1)))
 # The gpu tests run in the package's folder (they read ../cuda).
 cd gpu 2>/dev/null || true
 
-want tests && step tests 240 "$T" -test.run 'TestMultiEqualsOneGPU|TestMultiPencils|TestMultiOneDevice|TestStreamLaunch|TestNCCL|TestNoMulticast|TestSymbolTables' -test.v
+want tests && step tests 240 "$T" -test.run 'TestMultiEqualsOneGPU|TestMultiPencils|TestMultiOneDevice|TestNCCL' -test.v
+want tests && step tests-gpu 120 "$TG" -test.run 'TestStreamLaunch|TestNoMulticast|TestSymbolTables' -test.v
 want halo && STENCIL_HALO_JSON=$OUT/halo.json step halo 90 "$T" -test.run TestHaloBandwidth -test.v
 if want mpirun; then
 	step mpirun-test 150 mpirun -np "$NG" --allow-run-as-root -x NCCL_NVLS_ENABLE=0 -x PATH -x LD_LIBRARY_PATH \

@@ -3,14 +3,16 @@ package main
 import (
 	"fmt"
 
-	_ "stencillab.dev/gpu" // registers the GPU backend
+	_ "stencillab.dev/gpu"       // registers the GPU backend
+	_ "stencillab.dev/gpu/multi" // registers its splitter over several GPUs
 	"stencillab.dev/lab"
 )
 
 // The GPU's part of `stencil run`'s summary: the launch and the kernel's
 // own time, measured with CUDA events, beside the end-to-end time of a
 // sweep of Go grids (which includes copying both grids to the device and
-// the result back). Importing gpu registers the GPU backend with the lab.
+// the result back). Importing gpu registers the GPU backend with the lab, importing
+// gpu/multi its splitter (-devices, -ranks on GPUs).
 
 // gpuFields summarises the timed launches: the launch geometry and the
 // median kernel time with the bandwidth and flop rate it gives.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"stencillab.dev/gpu"
+	gsed "stencillab.dev/gpu/sediment"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/sediment"
 )
@@ -61,12 +62,12 @@ func sedimentCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 // parseTune reads ROWSxWARPS[xMINB][f],… into the best variant's options.
-func parseTune(s string) ([]gpu.SedimentOptions, error) {
-	var out []gpu.SedimentOptions
+func parseTune(s string) ([]gsed.Options, error) {
+	var out []gsed.Options
 	bad := fmt.Errorf("-tune %q: want ROWSxWARPS[xMINB][f],… with rows ≥ 1, 1 to 32 warps and 0 to 64 blocks", s)
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		o := gpu.SedimentOptions{FastDiv: strings.HasSuffix(f, "f")}
+		o := gsed.Options{FastDiv: strings.HasSuffix(f, "f")}
 		parts := strings.Split(strings.TrimSuffix(f, "f"), "x")
 		if len(parts) < 2 || len(parts) > 3 {
 			return nil, bad
@@ -190,7 +191,7 @@ func sedimentMain(args []string, stdout io.Writer) (int, error) {
 		if *check {
 			ref = b.Clone()
 		}
-		r, err := d.Sediment(b, *variant, gpu.SedimentOptions{Split: *split})
+		r, err := gsed.New(d, b, *variant, gsed.Options{Split: *split})
 		if err != nil {
 			return 1, err
 		}
@@ -272,12 +273,12 @@ func printSediment(w io.Writer, r sedimentResult) {
 	fmt.Fprintln(w, rule)
 }
 
-func sedimentBench(stdout io.Writer, args []string, nx, ny int, seed uint64, warmup, reps int, shapes []gpu.SedimentOptions, asJSON bool) (int, error) {
+func sedimentBench(stdout io.Writer, args []string, nx, ny int, seed uint64, warmup, reps int, shapes []gsed.Options, asJSON bool) (int, error) {
 	d, err := gpu.Default()
 	if err != nil {
 		return 1, err
 	}
-	rep, err := d.SedimentBench(nx, ny, seed, warmup, reps, shapes)
+	rep, err := gsed.Bench(d, nx, ny, seed, warmup, reps, shapes)
 	if err != nil {
 		return 1, err
 	}

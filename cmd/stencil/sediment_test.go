@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/gpu"
+	gsed "stencillab.dev/gpu/sediment"
 )
 
 func TestSedimentCPUJSON(t *testing.T) {
@@ -77,7 +78,7 @@ func TestSedimentBadInputExits2WithOneLine(t *testing.T) {
 func TestParseTune(t *testing.T) {
 	got, err := parseTune("32x4, 16x2x3f,64x8f")
 	require.NoError(t, err)
-	assert.Equal(t, []gpu.SedimentOptions{{RY: 32, Warps: 4}, {RY: 16, Warps: 2, MinBlocks: 3, FastDiv: true},
+	assert.Equal(t, []gsed.Options{{RY: 32, Warps: 4}, {RY: 16, Warps: 2, MinBlocks: 3, FastDiv: true},
 		{RY: 64, Warps: 8, FastDiv: true}}, got)
 	for _, bad := range []string{"32", "32x", "x4", "32x4x1x2", "32x0", "32x33", "0x4", "32x4x-1", "32x4x65", "32x4ff"} {
 		_, err := parseTune(bad)

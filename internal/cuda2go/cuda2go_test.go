@@ -87,7 +87,7 @@ extern "C" __global__ void lone_entry(long long n, unsigned long long seed) {}`,
 		"b.cu": `extern "C" __global__ void b(const float* in, float* out, int n) {}`,
 		"c.cu": `extern "C" __global__ void lone_entry(long long n, unsigned long long seed) {}`,
 	}
-	out, err := Generate("p", srcs, []Name{{Go: "pairArgs", Selector: "a"}})
+	out, err := Generate("p", "", srcs, []Name{{Go: "pairArgs", Selector: "a"}})
 	require.NoError(t, err)
 	f, err := parser.ParseFile(token.NewFileSet(), "gen.go", out, parser.ParseComments)
 	require.NoError(t, err, string(out))
@@ -100,25 +100,54 @@ extern "C" __global__ void lone_entry(long long n, unsigned long long seed) {}`,
 	require.Len(t, funcs, 2)
 	assert.Len(t, funcs["pairArgs"].Type.Params.List, 3)
 	assert.Len(t, funcs["loneEntryArgs"].Type.Params.List, 2)
-	assert.Contains(t, string(out), "new(args).ptr(in).ptr(out).i32(n)")
-	assert.Contains(t, string(out), "new(args).i64(n).u64(seed)")
+	assert.Contains(t, string(out), "new(Args).Ptr(in).Ptr(out).I32(n)")
+	assert.Contains(t, string(out), "new(Args).I64(n).U64(seed)")
 	assert.NotContains(t, string(out), "b.cu", "an entry declared like a named one leaves no trace")
 
 	// Another entry declared like a named one changes nothing.
 	srcs["d.cu"] = srcs["b.cu"]
-	again, err := Generate("p", srcs, []Name{{Go: "pairArgs", Selector: "a"}})
+	again, err := Generate("p", "", srcs, []Name{{Go: "pairArgs", Selector: "a"}})
 	require.NoError(t, err)
 	assert.Equal(t, string(out), string(again))
 
-	_, err = Generate("p", srcs, nil)
+	_, err = Generate("p", "", srcs, nil)
 	assert.ErrorContains(t, err, "share a parameter list: give it a name")
 	srcs["e.cu"] = `extern "C" __global__ void lone_entry(int n) {}`
-	_, err = Generate("p", srcs, []Name{{Go: "pairArgs", Selector: "a"}})
+	_, err = Generate("p", "", srcs, []Name{{Go: "pairArgs", Selector: "a"}})
 	assert.ErrorContains(t, err, "loneEntryArgs is the wrapper of")
-	_, err = Generate("p", srcs, []Name{{Go: "pairArgs", Selector: "a"}, {Go: "x", Selector: "lone_entry"}})
+	_, err = Generate("p", "", srcs, []Name{{Go: "pairArgs", Selector: "a"}, {Go: "x", Selector: "lone_entry"}})
 	assert.ErrorContains(t, err, "lone_entry has 2 parameter lists")
-	_, err = Generate("p", srcs, []Name{{Go: "pairArgs", Selector: "a"}, {Go: "x", Selector: "nothing"}})
+	_, err = Generate("p", "", srcs, []Name{{Go: "pairArgs", Selector: "a"}, {Go: "x", Selector: "nothing"}})
 	assert.ErrorContains(t, err, "no extern \"C\" entry nothing")
+}
+
+// A package that imports gpu wraps the entries of its own files with
+// gpu's Args, and the patterns pick those files.
+func TestGenerateElsewhere(t *testing.T) {
+	srcs := map[string]string{
+		"sed_a.cu": `extern "C" __global__ void sa(const float* in, int n) {}`,
+		"other.cu": `extern "C" __global__ void o(float x) {}`,
+	}
+	mine, err := Select(srcs, "sed_*.cu", "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sed_a.cu"}, keys(mine))
+	rest, err := Select(srcs, "", "sed_*.cu")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"other.cu"}, keys(rest))
+	_, err = Select(srcs, "none_*.cu", "")
+	assert.ErrorContains(t, err, "leave no .cu file")
+	out, err := Generate("sed", "gpu", mine, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "import \"stencillab.dev/gpu\"")
+	assert.Contains(t, string(out), "func saArgs(in uint64, n int32) *gpu.Args {\n\treturn new(gpu.Args).Ptr(in).I32(n)")
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 func TestParseName(t *testing.T) {

@@ -34,13 +34,13 @@ const (
 // kindInfo is a kind's C description, Go type and the builder method of
 // the launchers' argument list.
 var kindInfo = map[Kind]struct{ c, goType, method string }{
-	Pointer: {"pointer", "uint64", "ptr"},
-	Int32:   {"int", "int32", "i32"},
-	Int64:   {"long long", "int64", "i64"},
-	Uint64:  {"unsigned long long", "uint64", "u64"},
-	Float32: {"float", "float32", "f32"},
-	Float64: {"double", "float64", "f64"},
-	Floats:  {"struct of floats", "", "floats"},
+	Pointer: {"pointer", "uint64", "Ptr"},
+	Int32:   {"int", "int32", "I32"},
+	Int64:   {"long long", "int64", "I64"},
+	Uint64:  {"unsigned long long", "uint64", "U64"},
+	Float32: {"float", "float32", "F32"},
+	Float64: {"double", "float64", "F64"},
+	Floats:  {"struct of floats", "", "Floats"},
 }
 
 // String is the kind's C description: "pointer", "int", "long long", …

@@ -1,4 +1,4 @@
-package gpu
+package multi
 
 import (
 	"bytes"
@@ -266,31 +266,43 @@ func TestCommStats(t *testing.T) {
 }
 
 func TestCheckOverlap(t *testing.T) {
-	for _, name := range append(Overlaps(), "") {
-		got, err := checkOverlap(name, 1, 1, true)
+	require.Len(t, Overlaps(), len(overlaps))
+	for _, name := range Overlaps() {
+		o, err := LookupOverlap(name)
 		require.NoError(t, err)
-		if name == "" {
-			assert.Equal(t, DefaultOverlap, got)
-		}
+		assert.Equal(t, name, o.Name(), "a strategy is found by its own name")
+		got, err := checkOverlap(o, 1, 1, true)
+		require.NoError(t, err)
+		assert.Same(t, o, got)
 	}
-	_, err := checkOverlap("sideways", 1, 1, true)
+	o, err := LookupOverlap("")
+	require.NoError(t, err)
+	assert.Nil(t, o, "no name: the split's default")
+	got, err := checkOverlap(nil, 1, 1, true)
+	require.NoError(t, err)
+	assert.Same(t, DefaultOverlap, got)
+	_, err = LookupOverlap("sideways")
 	assert.ErrorIs(t, err, lab.ErrUnknown)
+	for _, name := range Overlaps() {
+		assert.Contains(t, err.Error(), name, "the error lists the strategies")
+	}
 	// Named before any device is opened, with or without a GPU.
-	_, err = NewMulti(MultiConfig{Step: "fast", Devices: []int{0}, Overlap: "sideways", NZ: 9, NY: 9, NX: 9})
+	_, err = splitRunWith(lab.Run{Step: "fast", Backend: lab.GPU, NZ: 9, NY: 9, NX: 9,
+		Split: lab.Split{Devices: []int{0}, Overlap: "sideways"}}, oneProcess(1), nil, nil)
 	assert.ErrorIs(t, err, lab.ErrUnknown)
 	_, err = NewMulti(MultiConfig{Step: "fast", NZ: 9, NY: 9, NX: 9})
 	assert.ErrorIs(t, err, lab.ErrSize)
-	_, err = checkOverlap(OverlapSplit, 4, 1, true)
+	_, err = checkOverlap(Split, 4, 1, true)
 	assert.ErrorContains(t, err, "advances 4")
-	_, err = checkOverlap(OverlapEarly, 1, 2, true)
+	_, err = checkOverlap(Early, 1, 2, true)
 	assert.ErrorContains(t, err, "pencils")
-	_, err = checkOverlap(OverlapNone, 4, 2, true)
+	_, err = checkOverlap(None, 4, 2, true)
 	assert.NoError(t, err)
-	_, err = checkOverlap(OverlapCopy, 4, 1, true)
+	_, err = checkOverlap(Copy, 4, 1, true)
 	assert.NoError(t, err, "peer copies move deep halos too")
-	_, err = checkOverlap(OverlapCopyEarly, 4, 1, true)
+	_, err = checkOverlap(CopyEarly, 4, 1, true)
 	assert.ErrorContains(t, err, "advances 4")
-	_, err = checkOverlap(OverlapCopy, 1, 2, true)
+	_, err = checkOverlap(Copy, 1, 2, true)
 	assert.ErrorContains(t, err, "pencils")
 	// Unnamed, the default fits the split: NCCL for processes and pencils.
 	// The defaults as defaultOverlap's doc gives them, from the measured
@@ -299,20 +311,20 @@ func TestCheckOverlap(t *testing.T) {
 	for _, c := range []struct {
 		per, py int
 		one     bool
-		want    string
-	}{{1, 1, true, OverlapCopyEarly}, {4, 1, true, OverlapCopy}, {1, 1, false, OverlapSplit}, {4, 1, false, OverlapNone},
-		{1, 2, true, OverlapNone}, {4, 2, false, OverlapNone}} {
-		got, err := checkOverlap("", c.per, c.py, c.one)
+		want    *Overlap
+	}{{1, 1, true, CopyEarly}, {4, 1, true, Copy}, {1, 1, false, Split}, {4, 1, false, None},
+		{1, 2, true, None}, {4, 2, false, None}} {
+		got, err := checkOverlap(nil, c.per, c.py, c.one)
 		require.NoError(t, err, "%+v", c)
-		assert.Equal(t, c.want, got, "%+v", c)
+		assert.Same(t, c.want, got, "%+v", c)
 		if c.py > 1 {
-			assert.Equal(t, OverlapNone, got, "%+v: pencils exchange through NCCL only", c)
+			assert.Same(t, None, got, "%+v: pencils exchange through NCCL only", c)
 		}
 		if !c.one {
-			assert.False(t, copies(got), "%+v: no peer copies between processes", c)
+			assert.False(t, got.copies, "%+v: no peer copies between processes", c)
 		}
 		if c.per != 1 {
-			assert.NotContains(t, []string{OverlapSplit, OverlapEarly, OverlapCopyEarly}, got, "%+v: deep halos", c)
+			assert.True(t, got.whole, "%+v: deep halos", c)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gpu
+package multi
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/halo"
 )
@@ -134,8 +135,12 @@ func splitRunWith(r lab.Run, w world, getID func() (ncclID, error),
 	if err := lab.CheckSweep(dst, src); err != nil {
 		return lab.Result{}, fmt.Errorf("gpu: run %s: %w", s.Name, err)
 	}
-	m, err := newMulti(MultiConfig{Step: s.Name, Options: Options{Tile: cfg.Tile, Block: [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}},
-		Devices: r.Split.Devices, PY: r.Split.PY, Overlap: r.Split.Overlap, NZ: src.NZ, NY: src.NY, NX: src.NX}, w, getID)
+	overlap, err := LookupOverlap(r.Split.Overlap)
+	if err != nil {
+		return lab.Result{}, err
+	}
+	m, err := newMulti(MultiConfig{Step: s.Name, Options: gpu.Options{Tile: cfg.Tile, Block: [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}},
+		Devices: r.Split.Devices, PY: r.Split.PY, Overlap: overlap, NZ: src.NZ, NY: src.NY, NX: src.NX}, w, getID)
 	if err != nil {
 		return lab.Result{}, err
 	}
@@ -154,7 +159,7 @@ func splitRunWith(r lab.Run, w world, getID func() (ncclID, error),
 	res := lab.Result{Step: s.Name, Backend: lab.GPU, Device: m.Device(), NZ: src.NZ, NY: src.NY, NX: src.NX,
 		Config: cfg, Steps: steps, Src: src, Out: dst, Comm: commStats(m.Parts(), per, steps/per)}
 	if g, err := m.Geometry(); err == nil {
-		res.Launch.Geometry = g.toLab()
+		res.Launch.Geometry = g.Lab()
 	}
 	var times [][]RankTimes
 	for range max(r.Reps, 1) {

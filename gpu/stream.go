@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"stencillab.dev/gpu/cu"
 	"stencillab.dev/lab"
 )
 
@@ -15,6 +16,10 @@ type Stream struct {
 	d *Device
 	h handle
 }
+
+// cuStreamNonBlocking is CU_STREAM_NON_BLOCKING: the stream does not wait
+// for the legacy default stream.
+const cuStreamNonBlocking = 1
 
 // NewStream creates a stream that does not wait for the default stream;
 // high gives it the device's greatest priority (its blocks are scheduled
@@ -47,6 +52,10 @@ func createStream(high bool) (handle, error) {
 	h, r := drv.StreamCreateWithPriority(cuStreamNonBlocking, prio)
 	return h, cuCheck("cuStreamCreateWithPriority", r)
 }
+
+// Handle returns the stream's handle, for calls through the binding
+// (Binding) that enqueue on it; nil once the stream is closed.
+func (s *Stream) Handle() cu.Handle { return s.h }
 
 // Synchronize waits for everything enqueued on the stream; a kernel's
 // fault shows here.
@@ -88,15 +97,15 @@ func (k *Stencil3) LaunchAsync(s *Stream, dst, src *Buffer, nz, ny, nx int, c la
 		return Geometry{}, fmt.Errorf("gpu: launch %s: the stream belongs to device %d, the kernel to device %d",
 			k.cfg.step, s.d.Props().Ordinal, k.d.Props().Ordinal)
 	}
-	f, g, a, err := k.prepare(dst, src, nz, ny, nx, c)
+	p, err := k.Prepare(dst, src, nz, ny, nx, c)
 	if err != nil {
 		return Geometry{}, err
 	}
-	err = k.d.do(func() error { return launchOn(s.h, []launchPlan{{f, g, a}}) })
+	err = k.d.do(func() error { return p.Enqueue(s.h) })
 	runtime.KeepAlive(dst)
 	runtime.KeepAlive(src)
 	if err != nil {
 		return Geometry{}, fmt.Errorf("gpu: launch %s on a stream: %w", k.cfg.step, err)
 	}
-	return g, nil
+	return p.g, nil
 }

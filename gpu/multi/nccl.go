@@ -1,4 +1,4 @@
-package gpu
+package multi
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"stencillab.dev/gpu"
 	"stencillab.dev/gpu/cu"
 )
 
@@ -64,7 +65,7 @@ func ncclCheck(call string, code int) error {
 	}
 	msg := ""
 	if ncclState.loaded {
-		msg = drv.NCCLGetErrorString(code)
+		msg = drv().NCCLGetErrorString(code)
 	}
 	if msg == "" {
 		msg = ncclResultNames[code]
@@ -97,7 +98,7 @@ func disableNVLS() error {
 	if err := os.Setenv(EnvNVLS, "0"); err != nil {
 		return fmt.Errorf("gpu: set %s=0: %w", EnvNVLS, err)
 	}
-	if cu.Cgo && drv.Setenv(EnvNVLS, "0") != 0 {
+	if cu.Cgo && drv().Setenv(EnvNVLS, "0") != 0 {
 		return fmt.Errorf("gpu: set %s=0 in the C environment failed", EnvNVLS)
 	}
 	return nil
@@ -135,12 +136,12 @@ func loadNCCL() error {
 		return err
 	}
 	cands := ncclCandidates(getenv)
-	name, err := openLibrary(cands, bindTable(cu.NCCLTable))
+	name, err := gpu.LoadLibrary(cu.NCCLTable, cands)
 	if err != nil {
 		return &noNCCLError{fmt.Sprintf("gpu: no NCCL found (tried %s: %v): install NCCL or name it with %s",
 			strings.Join(cands, ", "), err, EnvLibNCCL)}
 	}
-	v, r := drv.NCCLGetVersion()
+	v, r := drv().NCCLGetVersion()
 	if err := ncclCheck("ncclGetVersion", r); err != nil {
 		return fmt.Errorf("gpu: %s: %w", name, err)
 	}
@@ -165,7 +166,7 @@ func newNCCLID() (ncclID, error) {
 	if err := loadNCCL(); err != nil {
 		return ncclID{}, err
 	}
-	id, r := drv.NCCLGetUniqueId()
+	id, r := drv().NCCLGetUniqueId()
 	if err := ncclCheck("ncclGetUniqueId", r); err != nil {
 		return ncclID{}, fmt.Errorf("gpu: %w", err)
 	}

@@ -1,4 +1,4 @@
-package gpu
+package multi
 
 import (
 	"errors"
@@ -7,76 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"stencillab.dev/gpu"
+	"stencillab.dev/gpu/cu"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/halo"
 )
-
-// The overlap variants of a split run (lab.Split.Overlap, -overlap).
-const (
-	// OverlapNone computes every owned plane, then exchanges the halos,
-	// on one stream.
-	OverlapNone = "none"
-	// OverlapSplit computes the boundary planes (those the neighbours
-	// need) first on a high-priority stream and exchanges them there,
-	// while the interior planes run on a low-priority stream beside it.
-	// A single sweep only: a temporally blocked pass reads planes k deep
-	// and its boundary and interior launches would write the same planes.
-	OverlapSplit = "split"
-	// OverlapEarly computes the boundary planes first on the compute
-	// stream, then the interior on the same stream, while the exchange
-	// runs on a second stream as soon as the boundary is done: the
-	// interior launch keeps the whole GPU, the exchange waits for
-	// nothing but the boundary.
-	OverlapEarly = "early"
-	// OverlapCopy computes every owned plane, then each rank pushes its
-	// boundary planes into its neighbours' halos with peer copies
-	// (cuMemcpyPeerAsync, the copy engines, no NCCL kernel): one process
-	// driving every GPU only.
-	OverlapCopy = "copy"
-	// OverlapCopyEarly is early with peer copies: the boundary planes,
-	// then the interior, on the compute stream, the copies beside the
-	// interior as soon as the boundary is done.
-	OverlapCopyEarly = "copy-early"
-)
-
-// Overlaps lists the overlap variants, the default first.
-func Overlaps() []string {
-	return []string{OverlapNone, OverlapSplit, OverlapEarly, OverlapCopy, OverlapCopyEarly}
-}
-
-// copies reports whether a variant moves halos by peer copies.
-func copies(overlap string) bool { return overlap == OverlapCopy || overlap == OverlapCopyEarly }
-
-// DefaultOverlap is the variant used when lab.Split.Overlap is empty, for
-// z-slabs of one step a pass driven by one process: measured on 2 × H200
-// (docs/multigpu.md), copy-early reached 94.0 % at N = 512 where none
-// reached 85.6 %, and 98.5 % at N = 1024 (none 96.4 %, split 98.6 %).
-// defaultOverlap says what the other splits use.
-const DefaultOverlap = OverlapCopyEarly
-
-// defaultOverlap returns the variant of a split that names none:
-// DefaultOverlap for slabs of one process and one step a pass; copy for
-// the deep halos of a temporally blocked step there (94.3 % against none's
-// 93.4 % at N = 1024); across processes, where peer copies cannot go,
-// split for one step a pass (the best NCCL variant: 91.0 % and 98.6 %)
-// and none for deep halos; none for pencils.
-func defaultOverlap(per, py int, oneProcess bool) string {
-	switch {
-	case py > 1:
-		return OverlapNone
-	case !oneProcess && per == 1:
-		return OverlapSplit
-	case !oneProcess:
-		return OverlapNone
-	case per != 1:
-		return OverlapCopy
-	}
-	return DefaultOverlap
-}
-
-// cuStreamNonBlocking is CU_STREAM_NON_BLOCKING: the stream does not wait
-// for the legacy default stream.
-const cuStreamNonBlocking = 1
 
 // Multi is a 3D step split in z-slabs (or pencils) over several GPUs:
 // each rank holds its local box on its device, two buffers to ping-pong
@@ -85,7 +20,7 @@ const cuStreamNonBlocking = 1
 // the ranks (one worker thread per device) or, under mpirun or Slurm, one.
 type Multi struct {
 	step    string
-	overlap string
+	overlap *Overlap
 	per     int // time steps a pass advances
 	parts   []halo.Part
 	ranks   []*mrank // the ranks this process holds
@@ -99,31 +34,32 @@ type Multi struct {
 
 // mrank is one rank held by this process.
 type mrank struct {
-	d       *Device
-	k       *Stencil3
+	d       *gpu.Device
+	k       *gpu.Stencil3
 	p       halo.Part
-	a, b    *Buffer // ping-pong
-	init    *Buffer // the local input, nil when it did not fit (then uploaded again)
+	a, b    *gpu.Buffer // ping-pong
+	init    *gpu.Buffer // the local input, nil when it did not fit (then uploaded again)
 	host    []float32
-	comm    handle // NCCL communicator; nil for a world of one
-	lo, hi  handle // streams: lo for compute, hi (high priority) for the exchange
+	comm    cu.Handle     // NCCL communicator; nil for a world of one
+	lo, hi  cu.Handle     // streams: lo for compute, hi (high priority) for the exchange
+	streams []*gpu.Stream // lo's and hi's, to close
 	nc      *ncclComm
-	ex      *halo.Exchanger[*Buffer]
-	events  []handle
+	ex      *halo.Exchanger[*gpu.Buffer]
+	events  []cu.Handle
 	evMu    sync.Mutex // guards events' growth, which peers read (waitOn)
-	evReady handle
+	evReady cu.Handle
 	m       *Multi
 }
 
 // MultiConfig describes a split run.
 type MultiConfig struct {
-	Step    string  // a 3D step with device code
-	Options Options // its tile and defines, as for Device.Stencil3
+	Step    string      // a 3D step with device code
+	Options gpu.Options // its tile and defines, as for Device.Stencil3
 	// Devices are the GPU ordinals, one rank each, in rank order.
 	Devices []int
 	// PY is the ranks along y (0 or 1: z-slabs).
 	PY      int
-	Overlap string // "" is DefaultOverlap
+	Overlap *Overlap // nil: the split's default (DefaultOverlap for slabs of one process)
 	// NZ, NY, NX are the global grid's sides.
 	NZ, NY, NX int
 }
@@ -132,59 +68,29 @@ type MultiConfig struct {
 // that kernels are compiled once per process; device 0 is Default's.
 var openDevices struct {
 	sync.Mutex
-	m map[int]*Device
+	m map[int]*gpu.Device
 }
 
 // deviceFor returns the open device of an ordinal, opening it on first
 // use.
-func deviceFor(ordinal int) (*Device, error) {
+func deviceFor(ordinal int) (*gpu.Device, error) {
 	if ordinal == 0 {
-		return Default()
+		return gpu.Default()
 	}
 	openDevices.Lock()
 	defer openDevices.Unlock()
 	if d := openDevices.m[ordinal]; d != nil && d.Lost() == nil {
 		return d, nil
 	}
-	d, err := Open(ordinal)
+	d, err := gpu.Open(ordinal)
 	if err != nil {
 		return nil, err
 	}
 	if openDevices.m == nil {
-		openDevices.m = map[int]*Device{}
+		openDevices.m = map[int]*gpu.Device{}
 	}
 	openDevices.m[ordinal] = d
 	return d, nil
-}
-
-// knownOverlap reports an error listing the variants when name is none
-// of them.
-func knownOverlap(name string) error {
-	if !slices.Contains(Overlaps(), name) {
-		return fmt.Errorf("gpu: overlap %q: want one of %v: %w", name, Overlaps(), lab.ErrUnknown)
-	}
-	return nil
-}
-
-// checkOverlap returns the variant named, or an error listing them.
-func checkOverlap(name string, per int, py int, oneProcess bool) (string, error) {
-	if name == "" {
-		name = defaultOverlap(per, py, oneProcess)
-	}
-	if err := knownOverlap(name); err != nil {
-		return "", err
-	}
-	if name != OverlapNone && name != OverlapCopy && per != 1 {
-		return "", fmt.Errorf("gpu: overlap %s needs a step of one time step a pass; this one advances %d (its halo is %d deep and its boundary launch would write the interior's planes): use -overlap none",
-			name, per, per)
-	}
-	if name != OverlapNone && py > 1 {
-		if copies(name) {
-			return "", fmt.Errorf("gpu: overlap %s copies whole planes, z-slabs only; pencils (%d ranks along y) use -overlap none", name, py)
-		}
-		return "", fmt.Errorf("gpu: overlap %s splits z-slabs only; pencils (%d ranks along y) use -overlap none", name, py)
-	}
-	return name, nil
 }
 
 // NewMulti opens the devices, compiles the step on each, decomposes the
@@ -213,12 +119,6 @@ func oneProcess(n int) world { return world{size: n, local: seq(n)} }
 // the communicator's unique id (nil: this process makes one, as it holds
 // every rank).
 func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, err error) {
-	if c.Overlap != "" {
-		// Before any device is opened.
-		if err := knownOverlap(c.Overlap); err != nil {
-			return nil, err
-		}
-	}
 	d0, err := deviceFor(deviceOf(c, w, 0))
 	if err != nil {
 		return nil, err
@@ -265,7 +165,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 			return m, err
 		}
 	}
-	if copies(overlap) {
+	if overlap.copies {
 		if len(w.local) != w.size {
 			return m, fmt.Errorf("gpu: split %s: overlap %s copies between the GPUs of one process; a launch of %d processes uses NCCL (-overlap none, split or early)",
 				c.Step, overlap, w.size)
@@ -276,7 +176,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 	}
 	// NCCL moves the halos of a split of several ranks, unless peer
 	// copies do.
-	nccl := w.size > 1 && !copies(overlap)
+	nccl := w.size > 1 && !overlap.copies
 	if nccl {
 		var id ncclID
 		if getID == nil {
@@ -293,7 +193,7 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 	}
 	for _, mr := range m.ranks {
 		mr.nc = &ncclComm{r: mr}
-		if mr.ex, err = halo.NewExchanger[*Buffer](mr.nc, mr.p, c.NX); err != nil {
+		if mr.ex, err = halo.NewExchanger[*gpu.Buffer](mr.nc, mr.p, c.NX); err != nil {
 			return m, fmt.Errorf("gpu: split %s: %w", c.Step, err)
 		}
 	}
@@ -301,11 +201,11 @@ func newMulti(c MultiConfig, w world, getID func() (ncclID, error)) (m *Multi, e
 		// NCCL connects peers at their first exchange, which takes
 		// hundreds of milliseconds: not in the first timed run.
 		err := m.each(func(mr *mrank) error {
-			return mr.d.do(func() error {
+			return mr.d.Do(func() error {
 				if err := mr.exchange(mr.a, mr.lo); err != nil {
 					return err
 				}
-				return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(mr.lo))
+				return gpu.CheckCall("cuStreamSynchronize", drv().StreamSynchronize(mr.lo))
 			})
 		})
 		if err != nil {
@@ -344,17 +244,18 @@ func (mr *mrank) alloc(step string) error {
 			mr.init = nil
 		}
 	}
-	return mr.d.do(func() error {
-		var err error
-		if mr.lo, err = createStream(false); err != nil {
+	for _, high := range []bool{false, true} {
+		s, err := mr.d.NewStream(high)
+		if err != nil {
 			return fmt.Errorf("gpu: rank %d: %w", p.Rank, err)
 		}
-		if mr.hi, err = createStream(true); err != nil {
-			return fmt.Errorf("gpu: rank %d: %w", p.Rank, err)
-		}
+		mr.streams = append(mr.streams, s)
+	}
+	mr.lo, mr.hi = mr.streams[0].Handle(), mr.streams[1].Handle()
+	return mr.d.Do(func() error {
 		var r int
-		if mr.evReady, r = drv.EventCreate(0); r != 0 {
-			return fmt.Errorf("gpu: rank %d: %w", p.Rank, cuCheck("cuEventCreate", r))
+		if mr.evReady, r = drv().EventCreate(0); r != 0 {
+			return fmt.Errorf("gpu: rank %d: %w", p.Rank, gpu.CheckCall("cuEventCreate", r))
 		}
 		return nil
 	})
@@ -368,8 +269,8 @@ func (m *Multi) joinNCCL(id ncclID) error {
 	var wg sync.WaitGroup
 	for i, mr := range m.ranks {
 		wg.Go(func() {
-			errs[i] = mr.d.do(func() error {
-				c, r := drv.NCCLCommInitRank(m.size, id, mr.p.Rank)
+			errs[i] = mr.d.Do(func() error {
+				c, r := drv().NCCLCommInitRank(m.size, id, mr.p.Rank)
 				if err := ncclCheck("ncclCommInitRank", r); err != nil {
 					return fmt.Errorf("gpu: rank %d of %d on device %d: %w", mr.p.Rank, m.size, mr.d.Props().Ordinal, err)
 				}
@@ -388,8 +289,8 @@ func (m *Multi) Parts() []halo.Part { return slices.Clone(m.parts) }
 // StepsPerPass returns the time steps one pass advances, the halo depth.
 func (m *Multi) StepsPerPass() int { return m.per }
 
-// Overlap returns the overlap variant in use.
-func (m *Multi) Overlap() string { return m.overlap }
+// Overlap returns the overlap strategy in use.
+func (m *Multi) Overlap() *Overlap { return m.overlap }
 
 // Device returns the name of the first local rank's device.
 func (m *Multi) Device() string {
@@ -400,7 +301,7 @@ func (m *Multi) Device() string {
 }
 
 // Geometry returns the launch of the first local rank's whole local grid.
-func (m *Multi) Geometry() (Geometry, error) {
+func (m *Multi) Geometry() (gpu.Geometry, error) {
 	mr := m.ranks[0]
 	return mr.k.Geometry(mr.p.LocalNZ(), mr.p.LocalNY(), m.nx)
 }
@@ -478,15 +379,15 @@ func (mr *mrank) reset() error {
 		}
 		return mr.b.Upload(0, mr.host)
 	}
-	return mr.d.do(func() error {
+	return mr.d.Do(func() error {
 		bytes := mr.init.Bytes()
-		if err := cuCheck("cuMemcpyDtoDAsync", drv.MemcpyDtoDAsync(mr.a.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
+		if err := gpu.CheckCall("cuMemcpyDtoDAsync", drv().MemcpyDtoDAsync(mr.a.Ptr(), mr.init.Ptr(), bytes, mr.lo)); err != nil {
 			return err
 		}
-		if err := cuCheck("cuMemcpyDtoDAsync", drv.MemcpyDtoDAsync(mr.b.ptr, mr.init.ptr, bytes, mr.lo)); err != nil {
+		if err := gpu.CheckCall("cuMemcpyDtoDAsync", drv().MemcpyDtoDAsync(mr.b.Ptr(), mr.init.Ptr(), bytes, mr.lo)); err != nil {
 			return err
 		}
-		return cuCheck("cuStreamSynchronize", drv.StreamSynchronize(mr.lo))
+		return gpu.CheckCall("cuStreamSynchronize", drv().StreamSynchronize(mr.lo))
 	})
 }
 
@@ -519,7 +420,7 @@ func (m *Multi) Run(c lab.Coeffs, steps int) ([]RankTimes, error) {
 				return
 			}
 			start.Wait()
-			errs[i] = mr.d.do(func() error {
+			errs[i] = mr.d.Do(func() error {
 				t, err := mr.run(plans, passes, m.overlap)
 				out[i] = t
 				return err
@@ -534,43 +435,36 @@ func (m *Multi) Run(c lab.Coeffs, steps int) ([]RankTimes, error) {
 	return out, nil
 }
 
-// launchPlan is one prepared kernel launch.
-type launchPlan struct {
-	f *Function
-	g Geometry
-	a *args
-}
-
 // passPlans are the launches of one pass, for each direction of the
 // ping-pong (0: a → b, 1: b → a).
 type passPlans struct {
-	boundary [2][]launchPlan // the planes the neighbours need (split, early)
-	interior [2][]launchPlan // the rest, or everything (none)
-	out      [2]*Buffer      // the buffer each direction writes
+	boundary [2][]*gpu.Prepared // the planes the neighbours need (split, early)
+	interior [2][]*gpu.Prepared // the rest, or everything (none)
+	out      [2]*gpu.Buffer     // the buffer each direction writes
 }
-
-// view returns a buffer that starts off floats into b and holds n; it is
-// not freed (the caller keeps b).
-func view(b *Buffer, off, n int) *Buffer { return &Buffer{d: b.d, ptr: b.ptr + uint64(off)*4, n: n} }
 
 // plan prepares the sweep of the owned planes [z0, z1) (global) of the
 // rank's local grid from src to dst: the same kernel on the view of
 // planes z0−1 … z1, nz' = z1 − z0 + 2.
-func (mr *mrank) plan(dst, src *Buffer, z0, z1 int, c lab.Coeffs) (launchPlan, error) {
+func (mr *mrank) plan(dst, src *gpu.Buffer, z0, z1 int, c lab.Coeffs) (*gpu.Prepared, error) {
 	p := mr.p
 	plane := p.LocalNY() * p.NX
 	lo, hi := z0-1-p.LZ0, z1+1-p.LZ0
 	n := (hi - lo) * plane
-	f, g, a, err := mr.k.prepare(view(dst, lo*plane, n), view(src, lo*plane, n), hi-lo, p.LocalNY(), p.NX, c)
+	dv, err := dst.View(lo*plane, n)
 	if err != nil {
-		return launchPlan{}, err
+		return nil, err
 	}
-	return launchPlan{f, g, a}, nil
+	sv, err := src.View(lo*plane, n)
+	if err != nil {
+		return nil, err
+	}
+	return mr.k.Prepare(dv, sv, hi-lo, p.LocalNY(), p.NX, c)
 }
 
 // pingPong returns the buffers a pass in direction dir writes and reads:
 // b from a for 0, a from b for 1.
-func (mr *mrank) pingPong(dir int) (dst, src *Buffer) {
+func (mr *mrank) pingPong(dir int) (dst, src *gpu.Buffer) {
 	if dir == 0 {
 		return mr.b, mr.a
 	}
@@ -578,20 +472,20 @@ func (mr *mrank) pingPong(dir int) (dst, src *Buffer) {
 }
 
 // plans prepares the launches of a pass in both directions.
-func (mr *mrank) plans(c lab.Coeffs, overlap string) (passPlans, error) {
+func (mr *mrank) plans(c lab.Coeffs, overlap *Overlap) (passPlans, error) {
 	var pp passPlans
 	p := mr.p
 	for dir := range 2 {
 		dst, src := mr.pingPong(dir)
 		pp.out[dir] = dst
-		if overlap == OverlapNone || overlap == OverlapCopy {
+		if overlap.whole {
 			// The whole local grid: its planes inside the halos too,
 			// which a pass of k steps needs.
 			lp, err := mr.plan(dst, src, p.LZ0+1, p.LZ1-1, c)
 			if err != nil {
 				return pp, err
 			}
-			pp.interior[dir] = []launchPlan{lp}
+			pp.interior[dir] = []*gpu.Prepared{lp}
 			continue
 		}
 		z0, z1 := p.Z0, p.Z1
@@ -623,13 +517,10 @@ func (mr *mrank) plans(c lab.Coeffs, overlap string) (passPlans, error) {
 }
 
 // launchOn runs prepared launches on stream s. It runs on the worker.
-func launchOn(s handle, plans []launchPlan) error {
+func launchOn(s cu.Handle, plans []*gpu.Prepared) error {
 	for _, lp := range plans {
-		if err := lp.f.optIn(lp.g.DynamicShared); err != nil {
+		if err := lp.Enqueue(s); err != nil {
 			return err
-		}
-		if err := cuCheck("cuLaunchKernel", drv.LaunchKernel(lp.f.handle, lp.g.Grid, lp.g.Block, lp.g.DynamicShared, s, lp.a.buf, lp.a.offsets)); err != nil {
-			return fmt.Errorf("launch %s (%s): %w", lp.f.Name, lp.g, err)
 		}
 	}
 	return nil
@@ -637,12 +528,12 @@ func launchOn(s handle, plans []launchPlan) error {
 
 // event returns the i-th event of the rank's pool, creating it if needed.
 // It runs on the worker.
-func (mr *mrank) event(i int) (handle, error) {
+func (mr *mrank) event(i int) (cu.Handle, error) {
 	mr.evMu.Lock()
 	defer mr.evMu.Unlock()
 	for len(mr.events) <= i {
-		e, r := drv.EventCreate(0)
-		if err := cuCheck("cuEventCreate", r); err != nil {
+		e, r := drv().EventCreate(0)
+		if err := gpu.CheckCall("cuEventCreate", r); err != nil {
 			return nil, err
 		}
 		mr.events = append(mr.events, e)
@@ -651,21 +542,21 @@ func (mr *mrank) event(i int) (handle, error) {
 }
 
 // record records event i of the pool on stream s.
-func (mr *mrank) record(i int, s handle) error {
+func (mr *mrank) record(i int, s cu.Handle) error {
 	e, err := mr.event(i)
 	if err != nil {
 		return err
 	}
-	return cuCheck("cuEventRecord", drv.EventRecord(e, s))
+	return gpu.CheckCall("cuEventRecord", drv().EventRecord(e, s))
 }
 
 // wait makes stream s wait for event i of the pool.
-func (mr *mrank) wait(s handle, i int) error {
+func (mr *mrank) wait(s cu.Handle, i int) error {
 	e, err := mr.event(i)
 	if err != nil {
 		return err
 	}
-	return cuCheck("cuStreamWaitEvent", drv.StreamWaitEvent(s, e))
+	return gpu.CheckCall("cuStreamWaitEvent", drv().StreamWaitEvent(s, e))
 }
 
 // Events of one pass, as offsets into the pool: the pool holds evPerPass
@@ -685,7 +576,7 @@ const (
 func evIndex(pass, which int) int { return 1 + pass*evPerPass + which }
 
 // run enqueues the passes and waits for them; it runs on the worker.
-func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error) {
+func (mr *mrank) run(pp passPlans, passes int, overlap *Overlap) (RankTimes, error) {
 	if err := mr.record(0, mr.lo); err != nil {
 		return RankTimes{}, err
 	}
@@ -694,20 +585,9 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 	}
 	for pass := range passes {
 		dir := pass % 2
-		out := pp.out[dir]
-		var err error
-		switch overlap {
-		case OverlapNone:
-			err = mr.passNone(pp, dir, out, evIndex(pass, 0))
-		case OverlapSplit:
-			err = mr.passSplit(pp, dir, out, evIndex(pass, 0), pass)
-		case OverlapEarly:
-			err = mr.passEarly(pp, dir, out, evIndex(pass, 0), pass)
-		case OverlapCopy, OverlapCopyEarly:
-			err = mr.passCopy(pp, dir, pass, overlap == OverlapCopyEarly)
-		}
+		err := overlap.pass(mr, pp, dir, pass)
 		if err != nil {
-			if copies(overlap) {
+			if overlap.copies {
 				mr.m.prog.fail()
 			}
 			return RankTimes{}, fmt.Errorf("pass %d: %w", pass, err)
@@ -721,18 +601,18 @@ func (mr *mrank) run(pp passPlans, passes int, overlap string) (RankTimes, error
 	if err := mr.record(last, mr.lo); err != nil {
 		return RankTimes{}, err
 	}
-	if err := cuCheck("cuEventSynchronize", drv.EventSynchronize(mr.events[last])); err != nil {
+	if err := gpu.CheckCall("cuEventSynchronize", drv().EventSynchronize(mr.events[last])); err != nil {
 		return RankTimes{}, err
 	}
 	if mr.comm != nil {
-		if e, r := drv.NCCLCommGetAsyncError(mr.comm); r == 0 && e != 0 {
+		if e, r := drv().NCCLCommGetAsyncError(mr.comm); r == 0 && e != 0 {
 			return RankTimes{}, ncclCheck("ncclCommGetAsyncError", e)
 		}
 	}
 	t := RankTimes{Rank: mr.p.Rank, Device: mr.d.Props().Ordinal}
 	since := func(i int) (float64, error) {
-		ms, r := drv.EventElapsedTime(mr.events[0], mr.events[i])
-		return float64(ms), cuCheck("cuEventElapsedTime", r)
+		ms, r := drv().EventElapsedTime(mr.events[0], mr.events[i])
+		return float64(ms), gpu.CheckCall("cuEventElapsedTime", r)
 	}
 	var err error
 	if t.Total, err = since(last); err != nil {
@@ -771,22 +651,24 @@ func enqueue(ops ...op) error {
 }
 
 // recordOp records event i of the pool on stream s.
-func (mr *mrank) recordOp(i int, s handle) op { return func() error { return mr.record(i, s) } }
+func (mr *mrank) recordOp(i int, s cu.Handle) op { return func() error { return mr.record(i, s) } }
 
 // waitOp makes stream s wait for event i of the pool.
-func (mr *mrank) waitOp(s handle, i int) op { return func() error { return mr.wait(s, i) } }
+func (mr *mrank) waitOp(s cu.Handle, i int) op { return func() error { return mr.wait(s, i) } }
 
 // exchangeOp swaps the halos of buf with the neighbours on stream s.
-func (mr *mrank) exchangeOp(buf *Buffer, s handle) op {
+func (mr *mrank) exchangeOp(buf *gpu.Buffer, s cu.Handle) op {
 	return func() error { return mr.exchange(buf, s) }
 }
 
 // launchOp runs prepared launches on stream s.
-func launchOp(s handle, plans []launchPlan) op { return func() error { return launchOn(s, plans) } }
+func launchOp(s cu.Handle, plans []*gpu.Prepared) op {
+	return func() error { return launchOn(s, plans) }
+}
 
 // passNone computes the whole local grid, then exchanges, on the low
 // stream.
-func (mr *mrank) passNone(pp passPlans, dir int, out *Buffer, e0 int) error {
+func (mr *mrank) passNone(pp passPlans, dir int, out *gpu.Buffer, e0 int) error {
 	s := mr.lo
 	return enqueue(
 		mr.recordOp(e0+evComputeStart, s),
@@ -803,7 +685,7 @@ func (mr *mrank) passNone(pp passPlans, dir int, out *Buffer, e0 int) error {
 // exchanges them there, the interior on the low stream beside it. Each
 // stream first waits for the other's previous pass: the boundary reads
 // planes the interior wrote, and the interior reads the halos.
-func (mr *mrank) passSplit(pp passPlans, dir int, out *Buffer, e0, pass int) error {
+func (mr *mrank) passSplit(pp passPlans, dir int, out *gpu.Buffer, e0, pass int) error {
 	prevHi, prevLo := 0, 0
 	if pass > 0 {
 		prevHi, prevLo = evIndex(pass-1, evExchangeEnd), evIndex(pass-1, evInteriorEnd)
@@ -826,7 +708,7 @@ func (mr *mrank) passSplit(pp passPlans, dir int, out *Buffer, e0, pass int) err
 
 // passEarly computes the boundary planes, then the interior, on the low
 // stream; the exchange runs on the high stream once the boundary is done.
-func (mr *mrank) passEarly(pp passPlans, dir int, out *Buffer, e0, pass int) error {
+func (mr *mrank) passEarly(pp passPlans, dir int, out *gpu.Buffer, e0, pass int) error {
 	if pass > 0 {
 		// The next boundary reads the halos this exchange writes.
 		if err := mr.wait(mr.lo, evIndex(pass-1, evExchangeEnd)); err != nil {
@@ -848,7 +730,7 @@ func (mr *mrank) passEarly(pp passPlans, dir int, out *Buffer, e0, pass int) err
 
 // exchange swaps halos of buf with the neighbours on stream s, through
 // the lab's exchange; it runs on the worker.
-func (mr *mrank) exchange(buf *Buffer, s handle) error {
+func (mr *mrank) exchange(buf *gpu.Buffer, s cu.Handle) error {
 	if mr.comm == nil {
 		return nil
 	}
@@ -876,7 +758,7 @@ func (m *Multi) Gather(dst *lab.Grid3[float32], steps int) error {
 
 // gather copies the owned interior of the rank's result buffer into dst,
 // plane by plane.
-func (mr *mrank) gather(dst *lab.Grid3[float32], res *Buffer) error {
+func (mr *mrank) gather(dst *lab.Grid3[float32], res *gpu.Buffer) error {
 	p := mr.p
 	rows := p.Y1 - p.Y0
 	buf := make([]float32, rows*p.NX)
@@ -905,12 +787,12 @@ func (m *Multi) Close() error {
 		if mr.comm == nil {
 			return nil
 		}
-		return mr.d.do(func() error {
+		return mr.d.Do(func() error {
 			var es []error
-			if r := drv.NCCLCommFinalize(mr.comm); r != 0 && r != ncclMissing {
+			if r := drv().NCCLCommFinalize(mr.comm); r != 0 && r != ncclMissing {
 				es = append(es, ncclCheck("ncclCommFinalize", r))
 			}
-			es = append(es, ncclCheck("ncclCommDestroy", drv.NCCLCommDestroy(mr.comm)))
+			es = append(es, ncclCheck("ncclCommDestroy", drv().NCCLCommDestroy(mr.comm)))
 			mr.comm = nil
 			return errors.Join(es...)
 		})
@@ -919,22 +801,21 @@ func (m *Multi) Close() error {
 		if mr.ex != nil {
 			errs = append(errs, mr.ex.Close())
 		}
-		errs = append(errs, mr.d.do(func() error {
+		errs = append(errs, mr.d.Do(func() error {
 			var es []error
 			for _, e := range append(mr.events, mr.evReady) {
 				if e != nil {
-					es = append(es, cuCheck("cuEventDestroy", drv.EventDestroy(e)))
+					es = append(es, gpu.CheckCall("cuEventDestroy", drv().EventDestroy(e)))
 				}
 			}
 			mr.events, mr.evReady = nil, nil
-			for _, s := range []handle{mr.lo, mr.hi} {
-				if s != nil {
-					es = append(es, cuCheck("cuStreamDestroy", drv.StreamDestroy(s)))
-				}
-			}
 			return errors.Join(es...)
 		}))
-		for _, b := range []*Buffer{mr.a, mr.b, mr.init} {
+		for _, s := range mr.streams {
+			errs = append(errs, s.Close())
+		}
+		mr.streams, mr.lo, mr.hi = nil, nil, nil
+		for _, b := range []*gpu.Buffer{mr.a, mr.b, mr.init} {
 			if b != nil {
 				errs = append(errs, b.Free())
 			}
@@ -948,23 +829,3 @@ func (m *Multi) Close() error {
 
 // elapsedMs returns the milliseconds since t.
 func elapsedMs(t time.Time) float64 { return float64(time.Since(t).Nanoseconds()) / 1e6 }
-
-// DeviceCount returns the GPUs the driver sees; without a driver the
-// error wraps ErrNoGPU.
-func DeviceCount() (int, error) {
-	if err := loadDriver(); err != nil {
-		return 0, err
-	}
-	w := newWorker()
-	defer w.stop()
-	n := 0
-	err := w.do(func() error {
-		if r := drv.Init(); r != 0 {
-			return &noGPUError{msg: fmt.Sprintf("gpu: no usable NVIDIA GPU (cuInit: %s)", cuErrorName(r))}
-		}
-		var r int
-		n, r = drv.DeviceGetCount()
-		return cuCheck("cuDeviceGetCount", r)
-	})
-	return n, err
-}

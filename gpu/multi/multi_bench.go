@@ -1,9 +1,12 @@
-package gpu
+package multi
 
 import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"stencillab.dev/gpu"
+	"stencillab.dev/gpu/cu"
 )
 
 // HaloBandwidth is the time of one halo exchange between two GPUs: each
@@ -37,11 +40,11 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 		maxBytes = max(maxBytes, b)
 	}
 	type end struct {
-		d          *Device
-		send, recv *Buffer
-		s          handle
-		comm       handle
-		e0, e1     handle
+		d          *gpu.Device
+		send, recv *gpu.Buffer
+		s          cu.Handle
+		comm       cu.Handle
+		e0, e1     cu.Handle
 	}
 	var ends [2]*end
 	for i, o := range devices {
@@ -59,24 +62,26 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 			return nil, err
 		}
 		defer e.recv.Free()
-		err = d.do(func() error {
+		st, err := d.NewStream(false)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		e.s = st.Handle()
+		err = d.Do(func() error {
 			var r int
-			if e.s, r = drv.StreamCreateWithPriority(cuStreamNonBlocking, 0); r != 0 {
-				return cuCheck("cuStreamCreateWithPriority", r)
+			if e.e0, r = drv().EventCreate(0); r != 0 {
+				return gpu.CheckCall("cuEventCreate", r)
 			}
-			if e.e0, r = drv.EventCreate(0); r != 0 {
-				return cuCheck("cuEventCreate", r)
-			}
-			e.e1, r = drv.EventCreate(0)
-			return cuCheck("cuEventCreate", r)
+			e.e1, r = drv().EventCreate(0)
+			return gpu.CheckCall("cuEventCreate", r)
 		})
 		if err != nil {
 			return nil, err
 		}
-		defer d.do(func() error {
-			drv.EventDestroy(e.e0)
-			drv.EventDestroy(e.e1)
-			drv.StreamDestroy(e.s)
+		defer d.Do(func() error {
+			drv().EventDestroy(e.e0)
+			drv().EventDestroy(e.e1)
 			return nil
 		})
 	}
@@ -86,9 +91,9 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 		var wg sync.WaitGroup
 		for _, e := range ends {
 			wg.Go(func() {
-				e.d.do(func() error {
+				e.d.Do(func() error {
 					if e.comm != nil {
-						drv.NCCLCommDestroy(e.comm)
+						drv().NCCLCommDestroy(e.comm)
 					}
 					return nil
 				})
@@ -99,7 +104,7 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 	// Peer access, both ways, where the devices allow it.
 	access := true
 	for i, e := range ends {
-		can, err := enablePeerAccess(e.d, ends[1-i].d)
+		can, err := e.d.EnablePeerAccess(ends[1-i].d)
 		if err != nil {
 			return nil, err
 		}
@@ -113,9 +118,9 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 	var wg sync.WaitGroup
 	for i, e := range ends {
 		wg.Go(func() {
-			errs[i] = e.d.do(func() error {
+			errs[i] = e.d.Do(func() error {
 				var r int
-				e.comm, r = drv.NCCLCommInitRank(2, id, i)
+				e.comm, r = drv().NCCLCommInitRank(2, id, i)
 				return ncclCheck("ncclCommInitRank", r)
 			})
 		})
@@ -135,35 +140,35 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 		for i, e := range ends {
 			peer := ends[1-i]
 			wg.Go(func() {
-				errs[i] = e.d.do(func() error {
-					if err := cuCheck("cuEventRecord", drv.EventRecord(e.e0, e.s)); err != nil {
+				errs[i] = e.d.Do(func() error {
+					if err := gpu.CheckCall("cuEventRecord", drv().EventRecord(e.e0, e.s)); err != nil {
 						return err
 					}
 					for range iters {
 						if nccl {
-							if err := ncclCheck("ncclGroupStart", drv.NCCLGroupStart()); err != nil {
+							if err := ncclCheck("ncclGroupStart", drv().NCCLGroupStart()); err != nil {
 								return err
 							}
-							r1 := drv.NCCLSend(e.send.ptr, uint64(n), 1-i, e.comm, e.s)
-							r2 := drv.NCCLRecv(e.recv.ptr, uint64(n), 1-i, e.comm, e.s)
+							r1 := drv().NCCLSend(e.send.Ptr(), uint64(n), 1-i, e.comm, e.s)
+							r2 := drv().NCCLRecv(e.recv.Ptr(), uint64(n), 1-i, e.comm, e.s)
 							if err := errors.Join(ncclCheck("ncclSend", r1), ncclCheck("ncclRecv", r2),
-								ncclCheck("ncclGroupEnd", drv.NCCLGroupEnd())); err != nil {
+								ncclCheck("ncclGroupEnd", drv().NCCLGroupEnd())); err != nil {
 								return err
 							}
-						} else if err := cuCheck("cuMemcpyPeerAsync", drv.MemcpyPeerAsync(peer.recv.ptr, peer.d.ctx,
-							e.send.ptr, e.d.ctx, uint64(n)*4, e.s)); err != nil {
+						} else if err := gpu.CheckCall("cuMemcpyPeerAsync", drv().MemcpyPeerAsync(peer.recv.Ptr(), peer.d.Context(),
+							e.send.Ptr(), e.d.Context(), uint64(n)*4, e.s)); err != nil {
 							return err
 						}
 					}
-					if err := cuCheck("cuEventRecord", drv.EventRecord(e.e1, e.s)); err != nil {
+					if err := gpu.CheckCall("cuEventRecord", drv().EventRecord(e.e1, e.s)); err != nil {
 						return err
 					}
-					if err := cuCheck("cuEventSynchronize", drv.EventSynchronize(e.e1)); err != nil {
+					if err := gpu.CheckCall("cuEventSynchronize", drv().EventSynchronize(e.e1)); err != nil {
 						return err
 					}
-					t, r := drv.EventElapsedTime(e.e0, e.e1)
+					t, r := drv().EventElapsedTime(e.e0, e.e1)
 					ms[i] = float64(t) / iters
-					return cuCheck("cuEventElapsedTime", r)
+					return gpu.CheckCall("cuEventElapsedTime", r)
 				})
 			})
 		}
@@ -184,7 +189,7 @@ func MeasureHaloExchange(devices [2]int, sizes []int, warmup, reps int) ([]HaloB
 					ts = append(ts, t)
 				}
 			}
-			m := summarize(Geometry{}, ts).Median * 1000
+			m := gpu.Summarize(gpu.Geometry{}, ts).Median * 1000
 			if nccl {
 				hb.NCCLMicros, hb.NCCLGBs = m, float64(b)/m/1e3
 			} else {

@@ -1,4 +1,4 @@
-package gpu
+package multi
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 )
 
@@ -68,7 +69,7 @@ func TestMultiScaling(t *testing.T) {
 		t.Skip("set " + envScalingJSON + "=FILE to measure the split's scaling")
 	}
 	devs := gpus(t, 1)
-	if n, _ := DeviceCount(); n > 1 {
+	if n, _ := gpu.DeviceCount(); n > 1 {
 		devs = seq(min(n, 4))
 	}
 	counts := []int{1}
@@ -99,7 +100,7 @@ func TestMultiScaling(t *testing.T) {
 		return g
 	}
 	c := lab.DistinctCoeffs()
-	measure := func(kind, step string, nz, ny, nx, g int, overlap string, steps int) ScalingRow {
+	measure := func(kind, step string, nz, ny, nx, g int, overlap *Overlap, steps int) ScalingRow {
 		m, err := NewMulti(MultiConfig{Step: step, Devices: devs[:g], Overlap: overlap, NZ: nz, NY: ny, NX: nx})
 		require.NoError(t, err, "%s %s %dx%dx%d on %d GPUs, %s", kind, step, nz, ny, nx, g, overlap)
 		defer m.Close()
@@ -116,7 +117,7 @@ func TestMultiScaling(t *testing.T) {
 		for i, rt := range runs {
 			ms[i], _ = rankTimes(rt)
 		}
-		med := summarize(Geometry{}, ms).Median
+		med := gpu.Summarize(gpu.Geometry{}, ms).Median
 		// The rank times of the run nearest the median.
 		best := 0
 		for i := range ms {
@@ -125,7 +126,7 @@ func TestMultiScaling(t *testing.T) {
 			}
 		}
 		_, lrt := rankTimes(runs[best])
-		row := ScalingRow{Kind: kind, Step: m.step, NZ: nz, NY: ny, NX: nx, GPUs: g, Overlap: m.Overlap(), Steps: steps, Reps: reps,
+		row := ScalingRow{Kind: kind, Step: m.step, NZ: nz, NY: ny, NX: nx, GPUs: g, Overlap: m.Overlap().Name(), Steps: steps, Reps: reps,
 			MsPerStep: med / float64(steps), Device: m.Device()}
 		row.Gpts = float64(nz-2) * float64(ny-2) * float64(nx-2) * float64(steps) / (med * 1e6)
 		for i, r := range lrt {
@@ -135,7 +136,7 @@ func TestMultiScaling(t *testing.T) {
 			row.ComputeMax = max(row.ComputeMax, runs[best][i].Compute/float64(steps))
 		}
 		if kind == "strong" && g == len(devs) && nz == 512 {
-			timeline = map[string]any{"step": m.step, "n": nz, "gpus": g, "overlap": m.Overlap(), "device": m.Device(),
+			timeline = map[string]any{"step": m.step, "n": nz, "gpus": g, "overlap": m.Overlap().Name(), "device": m.Device(),
 				"ranks": runs[best]}
 		}
 		t.Logf("%-8s %-8s %4d×%4d×%4d %d GPU %-5s %8.3f ms/step %7.1f Gpt/s compute %.3f exchange %.3f wait %.3f",
@@ -159,7 +160,7 @@ func TestMultiScaling(t *testing.T) {
 		for _, n := range []int{512, 1024} {
 			var rs []ScalingRow
 			for _, g := range counts {
-				rs = append(rs, measure("strong", "fast", n, n, n, g, OverlapNone, steps))
+				rs = append(rs, measure("strong", "fast", n, n, n, g, None, steps))
 			}
 			rows = append(rows, eff(rs, false)...)
 		}
@@ -167,7 +168,7 @@ func TestMultiScaling(t *testing.T) {
 	if want("weak") {
 		var rs []ScalingRow
 		for _, g := range counts {
-			rs = append(rs, measure("weak", "fast", 512*g, 512, 512, g, OverlapNone, steps))
+			rs = append(rs, measure("weak", "fast", 512*g, 512, 512, g, None, steps))
 		}
 		rows = append(rows, eff(rs, true)...)
 	}
@@ -175,21 +176,21 @@ func TestMultiScaling(t *testing.T) {
 		var rs []ScalingRow
 		tsteps := (steps + 3) / 4 * 4
 		for _, g := range counts {
-			rs = append(rs, measure("temporal", "temporal", 1024, 1024, 1024, g, OverlapNone, tsteps))
+			rs = append(rs, measure("temporal", "temporal", 1024, 1024, 1024, g, None, tsteps))
 		}
 		rows = append(rows, eff(rs, false)...)
 		one := rs[0]
 		for _, g := range counts[1:] {
-			r := measure("temporal", "temporal", 1024, 1024, 1024, g, OverlapCopy, tsteps)
+			r := measure("temporal", "temporal", 1024, 1024, 1024, g, Copy, tsteps)
 			r.Efficiency = one.MsPerStep / (float64(g) * r.MsPerStep)
 			rows = append(rows, r)
 		}
 	}
 	if want("overlap") {
 		for _, n := range []int{512, 1024} {
-			one := measure("overlap", "fast", n, n, n, 1, OverlapNone, steps)
+			one := measure("overlap", "fast", n, n, n, 1, None, steps)
 			for _, g := range counts[1:] {
-				for _, ov := range Overlaps() {
+				for _, ov := range overlaps {
 					r := measure("overlap", "fast", n, n, n, g, ov, steps)
 					r.Efficiency = one.MsPerStep / (float64(g) * r.MsPerStep)
 					rows = append(rows, r)

@@ -1,4 +1,4 @@
-package gpu
+package sediment
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/gpu"
+	"stencillab.dev/internal/cuda2go"
 	"stencillab.dev/lab/sediment"
 )
 
@@ -22,10 +24,10 @@ const envSedimentSizes = "STENCIL_SEDIMENT_SIZES"
 
 // sedimentDevice returns the default device or skips the test, saying
 // what it needs.
-func sedimentDevice(t *testing.T) *Device {
+func sedimentDevice(t *testing.T) *gpu.Device {
 	t.Helper()
-	d, err := Default()
-	if errors.Is(err, ErrNoGPU) {
+	d, err := gpu.Default()
+	if errors.Is(err, gpu.ErrNoGPU) {
 		t.Skip("needs an NVIDIA GPU and its driver: " + err.Error())
 	}
 	require.NoError(t, err)
@@ -94,7 +96,7 @@ func relErr(b *sediment.Basin, got, want []float64) float64 {
 // steps.
 func poisonSpare(t *testing.T, r *Sediment, b *sediment.Basin) {
 	for _, f := range []struct {
-		buf *Buffer
+		buf *gpu.Buffer
 		src []float64
 	}{{r.h[1-r.cur], b.H.Data}, {r.s[1-r.cur], b.S.Data}} {
 		v := append([]float64(nil), f.src...)
@@ -111,12 +113,12 @@ func TestGPUSedimentMatchesCPU(t *testing.T) {
 	d := sedimentDevice(t)
 	type variant struct {
 		name string
-		opts SedimentOptions
+		opts Options
 	}
-	variants := []variant{{"baseline", SedimentOptions{}}, {"opt1", SedimentOptions{}}, {"opt2", SedimentOptions{}},
-		{"opt3", SedimentOptions{}}, {"best", SedimentOptions{}}, {"best", SedimentOptions{Split: true}},
-		{"best", SedimentOptions{RY: 7, Warps: 3}}, {"best", SedimentOptions{FastDiv: true}},
-		{"best", SedimentOptions{RY: 5, Warps: 2, MinBlocks: 3, FastDiv: true, Split: true}}}
+	variants := []variant{{"baseline", Options{}}, {"opt1", Options{}}, {"opt2", Options{}},
+		{"opt3", Options{}}, {"best", Options{}}, {"best", Options{Split: true}},
+		{"best", Options{RY: 7, Warps: 3}}, {"best", Options{FastDiv: true}},
+		{"best", Options{RY: 5, Warps: 2, MinBlocks: 3, FastDiv: true, Split: true}}}
 	const steps = 10
 	for _, sz := range sedimentSizes(t) {
 		for _, v := range variants {
@@ -124,7 +126,7 @@ func TestGPUSedimentMatchesCPU(t *testing.T) {
 				b := sedimentBasin(t, sz[0], sz[1])
 				want := b.Clone()
 				require.NoError(t, want.Run(steps))
-				r, err := d.Sediment(b, v.name, v.opts)
+				r, err := New(d, b, v.name, v.opts)
 				require.NoError(t, err)
 				defer r.Free()
 				poisonSpare(t, r, b)
@@ -142,7 +144,7 @@ func TestGPUSedimentMatchesCPU(t *testing.T) {
 
 func TestGPUSedimentBench(t *testing.T) {
 	d := sedimentDevice(t)
-	rep, err := d.SedimentBench(300, 200, 1, 1, 3, []SedimentOptions{{}, {RY: 16, Warps: 2}})
+	rep, err := Bench(d, 300, 200, 1, 1, 3, []Options{{}, {RY: 16, Warps: 2}})
 	require.NoError(t, err)
 	assert.Greater(t, rep.CopyGBs, 0.0)
 	assert.Len(t, rep.Rows, 2*4+3)
@@ -166,22 +168,22 @@ func TestGPUSedimentBench(t *testing.T) {
 func TestGPUSedimentBadInput(t *testing.T) {
 	d := sedimentDevice(t)
 	b := sedimentBasin(t, 20, 10)
-	_, err := d.Sediment(b, "opt9", SedimentOptions{})
+	_, err := New(d, b, "opt9", Options{})
 	assert.ErrorIs(t, err, sediment.ErrInput)
-	_, err = d.Sediment(nil, "best", SedimentOptions{})
+	_, err = New(d, nil, "best", Options{})
 	assert.Error(t, err)
-	_, err = d.Sediment(b, "best", SedimentOptions{Warps: 33})
+	_, err = New(d, b, "best", Options{Warps: 33})
 	assert.ErrorContains(t, err, "1024 threads")
-	_, err = d.Sediment(b, "best", SedimentOptions{MinBlocks: -1})
+	_, err = New(d, b, "best", Options{MinBlocks: -1})
 	assert.ErrorContains(t, err, "resident blocks")
 	unstable := b.Clone()
 	unstable.P.Dt *= 10
-	_, err = d.Sediment(unstable, "baseline", SedimentOptions{})
+	_, err = New(d, unstable, "baseline", Options{})
 	assert.ErrorIs(t, err, sediment.ErrUnstable)
 
-	r, err := d.Sediment(b, "opt2", SedimentOptions{})
+	r, err := New(d, b, "opt2", Options{})
 	require.NoError(t, err)
-	_, _, err = r.Kernel(sediment.KernelFused)
+	_, _, err = r.Kernel(Fused)
 	assert.ErrorContains(t, err, "only best")
 	_, err = r.Run(-1)
 	assert.Error(t, err)
@@ -193,29 +195,6 @@ func TestGPUSedimentBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, "freed")
 }
 
-// The occupancy rules reproduce every occupancy of the paper's Tables 2
-// and 3 from the registers and shared memory the paper lists, with the
-// limits of the K20 (compute capability 3.5) and the GTX 590 (2.0).
-func TestOccupancyMatchesPaper(t *testing.T) {
-	limits := map[string]OccupancyLimits{
-		sediment.PaperK20.Name: {MaxThreads: 2048, RegsPerSM: 65536, MaxBlocks: 16, SharedPerSM: 48 << 10,
-			RegUnit: 256, SharedUnit: 256, Partitions: 4},
-		sediment.PaperGTX590.Name: {MaxThreads: 1536, RegsPerSM: 32768, MaxBlocks: 8, SharedPerSM: 48 << 10,
-			RegUnit: 64, SharedUnit: 128, Partitions: 2},
-	}
-	for _, g := range sediment.PaperGPUs() {
-		for _, row := range g.Rows {
-			threads := 32 * 4
-			if row.Block == "34×6" {
-				threads = 34 * 6
-			}
-			got := limits[g.Name].Occupancy(threads, row.Regs, row.SharedBytes)
-			assert.InDelta(t, row.Occupancy, got, 6e-4, "%s %s %s", g.Name, row.Kernel, row.Version)
-		}
-	}
-	assert.Equal(t, -1.0, OccupancyLimits{}.Occupancy(128, 32, 0))
-}
-
 func TestSedimentDefinesRoundTrip(t *testing.T) {
 	b, err := sediment.Random(9, 7, 3)
 	require.NoError(t, err)
@@ -223,7 +202,7 @@ func TestSedimentDefinesRoundTrip(t *testing.T) {
 	defs := sedimentDefines(b)
 	got := map[string]string{}
 	for _, d := range defs {
-		_, err := ParseDefine(d.String())
+		_, err := gpu.ParseDefine(d.String())
 		require.NoError(t, err, d.String())
 		got[d.Name] = d.Value
 	}
@@ -264,22 +243,22 @@ func TestBoundaryRatesOrder(t *testing.T) {
 // waves: 31 blocks of 4 warps a chunk, ⌈4096/124⌉ = 34 rows a warp, and
 // 67·31 = 2077 blocks, no more than 4·528.
 func TestBestRowsFillWholeWaves(t *testing.T) {
-	r := &Sediment{d: &Device{props: Props{SMs: 132}}, variant: "best", v: sedimentVariants["best"], nx: 4096, ny: 4096,
-		opts: SedimentOptions{RY: 32, Warps: 4},
-		limits: OccupancyLimits{MaxThreads: 2048, RegsPerSM: 65536, MaxBlocks: 32, SharedPerSM: 233472,
+	r := &Sediment{sms: 132, variant: "best", v: sedimentVariants["best"], nx: 4096, ny: 4096,
+		opts: Options{RY: 32, Warps: 4},
+		limits: gpu.OccupancyLimits{MaxThreads: 2048, RegsPerSM: 65536, MaxBlocks: 32, SharedPerSM: 233472,
 			ReservedShared: 1024, RegUnit: 256, SharedUnit: 128, Partitions: 4}}
 	assert.Equal(t, 4, r.limits.Blocks(128, 128, 0))
-	rows := r.bestRows(&Function{Registers: 128})
+	rows := r.bestRows(&gpu.Function{Registers: 128})
 	assert.Equal(t, 34, rows)
-	r.rows = map[string]int{sediment.KernelFused: rows}
-	g := r.geometry(sediment.KernelFused)
+	r.rows = map[*Kernel]int{Fused: rows}
+	g := r.geometry(Fused)
 	assert.Equal(t, [3]int{67, 31, 1}, g.Grid)
 	assert.Equal(t, [3]int{32, 4, 1}, g.Block)
 	assert.LessOrEqual(t, g.Blocks(), 4*528)
 
 	// Unknown limits: RY as given.
-	r.limits = OccupancyLimits{}
-	assert.Equal(t, 32, r.bestRows(&Function{Registers: 128}))
+	r.limits = gpu.OccupancyLimits{}
+	assert.Equal(t, 32, r.bestRows(&gpu.Function{Registers: 128}))
 }
 
 // Each of the case study's variants is registered here, once, and no
@@ -291,4 +270,33 @@ func TestEverySedimentVariantIsRegistered(t *testing.T) {
 		assert.NotNil(t, v.launch, n)
 	}
 	assert.ElementsMatch(t, sediment.Variants, names)
+}
+
+// Every kernel is found by its name, once, and a name that is none of
+// them is refused with the list.
+func TestKernelsAreRegistered(t *testing.T) {
+	require.Len(t, Kernels(), len(kernels))
+	for _, name := range Kernels() {
+		k, err := LookupKernel(name)
+		require.NoError(t, err)
+		assert.Equal(t, name, k.Name())
+		assert.NotNil(t, k.args, name)
+	}
+	for _, name := range []string{sediment.KernelH, sediment.KernelS, sediment.KernelFused} {
+		_, err := LookupKernel(name)
+		assert.NoError(t, err, "the bench's kernel %s", name)
+	}
+	_, err := LookupKernel("hs")
+	assert.ErrorIs(t, err, sediment.ErrInput)
+}
+
+// The wrappers of kernels_gen.go are what cuda2go writes from today's
+// sediment_*.cu, with the names of kernels.go's go:generate line.
+func TestTheLaunchersAreFresh(t *testing.T) {
+	src, err := os.ReadFile("kernels.go")
+	require.NoError(t, err)
+	args, err := cuda2go.Directive(string(src))
+	require.NoError(t, err)
+	var out, errb strings.Builder
+	assert.Equal(t, 0, cuda2go.Run(append(args, "-check"), &out, &errb), "%s%s", out.String(), errb.String())
 }

@@ -1,4 +1,4 @@
-package gpu
+package multi
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 )
 
@@ -21,8 +22,8 @@ import (
 // when the machine has fewer GPUs or no NCCL.
 func gpus(t *testing.T, want int) []int {
 	t.Helper()
-	n, err := DeviceCount()
-	if errors.Is(err, ErrNoGPU) {
+	n, err := gpu.DeviceCount()
+	if errors.Is(err, gpu.ErrNoGPU) {
 		t.Skip(err.Error())
 	}
 	require.NoError(t, err)
@@ -67,7 +68,7 @@ const envMultiSteps = "STENCIL_MULTI_STEPS"
 // one GPU, bit for bit.
 func TestMultiEqualsOneGPU(t *testing.T) {
 	devs := gpus(t, 2)
-	if n, _ := DeviceCount(); n >= 4 {
+	if n, _ := gpu.DeviceCount(); n >= 4 {
 		devs = seq(4)
 	} else if n >= 3 {
 		devs = seq(3)
@@ -76,7 +77,7 @@ func TestMultiEqualsOneGPU(t *testing.T) {
 	if os.Getenv(envTestN) != "" {
 		shapes = shapes[:1]
 	}
-	steps3 := Steps3()
+	steps3 := gpu.Steps3()
 	if v := os.Getenv(envMultiSteps); v != "" {
 		steps3 = strings.Split(v, ",")
 	}
@@ -96,15 +97,15 @@ func TestMultiEqualsOneGPU(t *testing.T) {
 				counts = append(counts, len(devs))
 			}
 			for _, g := range counts {
-				overlaps := []string{OverlapNone, OverlapCopy}
+				ovs := []*Overlap{None, Copy}
 				if per == 1 {
-					overlaps = Overlaps()
+					ovs = overlaps
 				}
-				for _, ov := range overlaps {
+				for _, ov := range ovs {
 					name := fmt.Sprintf("%s/%dx%dx%d/%dgpus/%s", step, sh[0], sh[1], sh[2], g, ov)
 					t.Run(name, func(t *testing.T) {
 						r := run
-						r.Split = lab.Split{Devices: devs[:g], Overlap: ov}
+						r.Split = lab.Split{Devices: devs[:g], Overlap: ov.Name()}
 						got, err := lab.Execute(r)
 						require.NoError(t, err)
 						sameBits(t, one.Out, got.Out, name)
@@ -209,7 +210,7 @@ func TestHaloBandwidth(t *testing.T) {
 	}
 	out, err := MeasureHaloExchange([2]int{0, 1}, sizes, 3, 20)
 	require.NoError(t, err)
-	d, err := Default()
+	d, err := gpu.Default()
 	require.NoError(t, err)
 	lib, ver, _ := NCCLVersion()
 	t.Logf("halo exchange between GPUs 0 and 1 (%s, NCCL %s from %s), each way:", d.Props().Name, ver, lib)
@@ -234,8 +235,8 @@ func TestMultiProcess(t *testing.T) {
 	if !ok {
 		t.Skip("runs under mpirun or srun with more than one process (OMPI_COMM_WORLD_SIZE or SLURM_NTASKS)")
 	}
-	n, err := DeviceCount()
-	if errors.Is(err, ErrNoGPU) {
+	n, err := gpu.DeviceCount()
+	if errors.Is(err, gpu.ErrNoGPU) {
 		t.Skip(err.Error())
 	}
 	require.NoError(t, err)
@@ -290,60 +291,4 @@ func fillFast(g *lab.Grid3[float32], seed uint64) {
 		})
 	}
 	wg.Wait()
-}
-
-// TestStreamLaunch sweeps on two streams of different priority at once,
-// into two outputs, and compares both with the default stream's sweep bit
-// for bit.
-func TestStreamLaunch(t *testing.T) {
-	d := device(t)
-	k, err := d.Stencil3("fast", Options{})
-	require.NoError(t, err)
-	const nz, ny, nx = 37, 29, 44
-	seed := freshSeed()
-	c := randomCoeffs(seed)
-	src, err := d.Alloc(nz * ny * nx)
-	require.NoError(t, err)
-	defer src.Free()
-	require.NoError(t, src.FillRandom(seed))
-	var outs [3]*Buffer
-	for i := range outs {
-		outs[i], err = d.Alloc(nz * ny * nx)
-		require.NoError(t, err)
-		defer outs[i].Free()
-		require.NoError(t, outs[i].Poison())
-	}
-	_, err = k.Launch(outs[0], src, nz, ny, nx, c)
-	require.NoError(t, err)
-	var streams []*Stream
-	for i, high := range []bool{false, true} {
-		s, err := d.NewStream(high)
-		require.NoError(t, err)
-		defer s.Close()
-		streams = append(streams, s)
-		_, err = k.LaunchAsync(s, outs[1+i], src, nz, ny, nx, c)
-		require.NoError(t, err)
-	}
-	// Non-blocking streams: the default stream's copies do not wait for
-	// them, so synchronise first.
-	for _, s := range streams {
-		require.NoError(t, s.Synchronize())
-	}
-	want := make([]float32, nz*ny*nx)
-	require.NoError(t, outs[0].Download(0, want))
-	for i := 1; i < 3; i++ {
-		got := make([]float32, nz*ny*nx)
-		require.NoError(t, outs[i].Download(0, got))
-		for j := range got {
-			if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
-				require.Failf(t, "stream launch differs", "stream %d, point %d: %g, default stream %g", i, j, got[j], want[j])
-			}
-		}
-	}
-	s, err := d.NewStream(false)
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-	require.NoError(t, s.Close(), "closing twice")
-	_, err = k.LaunchAsync(s, outs[1], src, nz, ny, nx, c)
-	assert.Error(t, err, "a closed stream")
 }

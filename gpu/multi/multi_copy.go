@@ -1,9 +1,12 @@
-package gpu
+package multi
 
 import (
 	"fmt"
 	"math"
 	"sync"
+
+	"stencillab.dev/gpu"
+	"stencillab.dev/gpu/cu"
 )
 
 // This file is the peer-copy exchange (OverlapCopy, OverlapCopyEarly):
@@ -82,33 +85,13 @@ func (m *Multi) enablePeers() error {
 			if nb < 0 {
 				continue
 			}
-			if _, err := enablePeerAccess(mr.d, m.byRank[nb].d); err != nil {
+			if _, err := mr.d.EnablePeerAccess(m.byRank[nb].d); err != nil {
 				return fmt.Errorf("gpu: rank %d reaches rank %d's memory: %w", mr.p.Rank, nb, err)
 			}
 		}
 	}
 	return nil
 }
-
-// enablePeerAccess lets d reach peer's memory directly where the devices
-// allow it, and reports whether they do; it runs on d's worker.
-func enablePeerAccess(d, peer *Device) (can bool, err error) {
-	err = d.do(func() error {
-		ok, r := drv.DeviceCanAccessPeer(d.dev, peer.dev)
-		if r != 0 || !ok {
-			return nil
-		}
-		can = true
-		if r := drv.CtxEnablePeerAccess(peer.ctx); r != 0 && r != cudaErrorPeerAccessAlreadyEnabled {
-			return cuCheck("cuCtxEnablePeerAccess", r)
-		}
-		return nil
-	})
-	return can, err
-}
-
-// cudaErrorPeerAccessAlreadyEnabled is CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
-const cudaErrorPeerAccessAlreadyEnabled = 704
 
 // passCopy runs one pass with the peer-copy exchange; early computes the
 // boundary planes before the interior and copies them beside it.
@@ -184,11 +167,11 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 		if nb == p.Up {
 			z0 = p.Z1 - p.Halo
 		}
-		src := out.ptr + uint64((z0-p.LZ0)*plane)*4
+		src := out.Ptr() + uint64((z0-p.LZ0)*plane)*4
 		peerOut, _ := peer.pingPong(dir)
-		dst := peerOut.ptr + uint64((z0-peer.p.LZ0)*plane)*4
+		dst := peerOut.Ptr() + uint64((z0-peer.p.LZ0)*plane)*4
 		bytes := uint64(p.Halo*plane) * 4
-		if err := cuCheck("cuMemcpyPeerAsync", drv.MemcpyPeerAsync(dst, peer.d.ctx, src, mr.d.ctx, bytes, mr.hi)); err != nil {
+		if err := gpu.CheckCall("cuMemcpyPeerAsync", drv().MemcpyPeerAsync(dst, peer.d.Context(), src, mr.d.Context(), bytes, mr.hi)); err != nil {
 			return fmt.Errorf("push planes [%d, %d) to rank %d: %w", z0, z0+p.Halo, nb, err)
 		}
 	}
@@ -201,9 +184,9 @@ func (mr *mrank) passCopy(pp passPlans, dir, pass int, early bool) error {
 
 // waitOn makes stream s wait for event i of another rank's pool, which its
 // host thread has recorded (progress says so).
-func (mr *mrank) waitOn(s handle, peer *mrank, i int) error {
+func (mr *mrank) waitOn(s cu.Handle, peer *mrank, i int) error {
 	peer.evMu.Lock()
-	e := handle(nil)
+	e := cu.Handle(nil)
 	if i < len(peer.events) {
 		e = peer.events[i]
 	}
@@ -211,5 +194,5 @@ func (mr *mrank) waitOn(s handle, peer *mrank, i int) error {
 	if e == nil {
 		return fmt.Errorf("rank %d waits for event %d of rank %d, which it never recorded", mr.p.Rank, i, peer.p.Rank)
 	}
-	return cuCheck("cuStreamWaitEvent", drv.StreamWaitEvent(s, e))
+	return gpu.CheckCall("cuStreamWaitEvent", drv().StreamWaitEvent(s, e))
 }
