@@ -218,6 +218,9 @@ func mergeInto(out string, run *gradebook.Book, overrides map[[2]string]*Overrid
 		applyOverrides(book, overrides)
 	}
 	var errs []error
+	if err := publishLeaderboard(book); err != nil {
+		errs = append(errs, err)
+	}
 	if err := book.Write(out); err != nil {
 		errs = append(errs, err)
 	}
