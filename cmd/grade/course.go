@@ -137,8 +137,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the merged gradebook, feedback and leaderboard here")
 	overridesPath := fs.String("overrides", "", "the instructor's overrides file (student, exercise, points, reason): the whole set, applied to the merged gradebook")
 	extra := fs.Bool("extra-credit", false, "with -overrides: allow points above an exercise's maximum")
+	allowRepo := fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade merge -out DIR [-overrides FILE [-extra-credit]] PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
+		fmt.Fprintln(stderr, "usage: grade merge -out DIR [-overrides FILE [-extra-credit]] [-allow-in-repo] PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
 		fs.PrintDefaults()
 	}
 	parts, ok := parseFlags(fs, args)
@@ -151,6 +152,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	if *extra && *overridesPath == "" {
 		fmt.Fprintln(stderr, "grade merge: -extra-credit needs -overrides: it allows points above the maximum in the overrides file")
+		return 2
+	}
+	if err := refuseInRepo(*allowRepo, append([]coursePath{{"-out", *out}, {"-overrides", *overridesPath}}, coursePaths("the part", parts)...)...); err != nil {
+		fmt.Fprintf(stderr, "grade merge: %v\n", err)
 		return 2
 	}
 	var books []*gradebook.Book
@@ -243,8 +248,9 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "canvas, moodle or csv")
 	rosterPath := fs.String("roster", "", "the roster (id, then name, email, sis_id, section); default: the people recorded by the class run")
 	outPath := fs.String("o", "", "write the file here (default: standard output)")
+	allowRepo := fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR  (DIR holds gradebook.json)")
+		fmt.Fprintln(stderr, "usage: grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] [-allow-in-repo] DIR  (DIR holds gradebook.json)")
 		fs.PrintDefaults()
 	}
 	pos, ok := parseFlags(fs, args)
@@ -253,6 +259,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) != 1 || !slices.Contains(gradebook.Formats, *format) {
 		fs.Usage()
+		return 2
+	}
+	if err := refuseInRepo(*allowRepo, coursePath{"the gradebook", pos[0]}, coursePath{"-roster", *rosterPath}, coursePath{"-o", *outPath}); err != nil {
+		fmt.Fprintf(stderr, "grade export: %v\n", err)
 		return 2
 	}
 	book, err := readPart(pos[0])

@@ -30,8 +30,9 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 	outPath := fs.String("o", "", "write the CSV here (default: standard output)")
 	rosterPath := fs.String("roster", "", "the roster, for folders named by email addresses")
 	root := fs.String("C", "", "the repository (default: the one containing the working directory)")
+	allowRepo := fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade similarity [-threshold F] [-o FILE] [-roster FILE] [-C DIR] CLASS [exercise...]")
+		fmt.Fprintln(stderr, "usage: grade similarity [-threshold F] [-o FILE] [-roster FILE] [-C DIR] [-allow-in-repo] CLASS [exercise...]")
 		fs.PrintDefaults()
 	}
 	pos, ok := parseFlags(fs, args)
@@ -44,6 +45,10 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 	}
 	exs, err := selectExercises(catalogue(), pos[1:])
 	if err != nil {
+		fmt.Fprintf(stderr, "grade similarity: %v\n", err)
+		return 2
+	}
+	if err := refuseInRepo(*allowRepo, coursePath{"the class folder", pos[0]}, coursePath{"-roster", *rosterPath}, coursePath{"-o", *outPath}); err != nil {
 		fmt.Fprintf(stderr, "grade similarity: %v\n", err)
 		return 2
 	}
