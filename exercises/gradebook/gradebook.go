@@ -79,6 +79,9 @@ type Book struct {
 	// with the feedback, and the key of its pseudonyms (SetLeaderboard).
 	leaderboardID  string
 	leaderboardKey []byte
+	// canvasColumns maps exercises to Canvas's assignment numbers, for
+	// the Canvas export (SetCanvasColumns).
+	canvasColumns CanvasColumns
 }
 
 // Run records one run of the class grading.
