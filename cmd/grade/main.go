@@ -6,9 +6,9 @@
 //	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]
 //	grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE]
 //	      [-shard i/n] [-cache DIR] [-allow-in-repo] [-unsafe-no-sandbox] [exercise...]
-//	grade merge -out DIR [-overrides FILE [-extra-credit]] PART...
-//	grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR
-//	grade similarity [-threshold F] [-o FILE] CLASS [exercise...]
+//	grade merge -out DIR [-overrides FILE [-extra-credit]] [-allow-in-repo] PART...
+//	grade export -format canvas|moodle|csv [-roster FILE] [-canvas-columns FILE] [-o FILE] [-allow-in-repo] DIR
+//	grade similarity [-threshold F] [-o FILE] [-allow-in-repo] CLASS [exercise...]
 //	grade bundle -out DIR
 //
 // The checks run in this program; the student's functions run only in a
@@ -143,9 +143,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]")
 		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-allow-in-repo] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
-		fmt.Fprintln(stderr, "       grade merge -out DIR [-overrides FILE [-extra-credit]] PART...")
-		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR")
-		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] CLASS [exercise...]")
+		fmt.Fprintln(stderr, "       grade merge -out DIR [-overrides FILE [-extra-credit]] [-allow-in-repo] PART...")
+		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-canvas-columns FILE] [-o FILE] [-allow-in-repo] DIR")
+		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] [-allow-in-repo] CLASS [exercise...]")
 		fmt.Fprintln(stderr, "       grade bundle -out DIR")
 		fs.PrintDefaults()
 	}
