@@ -425,6 +425,9 @@ func finishClass(cfg ClassConfig, book, run *Gradebook, ignored []string, elapse
 		applyOverrides(book, overrides)
 	}
 	var werrs []error
+	if err := publishLeaderboard(book); err != nil {
+		werrs = append(werrs, err)
+	}
 	if err := book.Write(cfg.Out); err != nil {
 		werrs = append(werrs, err)
 	}

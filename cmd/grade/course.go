@@ -137,8 +137,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the merged gradebook, feedback and leaderboard here")
 	overridesPath := fs.String("overrides", "", "the instructor's overrides file (student, exercise, points, reason): the whole set, applied to the merged gradebook")
 	extra := fs.Bool("extra-credit", false, "with -overrides: allow points above an exercise's maximum")
+	allowRepo := fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade merge -out DIR [-overrides FILE [-extra-credit]] PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
+		fmt.Fprintln(stderr, "usage: grade merge -out DIR [-overrides FILE [-extra-credit]] [-allow-in-repo] PART...  (each PART the -out folder of one -shard run, or its gradebook.json)")
 		fs.PrintDefaults()
 	}
 	parts, ok := parseFlags(fs, args)
@@ -151,6 +152,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	if *extra && *overridesPath == "" {
 		fmt.Fprintln(stderr, "grade merge: -extra-credit needs -overrides: it allows points above the maximum in the overrides file")
+		return 2
+	}
+	if err := refuseInRepo(*allowRepo, append([]coursePath{{"-out", *out}, {"-overrides", *overridesPath}}, coursePaths("the part", parts)...)...); err != nil {
+		fmt.Fprintf(stderr, "grade merge: %v\n", err)
 		return 2
 	}
 	var books []*gradebook.Book
@@ -218,6 +223,9 @@ func mergeInto(out string, run *gradebook.Book, overrides map[[2]string]*Overrid
 		applyOverrides(book, overrides)
 	}
 	var errs []error
+	if err := publishLeaderboard(book); err != nil {
+		errs = append(errs, err)
+	}
 	if err := book.Write(out); err != nil {
 		errs = append(errs, err)
 	}
@@ -240,8 +248,10 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "canvas, moodle or csv")
 	rosterPath := fs.String("roster", "", "the roster (id, then name, email, sis_id, section); default: the people recorded by the class run")
 	outPath := fs.String("o", "", "write the file here (default: standard output)")
+	allowRepo := fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
+	canvasCols := fs.String("canvas-columns", "", "with -format canvas: a map of exercises to Canvas assignment numbers (exercise,canvas_id; or Canvas's own gradebook export), kept in DIR for later exports, so that a column keeps its assignment across a renamed exercise")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR  (DIR holds gradebook.json)")
+		fmt.Fprintln(stderr, "usage: grade export -format canvas|moodle|csv [-roster FILE] [-canvas-columns FILE] [-o FILE] [-allow-in-repo] DIR  (DIR holds gradebook.json)")
 		fs.PrintDefaults()
 	}
 	pos, ok := parseFlags(fs, args)
@@ -252,10 +262,25 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if *canvasCols != "" && *format != gradebook.FormatCanvas {
+		fmt.Fprintln(stderr, "grade export: -canvas-columns needs -format canvas: it maps exercises to Canvas's assignments")
+		return 2
+	}
+	if err := refuseInRepo(*allowRepo, coursePath{"the gradebook", pos[0]}, coursePath{"-roster", *rosterPath}, coursePath{"-o", *outPath},
+		coursePath{"-canvas-columns", *canvasCols}); err != nil {
+		fmt.Fprintf(stderr, "grade export: %v\n", err)
+		return 2
+	}
 	book, err := readPart(pos[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "grade export: %v\n", err)
 		return 1
+	}
+	if *format == gradebook.FormatCanvas {
+		if err := canvasColumns(book, pos[0], *canvasCols); err != nil {
+			fmt.Fprintf(stderr, "grade export: %v\n", err)
+			return 1
+		}
 	}
 	roster, err := readRoster(*rosterPath)
 	if err != nil {
@@ -291,6 +316,42 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// canvasColumns gives the book the map of its exercises to Canvas's
+// assignment numbers: read from file and kept in the gradebook's folder
+// (gradebook.CanvasColumnsFile) when file is given, else the one kept
+// there, if any.
+func canvasColumns(book *gradebook.Book, dir, file string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		dir = filepath.Dir(dir) // the gradebook.json named
+	}
+	if file == "" {
+		m, err := gradebook.ReadCanvasColumnsIn(dir, book.Exercises)
+		if err != nil {
+			return err
+		}
+		book.SetCanvasColumns(m)
+		return nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("-canvas-columns: %w", err)
+	}
+	defer f.Close()
+	m, err := gradebook.ReadCanvasColumns(f, book.Exercises)
+	if err != nil {
+		return fmt.Errorf("-canvas-columns %s: %w", file, err)
+	}
+	var b bytes.Buffer
+	if err := gradebook.WriteCanvasColumns(&b, m); err != nil {
+		return err
+	}
+	if err := gradebook.WriteFileAtomic(filepath.Join(dir, gradebook.CanvasColumnsFile), b.Bytes()); err != nil {
+		return fmt.Errorf("keeping the Canvas column map beside the gradebook: %w", err)
+	}
+	book.SetCanvasColumns(m)
+	return nil
 }
 
 // rosterOfBook is the roster the class run recorded in the gradebook

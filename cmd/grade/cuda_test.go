@@ -196,15 +196,21 @@ func TestLeaderboardOrder(t *testing.T) {
 		"hung":   {ID: "hung", Cells: map[string]*Cell{id: {State: StateGraded, Result: &grading.ExerciseResult{ID: id, Status: grading.TimedOut}}}},
 		"absent": {ID: "absent", Cells: map[string]*Cell{}},
 	}}
-	s, err := leaderboard(g, id)
+	key := []byte("a test key of the leaderboard, 32")
+	s, err := leaderboard(g, id, key)
+	require.NoError(t, err)
+	names, err := g.Pseudonyms(key)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	rows := lines[len(lines)-5:]
-	assert.Equal(t, "| 1 | fast | 71.2 | 0.360 | yes |", rows[0])
-	assert.Equal(t, "| 2 | slow | 38.9 | 0.650 | yes |", rows[1])
-	assert.Equal(t, "| — | wrong | 80.0 | 0.310 | no |", rows[2])
-	assert.Contains(t, rows[3]+rows[4], "| — | hung | — | — | no (timeout) |")
-	assert.Contains(t, rows[3]+rows[4], "| — | absent | — | — | no submission |")
+	assert.Equal(t, "| 1 | "+names["fast"]+" | 71.2 | 0.360 | yes |", rows[0])
+	assert.Equal(t, "| 2 | "+names["slow"]+" | 38.9 | 0.650 | yes |", rows[1])
+	assert.Equal(t, "| — | "+names["wrong"]+" | 80.0 | 0.310 | no |", rows[2])
+	assert.Contains(t, rows[3]+rows[4], "| — | "+names["hung"]+" | — | — | no (timeout) |")
+	assert.Contains(t, rows[3]+rows[4], "| — | "+names["absent"]+" | — | — | no submission |")
+	for sid := range g.Students {
+		assert.NotRegexp(t, `\b`+sid+`\b`, s, "no id on the leaderboard")
+	}
 }
 
 // The CUDA child runs in the sandbox: as nobody, in an empty /tmp, with
@@ -274,10 +280,22 @@ func TestLeaderboardRanksOnlyVerifiedKernels(t *testing.T) {
 	lb, err := os.ReadFile(filepath.Join(out, "leaderboard.md"))
 	require.NoError(t, err)
 	s := string(lb)
-	assert.Contains(t, s, "| ann | 61.5 | 0.407 | yes |")
-	assert.Contains(t, s, "| forger | 61.5 | 0.407 | yes |", "the forged line is never read")
+	book, err := gradebook.Read(filepath.Join(out, "gradebook.json"))
+	require.NoError(t, err)
+	key, err := gradebook.InstructorKey()
+	require.NoError(t, err)
+	names, err := book.Pseudonyms(key)
+	require.NoError(t, err)
+	assert.Contains(t, s, "| "+names["ann"]+" | 61.5 | 0.407 | yes |")
+	assert.Contains(t, s, "| "+names["forger"]+" | 61.5 | 0.407 | yes |", "the forged line is never read")
 	for _, who := range []string{"lazy", "skipper", "quick"} {
-		assert.Regexp(t, `\| — \| `+who+` \| — \| — \| no`, s, who)
+		assert.Regexp(t, `\| — \| `+names[who]+` \| — \| — \| no`, s, who)
+		fb, err := os.ReadFile(filepath.Join(out, "feedback", who+".md"))
+		require.NoError(t, err)
+		assert.Contains(t, string(fb), "you are ` "+names[who]+" `", "each student is told their own pseudonym")
+	}
+	for sid := range book.Students {
+		assert.NotContains(t, s, sid, "no id on the leaderboard")
 	}
 	assert.NotContains(t, s, "999")
 }

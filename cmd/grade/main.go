@@ -5,10 +5,10 @@
 //	grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false]
 //	      [-submission DIR] [-unsafe-no-sandbox] [-cache DIR] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]
 //	grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE]
-//	      [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [exercise...]
-//	grade merge -out DIR [-overrides FILE [-extra-credit]] PART...
-//	grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR
-//	grade similarity [-threshold F] [-o FILE] CLASS [exercise...]
+//	      [-shard i/n] [-cache DIR] [-allow-in-repo] [-unsafe-no-sandbox] [exercise...]
+//	grade merge -out DIR [-overrides FILE [-extra-credit]] [-allow-in-repo] PART...
+//	grade export -format canvas|moodle|csv [-roster FILE] [-canvas-columns FILE] [-o FILE] [-allow-in-repo] DIR
+//	grade similarity [-threshold F] [-o FILE] [-allow-in-repo] CLASS [exercise...]
 //	grade bundle -out DIR
 //
 // The checks run in this program; the student's functions run only in a
@@ -60,7 +60,10 @@
 // columns. `grade similarity` flags pairs of hand-ins whose solution code
 // is near-identical. The overrides file is the whole set of overrides: a
 // line removed withdraws its override; points above an exercise's maximum
-// need -extra-credit. `grade bundle -out DIR` writes what a GPU machine
+// need -extra-credit. Course data (the class folder, -out, the roster,
+// the overrides, the exports) is refused inside a git checkout, this
+// lab's or any, unless -allow-in-repo is given: it belongs outside any
+// repository (see docs/course.md). `grade bundle -out DIR` writes what a GPU machine
 // without Go needs to grade the CUDA exercises (see docs/course.md).
 //
 // Test binaries are kept in the user cache folder (stencillab-grade; a
@@ -134,14 +137,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		roster     = fs.String("roster", "", "with -class: a CSV mapping hand-in folders to people (id, then name, email, sis_id, section in any order)")
 		shardFlag  = fs.String("shard", "", "with -class: grade part i of n of the class (i/n, from 0; needs -seed)")
 		gpus       = fs.String("gpus", "", "the GPUs that grade CUDA submissions, one child each at a time: a list such as 0,1,2,3, or all (every GPU the driver reports); default: one at a time on the default GPU")
+		allowRepo  = fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
 		sanitize   = fs.Bool("sanitize", false, "run compute-sanitizer memcheck and racecheck on the CUDA exercises (when it is on the PATH): a check each")
 	)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: grade [-json] [-seed N] [-timeout D] [-mem SIZE] [-hidden=false] [-submission DIR] [-unsafe-no-sandbox] [-sanitize] [-gpus LIST] [-list] [-v] [-C DIR] [exercise...]")
-		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
-		fmt.Fprintln(stderr, "       grade merge -out DIR [-overrides FILE [-extra-credit]] PART...")
-		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-o FILE] DIR")
-		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] CLASS [exercise...]")
+		fmt.Fprintln(stderr, "       grade -class DIR -out DIR [-j N] [-gpus LIST] [-seed N] [-overrides FILE [-extra-credit]] [-roster FILE] [-shard i/n] [-cache DIR] [-allow-in-repo] [-unsafe-no-sandbox] [-sanitize] [exercise...]")
+		fmt.Fprintln(stderr, "       grade merge -out DIR [-overrides FILE [-extra-credit]] [-allow-in-repo] PART...")
+		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-canvas-columns FILE] [-o FILE] [-allow-in-repo] DIR")
+		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] [-allow-in-repo] CLASS [exercise...]")
 		fmt.Fprintln(stderr, "       grade bundle -out DIR")
 		fs.PrintDefaults()
 	}
@@ -163,6 +167,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, need := range []struct{ flag, needs, why string }{
 		{"extra-credit", "overrides", "it allows points above the maximum in the overrides file"},
 		{"j", "class", "it bounds the students graded at once"},
+		{allowInRepoFlag, "class", "it lets the class's course data lie in a git checkout"},
 	} {
 		if set[need.flag] && !set[need.needs] {
 			fmt.Fprintf(stderr, "grade: -%s needs -%s: %s\n", need.flag, need.needs, need.why)
@@ -223,6 +228,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if insideDir(*class, *out) {
 			fmt.Fprintf(stderr, "grade: -out %s lies inside -class %s, where it would be taken for a student's folder: write the gradebook elsewhere\n", *out, *class)
+			return 2
+		}
+		if err := refuseInRepo(*allowRepo, coursePath{"-class", *class}, coursePath{"-out", *out},
+			coursePath{"-roster", *roster}, coursePath{"-overrides", *overrides}); err != nil {
+			fmt.Fprintf(stderr, "grade: %v\n", err)
 			return 2
 		}
 		var shard gradebook.Shard

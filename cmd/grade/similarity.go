@@ -30,8 +30,9 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 	outPath := fs.String("o", "", "write the CSV here (default: standard output)")
 	rosterPath := fs.String("roster", "", "the roster, for folders named by email addresses")
 	root := fs.String("C", "", "the repository (default: the one containing the working directory)")
+	allowRepo := fs.Bool(allowInRepoFlag, false, allowInRepoUsage)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: grade similarity [-threshold F] [-o FILE] [-roster FILE] [-C DIR] CLASS [exercise...]")
+		fmt.Fprintln(stderr, "usage: grade similarity [-threshold F] [-o FILE] [-roster FILE] [-C DIR] [-allow-in-repo] CLASS [exercise...]")
 		fs.PrintDefaults()
 	}
 	pos, ok := parseFlags(fs, args)
@@ -44,6 +45,10 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 	}
 	exs, err := selectExercises(catalogue(), pos[1:])
 	if err != nil {
+		fmt.Fprintf(stderr, "grade similarity: %v\n", err)
+		return 2
+	}
+	if err := refuseInRepo(*allowRepo, coursePath{"the class folder", pos[0]}, coursePath{"-roster", *rosterPath}, coursePath{"-o", *outPath}); err != nil {
 		fmt.Fprintf(stderr, "grade similarity: %v\n", err)
 		return 2
 	}
@@ -76,8 +81,31 @@ func runSimilarity(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "grade similarity: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "grade similarity: %d pairs at or above %.2f\n", len(pairs), *threshold)
+	writeClusters(stderr, pairs, *threshold)
 	return 0
+}
+
+// writeClusters writes what an instructor reads first: how many pairs are
+// flagged, and the rings of copies they make (similarity.Clusters), one
+// line each, largest first; the CSV has the pairs.
+func writeClusters(w io.Writer, pairs []similarity.Pair, threshold float64) {
+	cs := similarity.Clusters(pairs)
+	plural := func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	}
+	colon := ""
+	if len(cs) > 0 {
+		colon = ":"
+	}
+	fmt.Fprintf(w, "grade similarity: %d %s at or above %.2f (the code handed out discounted), in %d %s of copies%s\n",
+		len(pairs), plural(len(pairs), "pair", "pairs"), threshold, len(cs), plural(len(cs), "cluster", "clusters"), colon)
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s: %d students (%d %s, highest %.3f): %s\n", c.Exercise, len(c.Students), c.Pairs,
+			plural(c.Pairs, "pair", "pairs"), c.MaxScore, strings.Join(c.Students, ", "))
+	}
 }
 
 // classSimilarity reads every hand-in of the class folder and compares
@@ -141,8 +169,12 @@ func classSimilarity(root, class string, roster *gradebook.Roster, exs []grading
 		if len(code[ex.ID]) < 2 {
 			continue
 		}
-		ps, _ := similarity.Compare(ex.ID, code[ex.ID], stubOf(root, ex), threshold)
+		ps, skipped := similarity.Compare(ex.ID, code[ex.ID], stubOf(root, ex), threshold)
 		pairs = append(pairs, ps...)
+		if len(skipped) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: %d of %d hand-ins not compared: too little code of their own beyond what was handed out (fewer than %d fingerprints)",
+				ex.ID, len(skipped), len(code[ex.ID]), similarity.MinPrints))
+		}
 	}
 	similarity.Sort(pairs)
 	return pairs, notes, nil

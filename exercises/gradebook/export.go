@@ -13,7 +13,9 @@ const (
 	// SIS User ID, SIS Login ID and Section, one column per exercise named
 	// "Title (id)", and a second row "Points Possible" with each
 	// exercise's maximum. ID (Canvas's own user id) is left empty: Canvas
-	// matches the rows by SIS User ID or SIS Login ID.
+	// matches the rows by SIS User ID or SIS Login ID. With a column map
+	// (SetCanvasColumns), an exercise's column is "Title (id) (NUMBER)",
+	// which Canvas matches to its assignment NUMBER whatever the title.
 	FormatCanvas = "canvas"
 	// FormatMoodle is a file for Moodle's CSV grade import: the columns
 	// ID number, Email address and Full name, then one column per
@@ -96,7 +98,11 @@ func (g *Book) Export(w io.Writer, format string, roster *Roster) (ExportReport,
 	}
 	switch format {
 	case FormatCanvas:
-		write(append([]string{"Student", "ID", "SIS User ID", "SIS Login ID", "Section"}, titles...))
+		canvas := make([]string, len(g.Exercises))
+		for i, e := range g.Exercises {
+			canvas[i] = g.canvasTitle(e)
+		}
+		write(append([]string{"Student", "ID", "SIS User ID", "SIS Login ID", "Section"}, canvas...))
 		pp := []string{"Points Possible", "", "", "", ""}
 		for _, e := range g.Exercises {
 			pp = append(pp, strconv.Itoa(e.MaxPoints))

@@ -74,6 +74,14 @@ type Book struct {
 	// gives its people without a hand-in a row of empty cells, without
 	// the roster passed again.
 	Roster []*Person `json:"roster,omitempty"`
+
+	// leaderboardID and leaderboardKey are the leaderboard published
+	// with the feedback, and the key of its pseudonyms (SetLeaderboard).
+	leaderboardID  string
+	leaderboardKey []byte
+	// canvasColumns maps exercises to Canvas's assignment numbers, for
+	// the Canvas export (SetCanvasColumns).
+	canvasColumns CanvasColumns
 }
 
 // Run records one run of the class grading.

@@ -39,6 +39,9 @@ func (g *Book) FeedbackHTML(s *Student) string {
 	if s.WithheldMax > 0 {
 		fmt.Fprintf(&b, "<p>Not graded yet: %d points more, graded later on the GPU.</p>\n", s.WithheldMax)
 	}
+	if p := g.studentPseudonym(s.ID); p != "" {
+		fmt.Fprintf(&b, "<p>On the leaderboard of %s you are <code>%s</code>: the leaderboard names no one, and only you are told yours.</p>\n", h(g.leaderboardID), h(p))
+	}
 	if g.EmptyHandIn(s) {
 		fmt.Fprintf(&b, "<p>%s</p>\n</body>\n</html>\n", h(emptyHandIn))
 		return b.String()

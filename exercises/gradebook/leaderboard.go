@@ -13,11 +13,14 @@ import (
 // metrics of its cell: the share of the float4 copy ("pct_copy"), the
 // time ("ms") and whether the output was right ("correct").
 type LeaderboardEntry struct {
-	Student string
-	Pct     float64 // share of the float4 copy, %
-	Millis  float64 // time of one launch, ms
-	Correct bool    // graded, and the output was right
-	Timed   bool    // the grader timed the kernel
+	Student string // the student's id: the instructor's view alone
+	// Pseudonym is what the published leaderboard shows (see Pseudonym):
+	// "" in Leaderboard's entries, set in PublicLeaderboard's.
+	Pseudonym string
+	Pct       float64 // share of the float4 copy, %
+	Millis    float64 // time of one launch, ms
+	Correct   bool    // graded, and the output was right
+	Timed     bool    // the grader timed the kernel
 	// HasCell is false for a student without a cell of the challenge.
 	HasCell bool
 	State   string         // the cell's state
@@ -34,9 +37,48 @@ func (e LeaderboardEntry) Ranked() bool {
 // ones first, fastest (largest share of the copy) first, then the other
 // timed ones, then the rest, each group by student.
 func (g *Book) Leaderboard(id string) []LeaderboardEntry {
+	return g.leaderboard(id, nil)
+}
+
+// PublicLeaderboard is Leaderboard with each entry's Pseudonym under key
+// (see Pseudonyms), the entries of a group ordered by pseudonym rather
+// than by id, so that the order tells nothing of the ids either.
+func (g *Book) PublicLeaderboard(id string, key []byte) ([]LeaderboardEntry, error) {
+	names, err := g.Pseudonyms(key)
+	if err != nil {
+		return nil, fmt.Errorf("the leaderboard of %s: %w", id, err)
+	}
+	return g.leaderboard(id, names), nil
+}
+
+// SetLeaderboard records that the leaderboard of exercise id is published
+// under key: LeaderboardMarkdown names the students by their pseudonyms
+// under it, and each student's feedback (Feedback, FeedbackHTML, Write)
+// tells them their own.
+func (g *Book) SetLeaderboard(id string, key []byte) {
+	g.leaderboardID, g.leaderboardKey = id, key
+}
+
+// studentPseudonym is the pseudonym of the student sid on the leaderboard
+// SetLeaderboard set, or "" when there is none or the student has no cell
+// of it.
+func (g *Book) studentPseudonym(sid string) string {
+	if g.leaderboardID == "" || g.Students[sid] == nil || g.Students[sid].Cells[g.leaderboardID] == nil {
+		return ""
+	}
+	names, err := g.Pseudonyms(g.leaderboardKey)
+	if err != nil {
+		return ""
+	}
+	return names[sid]
+}
+
+// leaderboard is Leaderboard, with pseudonyms from names when it is not
+// nil (ties then ordered by pseudonym).
+func (g *Book) leaderboard(id string, names map[string]string) []LeaderboardEntry {
 	var es []LeaderboardEntry
 	for _, sid := range g.StudentIDs() {
-		e := LeaderboardEntry{Student: sid}
+		e := LeaderboardEntry{Student: sid, Pseudonym: names[sid]}
 		if c := g.Students[sid].Cells[id]; c != nil {
 			e.HasCell, e.State = true, c.State
 			if r := c.Result; r != nil {
@@ -67,6 +109,9 @@ func (g *Book) Leaderboard(id string) []LeaderboardEntry {
 			}
 			return 1
 		}
+		if names != nil {
+			return strings.Compare(a.Pseudonym, b.Pseudonym)
+		}
 		return strings.Compare(a.Student, b.Student)
 	})
 	return es
@@ -74,17 +119,30 @@ func (g *Book) Leaderboard(id string) []LeaderboardEntry {
 
 // LeaderboardMarkdown is leaderboard.md of exercise id: a sentence that
 // says what is measured (intro, written as it is), then a table with the
-// rank, the student, the share of the copy, the time and whether the
-// kernel is correct.
+// rank, the student's pseudonym, the share of the copy, the time and
+// whether the kernel is correct. No id, name or address of a student is
+// written: the pseudonyms are under the key SetLeaderboard gave, or else
+// the instructor's key (InstructorKey); without either, the table is
+// left out, saying so.
 func (g *Book) LeaderboardMarkdown(id, intro, timeHeader string) string {
+	key := g.leaderboardKey
+	if key == nil {
+		key, _ = InstructorKey()
+	}
+	es, err := g.PublicLeaderboard(id, key)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# Leaderboard: %s\n\n", Escape(id))
 	if intro != "" {
 		sb.WriteString(intro + "\n\n")
 	}
-	fmt.Fprintf(&sb, "| rank | student | %% of copy | %s | correct |\n| ---: | --- | ---: | ---: | --- |\n", timeHeader)
+	if err != nil {
+		// The error may name the key's path: it is not written.
+		sb.WriteString("No table: the students' pseudonyms need the instructor's key, which could not be read.\n")
+		return sb.String()
+	}
+	fmt.Fprintf(&sb, "| rank | pseudonym | %% of copy | %s | correct |\n| ---: | --- | ---: | ---: | --- |\n", timeHeader)
 	rank := 0
-	for _, e := range g.Leaderboard(id) {
+	for _, e := range es {
 		r := "—"
 		if e.Ranked() {
 			rank++
@@ -105,7 +163,7 @@ func (g *Book) LeaderboardMarkdown(id, intro, timeHeader string) string {
 		case e.Status != "" && e.Status != grading.Graded:
 			correct = "no (" + Escape(string(e.Status)) + ")"
 		}
-		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r, Escape(e.Student), pct, ms, correct)
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s |\n", r, Escape(e.Pseudonym), pct, ms, correct)
 	}
 	return sb.String()
 }

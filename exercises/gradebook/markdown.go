@@ -137,6 +137,9 @@ func (g *Book) Feedback(s *Student) string {
 	if s.WithheldMax > 0 {
 		fmt.Fprintf(&b, "\nNot graded yet: %d points more, graded later on the GPU.\n", s.WithheldMax)
 	}
+	if p := g.studentPseudonym(s.ID); p != "" {
+		fmt.Fprintf(&b, "\nOn the leaderboard of %s you are %s: the leaderboard names no one, and only you are told yours.\n", Escape(g.leaderboardID), CodeSpan(p))
+	}
 	if g.EmptyHandIn(s) {
 		fmt.Fprintf(&b, "\n%s\n", emptyHandIn)
 		return b.String()
