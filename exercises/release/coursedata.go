@@ -17,6 +17,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"stencillab.dev/exercises/gradebook"
 )
 
 // Course data is what grading a class makes or reads: the roster, the
@@ -145,6 +147,9 @@ func CourseData(rel string, b []byte) (CourseFinding, bool) {
 		if ext == ".ipynb" && (len(dirs) != 1 || dirs[0] != "notebooks") {
 			return find(DataHandIn, "a notebook not in notebooks/ itself, as a hand-in holds one")
 		}
+	}
+	if ext == gradebook.MACSuffix {
+		return find(DataGradebook, "a gradebook's MAC under the instructor's key (%s)", base)
 	}
 	if !fixture && textual && !sourceKinds[ext] {
 		// The shapes are looked for whatever the file's name: a roster
