@@ -123,9 +123,7 @@ func lookupRun(name string) (Step3, StencilKernel, error) {
 			}
 		}
 	}
-	// The refusal only: LookupStep3 names the known steps.
-	_, err := LookupStep3(name)
-	return Step3{}, nil, err
+	return Step3{}, nil, unknown3(name)
 }
 
 // backendsOf returns the names of the backends that run s, sorted.
