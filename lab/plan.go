@@ -92,6 +92,22 @@ func Resolve(name, backendName string, cfg Config) (Plan, error) {
 	return p, nil
 }
 
+// Configure returns the plan with another configuration, resolved against
+// the same step on the same backend: no name is looked up again. An edge
+// that learns the configuration after the step (a tile given per step on
+// the command line) uses it.
+func (p Plan) Configure(cfg Config) (Plan, error) {
+	if !p.Resolved() {
+		return p, fmt.Errorf("lab: run %s: the plan is not resolved (lab.Resolve): %w", p.Name, ErrUnknown)
+	}
+	c, err := p.Step.Resolve(cfg)
+	if err != nil {
+		return p, err
+	}
+	p.Config = c
+	return p, nil
+}
+
 // ownKernel resolves a kernel of one's own simulated under name: under the
 // name of a step, or of a broken kernel of one, it takes the step's
 // defaults; under another name, the configuration as given.

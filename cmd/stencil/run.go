@@ -199,7 +199,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		printSummary(stdout, out, step, extra)
 	}
 	if out.MaxAbsErr != nil {
-		if err := checkTolerance(lab.Diff{MaxAbs: *out.MaxAbsErr, RelL2: *out.RelL2Err}, res.Steps, largestFinite(dst.Data)); err != nil {
+		if err := checkTolerance(lab.Diff{MaxAbs: *out.MaxAbsErr, RelL2: *out.RelL2Err}, res.Steps, lab.LargestFinite(dst.Data)); err != nil {
 			return 1, fmt.Errorf("-check: %s on %s: %w", step.Name, *backend, err)
 		}
 	}
@@ -451,17 +451,6 @@ func checkTolerance(d lab.Diff, steps int, scale float64) error {
 			d.RelL2, tol, CheckTolerance)
 	}
 	return nil
-}
-
-// largestFinite returns the largest magnitude among the finite values.
-func largestFinite(v []float32) float64 {
-	m := 0.0
-	for _, x := range v {
-		if a := math.Abs(float64(x)); a > m && !math.IsInf(a, 0) {
-			m = a
-		}
-	}
-	return m
 }
 
 // parseBlock reads a block shape XxYxZ ("32x8x1", or with "×"); the
