@@ -85,11 +85,3 @@ type handle = cu.Handle
 // drv is the binding every call into the libraries goes through: the
 // dlopen'd libraries, or a test's fake.
 var drv cu.API = cu.Lib{}
-
-// args, ptr, i32 and f32 are the names that source.go (the student-CUDA
-// policy, which moves out of the package) still packs its arguments with.
-type args = Args
-
-func (a *Args) ptr(p uint64) *Args  { return a.Ptr(p) }
-func (a *Args) i32(v int32) *Args   { return a.I32(v) }
-func (a *Args) f32(v float32) *Args { return a.F32(v) }

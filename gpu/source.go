@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"stencillab.dev/lab"
@@ -46,16 +45,33 @@ func (e *CompileLogError) Error() string {
 // Unwrap returns the NVRTC error.
 func (e *CompileLogError) Unwrap() error { return e.err }
 
+// WithLog returns a copy of e whose log, and its NVRTC error's, is log: a
+// caller that shows only part of the log (a student's own lines) keeps the
+// error's kind.
+func (e *CompileLogError) WithLog(log string) *CompileLogError {
+	c := *e
+	c.Log = log
+	var ne *NVRTCError
+	if errors.As(e.err, &ne) {
+		own := *ne
+		own.Log = log
+		c.err = &own
+	}
+	return &c
+}
+
 // MaxSource is the largest source CompileSource compiles: 1 MiB.
 const MaxSource = 1 << 20
 
 // CompileSource compiles text, named file (e.g. "basic.cu": NVRTC's log
 // names it with its line numbers), with defines, and returns its kernel
-// entry, launched with the geometry geom returns for each grid. A source
-// that does not compile returns a *CompileLogError; one that uses a
-// preprocessor directive outside the allow-list (see CheckDirectives), a
-// *DirectiveError, before NVRTC runs; a missing entry says which function
-// the file must define.
+// entry, launched with the geometry geom returns for each grid. gpu
+// compiles; it does not judge the text: a caller that compiles a student's
+// source checks it first (exercises/cudacheck refuses a directive outside
+// its allow-list before NVRTC runs, and keeps only the student's lines of
+// the log). A source that does not compile returns a *CompileLogError
+// with NVRTC's whole log; a missing entry says which function the file
+// must define.
 func (d *Device) CompileSource(file, text, entry string, defines []Define, geom func(nz, ny, nx int) (Geometry, error)) (*SourceKernel, error) {
 	file = path.Base(file)
 	if !strings.HasSuffix(file, ".cu") {
@@ -70,20 +86,11 @@ func (d *Device) CompileSource(file, text, entry string, defines []Define, geom 
 	if len(text) > MaxSource {
 		return nil, fmt.Errorf("gpu: %s has %d bytes, over the limit of %d", file, len(text), MaxSource)
 	}
-	// Only the text reaches NVRTC: a directive that would read a file is
-	// refused here, naming its line, before the compiler runs.
-	if err := CheckDirectives(file, text); err != nil {
-		return nil, err
-	}
 	m, err := d.compile(strings.TrimSuffix(file, ".cu"), text, defines)
 	if err != nil {
 		var ne *NVRTCError
 		if errors.As(err, &ne) && ne.Log != "" {
-			// Only the student's lines: the log of a file the compiler
-			// read besides (a header, a /proc file) stays here.
-			own := *ne
-			own.Log = StudentLog(file, ne.Log)
-			return nil, &CompileLogError{File: file, Log: own.Log, err: &own}
+			return nil, &CompileLogError{File: file, Log: ne.Log, err: ne}
 		}
 		return nil, err
 	}
@@ -102,72 +109,8 @@ func (d *Device) CompileSource(file, text, entry string, defines []Define, geom 
 // memory.
 func (k *SourceKernel) Function() *Function { return k.fn }
 
-// Log returns NVRTC's warnings about the file, if any (StudentLog).
-func (k *SourceKernel) Log() string { return StudentLog(k.file, k.mod.Log) }
-
-// Bounds of the log StudentLog keeps.
-const (
-	maxLogLines = 200
-	maxLogLine  = 400 // bytes of one line
-)
-
-// logHeading matches the first line of one of NVRTC's diagnostics:
-// "FILE(LINE): error: …" (or warning, remark, catastrophic error, …).
-var logHeading = regexp.MustCompile(`^(.*)\(([0-9]+)\): ([a-z][a-z ]*)(?: #[0-9A-Za-z-]+)?: `)
-
-// logSummary matches the last line of NVRTC's log.
-var logSummary = regexp.MustCompile(`^([0-9]+) (errors?|catastrophic errors?) detected in the compilation of "(.*)"\.$`)
-
-// StudentLog returns the lines of NVRTC's log that are about file, the
-// student's source: each diagnostic whose heading names file, with the
-// lines under it (the source line quoted and the caret, the notes), and
-// the count of errors. A diagnostic about any other file (a header, a
-// /proc file, the command line) is left out with its quoted lines, and so
-// is every other line: what the student sees of the compiler's log names
-// nothing of the machine but their own text. The lines are bounded.
-func StudentLog(file, log string) string {
-	var out []string
-	keep, dropped := false, 0 // dropped: diagnostics about other files
-	for _, line := range strings.Split(strings.ReplaceAll(log, "\r\n", "\n"), "\n") {
-		if m := logSummary.FindStringSubmatch(line); m != nil {
-			if m[3] == file {
-				out = append(out, line)
-			}
-			keep = false
-			continue
-		}
-		if m := logHeading.FindStringSubmatch(line); m != nil {
-			keep = m[1] == file
-			if !keep {
-				dropped++
-			}
-		}
-		if strings.TrimSpace(line) == "" {
-			if keep {
-				out = append(out, "")
-			}
-			keep = false
-			continue
-		}
-		if !keep {
-			continue // under another file's diagnostic, or text the lab does not know
-		}
-		if len(line) > maxLogLine {
-			line = strings.ToValidUTF8(line[:maxLogLine], "") + " …"
-		}
-		out = append(out, line)
-	}
-	for len(out) > 0 && out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	}
-	if len(out) > maxLogLines {
-		out = append(out[:maxLogLines], fmt.Sprintf("… %d more lines", len(out)-maxLogLines))
-	}
-	if dropped > 0 {
-		out = append(out, fmt.Sprintf("(%d diagnostics about other files than %s left out)", dropped, file))
-	}
-	return strings.Join(out, "\n")
-}
+// Log returns NVRTC's log of the compilation (its warnings), whole.
+func (k *SourceKernel) Log() string { return k.mod.Log }
 
 // Geometry returns the launch on an nz×ny×nx grid with the shared memory
 // the compiled kernel declares, checked against the device's limits: an
@@ -188,7 +131,7 @@ func (k *SourceKernel) Geometry(nz, ny, nx int) (Geometry, error) {
 	return g, nil
 }
 
-func (k *SourceKernel) prepare(dst, src *Buffer, nz, ny, nx int, c []float64) (Geometry, *args, error) {
+func (k *SourceKernel) prepare(dst, src *Buffer, nz, ny, nx int, c []float64) (Geometry, *Args, error) {
 	g, err := k.Geometry(nz, ny, nx)
 	if err != nil {
 		return Geometry{}, nil, err
@@ -196,9 +139,9 @@ func (k *SourceKernel) prepare(dst, src *Buffer, nz, ny, nx int, c []float64) (G
 	if err := k.d.checkGridBuffers(k.file, dst, src, nz, ny, nx); err != nil {
 		return Geometry{}, nil, err
 	}
-	a := new(args).ptr(src.ptr).ptr(dst.ptr).i32(int32(nz)).i32(int32(ny)).i32(int32(nx))
+	a := new(Args).Ptr(src.ptr).Ptr(dst.ptr).I32(int32(nz)).I32(int32(ny)).I32(int32(nx))
 	for _, v := range c {
-		a.f32(float32(v))
+		a.F32(float32(v))
 	}
 	return g, a, nil
 }
@@ -265,7 +208,7 @@ func (k *SourceKernel) ChainCoeffs(a, b *Buffer, nz, ny, nx int, c []float64, st
 	if err != nil {
 		return 0, err
 	}
-	seq := make([]*args, steps)
+	seq := make([]*Args, steps)
 	for i := range seq {
 		seq[i] = ab
 		if i%2 == 1 {

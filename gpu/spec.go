@@ -248,16 +248,11 @@ func newConfig3(step string, o Options) (config3, error) {
 	return configOf(s, o)
 }
 
-// configOf validates o for a 3D step the lab has already resolved (the
-// lab's backend gets it so from lab.NewRunner, which looked its name up
-// once) and fills in the defaults.
+// configOf validates o for a 3D step the lab has looked up (newConfig3
+// by name) and resolves its configuration: the tile's default, the block.
 func configOf(s lab.Step3, o Options) (config3, error) {
-	if !lab.OnGPU(s) {
-		return config3{}, fmt.Errorf("gpu: no 3D step %q on the GPU (known: %s)", s.Name, strings.Join(Steps3(), ", "))
-	}
-	tn, tunes := tunings[s.Name]
-	if s.Geometry == nil && !tunes {
-		return config3{}, fmt.Errorf("gpu: %s: no launch geometry: give the step one in lab (Step3.Geometry), or a tuning in the gpu package", s.Name)
+	if err := onGPU(s); err != nil {
+		return config3{}, err
 	}
 	b := sim.Dim3{X: o.Block[0], Y: o.Block[1], Z: o.Block[2]}
 	if o.Block != [3]int{} && !s.BlockShape {
@@ -277,15 +272,36 @@ func configOf(s lab.Step3, o Options) (config3, error) {
 	if err != nil {
 		return config3{}, fmt.Errorf("gpu: %w", err)
 	}
+	return resolvedConfig(s, cfg, o.Defines)
+}
+
+// onGPU refuses a step that has no device code or no launch geometry.
+func onGPU(s lab.Step3) error {
+	if !lab.OnGPU(s) {
+		return fmt.Errorf("gpu: no 3D step %q on the GPU (known: %s)", s.Name, strings.Join(Steps3(), ", "))
+	}
+	if _, tunes := tunings[s.Name]; s.Geometry == nil && !tunes {
+		return fmt.Errorf("gpu: %s: no launch geometry: give the step one in lab (Step3.Geometry), or a tuning in the gpu package", s.Name)
+	}
+	return nil
+}
+
+// resolvedConfig is the configuration of a step whose tile and block the
+// lab has resolved and validated (lab.Resolve, Step3.Resolve): it is not
+// resolved or validated again; only the defines, which the lab does not
+// know, are checked here.
+func resolvedConfig(s lab.Step3, cfg lab.Config, defines []Define) (config3, error) {
+	tn, tunes := tunings[s.Name]
 	c := config3{step: s.Name, desc: s, tile: cfg.Tile}
 	if s.BlockShape {
-		c.block = o.Block
+		c.block = [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}
 		if c.block == [3]int{} {
 			c.block = [3]int{c.tile, c.tile, c.tile}
 		}
 	}
+	var err error
 	user := map[string]string{}
-	for _, d := range o.Defines {
+	for _, d := range defines {
 		if !validIdent(d.Name) {
 			return config3{}, fmt.Errorf("gpu: %s: define %q is not a C identifier", s.Name, d.Name)
 		}

@@ -28,6 +28,24 @@ func (d *Device) Stencil3(step string, o Options) (*Stencil3, error) {
 	return d.compileStencil3(cfg)
 }
 
+// Compile compiles a 3D step that the lab resolved once (lab.Resolve on
+// the gpu backend): its tile and block are taken as resolved and
+// validated, not looked up, resolved or validated again; defines are the
+// step's tuning parameters (Params), checked here.
+func (d *Device) Compile(p lab.Plan, defines []Define) (*Stencil3, error) {
+	if !p.Resolved() || p.Kernel != nil {
+		return nil, fmt.Errorf("gpu: %s: not a resolved plan of a step's own kernel (lab.Resolve)", p.Name)
+	}
+	if err := onGPU(p.Step); err != nil {
+		return nil, err
+	}
+	c, err := resolvedConfig(p.Step, p.Config, defines)
+	if err != nil {
+		return nil, err
+	}
+	return d.compileStencil3(c)
+}
+
 // compileStencil3 compiles a resolved configuration.
 func (d *Device) compileStencil3(cfg config3) (*Stencil3, error) {
 	step := cfg.step
@@ -117,10 +135,17 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 	if err != nil {
 		return nil, Geometry{}, nil, err
 	}
+	a, err := k.argsFor(g, dst, src, nz, ny, nx, c)
+	return f, g, a, err
+}
+
+// argsFor checks the buffers of a resolved launch g and returns its
+// arguments.
+func (k *Stencil3) argsFor(g Geometry, dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Args, error) {
 	if err := k.d.checkGridBuffers(k.cfg.step, dst, src, nz, ny, nx); err != nil {
-		return nil, Geometry{}, nil, err
+		return nil, err
 	}
-	return f, g, k.cfg.args(src.ptr, dst.ptr, nz, ny, nx, c, g), nil
+	return k.cfg.args(src.ptr, dst.ptr, nz, ny, nx, c, g), nil
 }
 
 // args are the kernel arguments of a sweep of the nz×ny×nx grid at src into
@@ -145,7 +170,16 @@ func chunkArgs(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *Args
 // CUDA events, and returns its geometry and time. Boundary points of dst
 // are not written.
 func (k *Stencil3) Launch(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launch, error) {
-	f, g, a, err := k.prepare(dst, src, nz, ny, nx, c)
+	f, g, err := k.resolve(nz, ny, nx)
+	if err != nil {
+		return Launch{}, err
+	}
+	return k.launchResolved(f, g, dst, src, nz, ny, nx, c)
+}
+
+// launchResolved runs one sweep of a launch resolve returned, timed.
+func (k *Stencil3) launchResolved(f *Function, g Geometry, dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launch, error) {
+	a, err := k.argsFor(g, dst, src, nz, ny, nx, c)
 	if err != nil {
 		return Launch{}, err
 	}
@@ -250,7 +284,10 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 	if err := lab.CheckSweep(dst, src); err != nil {
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
-	if _, err := s.k.Geometry(src.NZ, src.NY, src.NX); err != nil {
+	// The launch is resolved once a sweep (occupancy, chunks, limits),
+	// before any buffer is allocated, and launched as resolved.
+	f, g, err := s.k.resolve(src.NZ, src.NY, src.NX)
+	if err != nil {
 		return lab.Launch{}, err
 	}
 	s.mu.Lock()
@@ -264,7 +301,7 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 	if err := s.dst.Upload(0, dst.Data); err != nil {
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
-	l, err := s.k.Launch(s.dst, s.src, src.NZ, src.NY, src.NX, c)
+	l, err := s.k.launchResolved(f, g, s.dst, s.src, src.NZ, src.NY, src.NX, c)
 	if err != nil {
 		return lab.Launch{}, err
 	}
@@ -346,9 +383,12 @@ func (backend) Runner(s lab.Step3, cfg lab.Config) (lab.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The lab resolved the step's name once (lab.NewRunner): its
-	// description comes as it is, not by name again.
-	c, err := configOf(s, Options{Tile: cfg.Tile, Block: [3]int{cfg.Block.X, cfg.Block.Y, cfg.Block.Z}})
+	// The lab resolved the step and its configuration once (lab.Resolve):
+	// they come as they are, not by name, resolved or validated again.
+	if err := onGPU(s); err != nil {
+		return nil, err
+	}
+	c, err := resolvedConfig(s, cfg, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (k *Stencil3) advanceTimed(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, pass
 	if err != nil {
 		return nil, Launch{}, err
 	}
-	_, _, ab, err := k.prepare(a, b, nz, ny, nx, c)
+	ab, err := k.argsFor(g, a, b, nz, ny, nx, c) // the same launch, the buffers swapped
 	if err != nil {
 		return nil, Launch{}, err
 	}

@@ -175,3 +175,15 @@ func comparePlanes(got, src *Grid3[float32], c Coeffs, lo, hi, nz, ny, nx, plane
 	}
 	return d
 }
+
+// LargestFinite returns the largest magnitude among the finite values of
+// v (0 with none): the scale of the float32 rounding of a run's output.
+func LargestFinite(v []float32) float64 {
+	m := 0.0
+	for _, x := range v {
+		if a := math.Abs(float64(x)); a > m && !math.IsInf(a, 0) {
+			m = a
+		}
+	}
+	return m
+}

@@ -1,10 +1,9 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -94,40 +93,21 @@ func Backends(step string) []string {
 	if err != nil {
 		return nil
 	}
-	backends.mu.RLock()
-	defer backends.mu.RUnlock()
-	var bs []string
-	for name, b := range backends.m {
-		if b.Supports(s) {
-			bs = append(bs, name)
-		}
-	}
-	sort.Strings(bs)
-	return bs
+	return backendsOf(s)
 }
 
-// NewRunner prepares a registered 3D step (or its alias) on a backend.
+// NewRunner prepares a registered 3D step (or its alias) on a backend:
+// Resolve, then Plan.Runner.
 func NewRunner(step, backendName string, cfg Config) (Runner, Step3, Config, error) {
-	s, err := LookupStep3(step) // the one lookup: aliases included; the backend gets s itself
+	p, err := Resolve(step, backendName, cfg)
 	if err != nil {
-		return nil, Step3{}, cfg, err
+		return nil, p.Step, p.Config, err
 	}
-	b, ok := backend(backendName)
-	if !ok {
-		if backendName == GPU {
-			return nil, s, cfg, fmt.Errorf("lab: step %q on backend %q: %w (import the gpu package to register it)", s.Name, backendName, ErrUnknown)
-		}
-		return nil, s, cfg, fmt.Errorf("lab: backend %q: %w (known: cpu, sim, gpu)", backendName, ErrUnknown)
+	if p.Kernel != nil {
+		return nil, p.Step, p.Config, fmt.Errorf("lab: %s is a broken kernel of %s: run it with Execute on the simulator", step, p.Step.Name)
 	}
-	if !b.Supports(s) {
-		return nil, s, cfg, fmt.Errorf("lab: step %q on backend %q: %w (it runs on: %s)", s.Name, backendName, ErrUnknown, strings.Join(Backends(s.Name), ", "))
-	}
-	cfg, err = s.Resolve(cfg)
-	if err != nil {
-		return nil, s, cfg, err
-	}
-	r, err := b.Runner(s, cfg)
-	return r, s, cfg, err
+	r, err := p.Runner()
+	return r, p.Step, p.Config, err
 }
 
 // Sweeper returns the sweep of a 3D step on a backend as a SweepFunc.
@@ -184,6 +164,12 @@ type Run struct {
 	// several ranks: Execute hands it to the splitter registered for the
 	// backend (RegisterSplitter).
 	Split Split
+	// Plan, when resolved (Resolve), is the step, backend and
+	// configuration of the run, resolved once at the edge; Step, Backend
+	// and Config are then left empty (Execute fills them in from it) or
+	// agree with it. Unresolved, Execute resolves Step, Backend and Config
+	// itself, once.
+	Plan Plan
 }
 
 // MaxReps bounds Run.Reps (and `stencil run -reps`): each repetition keeps
@@ -285,13 +271,31 @@ func median(ts []float64) float64 {
 // own, while it prepares its launch or in a thread, is an error wrapping
 // sim.ErrFault.
 func Execute(r Run) (Result, error) {
+	if r.Plan.Resolved() {
+		// For the messages of the counts and the choice of a splitter.
+		r.Step = cmp.Or(r.Step, r.Plan.Name)
+		r.Backend = cmp.Or(r.Backend, r.Plan.Backend)
+	}
 	if err := r.checkCounts(); err != nil {
 		return Result{}, err
 	}
+	var split Splitter
 	if r.Split.Splits(r.Backend) {
-		return executeSplit(r)
+		f, err := splitterOf(r)
+		if err != nil {
+			return Result{}, err
+		}
+		split = f
 	}
-	run, s, cfg, err := prepareRun(r)
+	r, err := r.resolve()
+	if err != nil {
+		return Result{}, err
+	}
+	if split != nil {
+		return split(r)
+	}
+	p := r.Plan
+	run, err := p.Runner()
 	if err != nil {
 		return Result{}, err
 	}
@@ -302,13 +306,8 @@ func Execute(r Run) (Result, error) {
 	if sr, ok := run.(*simRunner); ok {
 		sr.m.Progress = r.Progress
 	}
-	res := Result{Step: r.Step, Backend: r.Backend, Config: cfg}
-	if b, ok := backend(r.Backend); ok {
-		res.Device = b.Device()
-	}
-	if res.Step == "" {
-		res.Step = s.Name
-	}
+	s, cfg := p.Step, p.Config
+	res := Result{Step: r.Step, Backend: r.Backend, Config: cfg, Device: p.Device()}
 	_, adv := run.(Advancer)
 	if err := checkRunMemory(r, adv); err != nil {
 		return Result{}, fmt.Errorf("lab: run %s: %w", res.Step, err)
@@ -472,41 +471,28 @@ func Advance[T Float](sweep func(dst, src *Grid3[T], c Coeffs) error, dst, src *
 	return nil
 }
 
-// prepareRun resolves the step, backend and configuration of r into a
-// runner.
-func prepareRun(r Run) (Runner, Step3, Config, error) {
-	if r.Kernel == nil {
-		if k, s, err := LookupKernel(r.Step); err == nil && s.Name != r.Step {
-			// A broken kernel: it runs on the simulator with its step's
-			// defaults.
-			r.Kernel = k
-			if r.Backend != Sim {
-				return nil, s, r.Config, fmt.Errorf("lab: %s is a broken kernel of %s and runs on the simulator only, not on %q", r.Step, s.Name, r.Backend)
-			}
-			cfg, err := s.Resolve(r.Config)
-			if err != nil {
-				return nil, s, cfg, err
-			}
-			return newSimRunner(k, cfg), s, cfg, nil
+// resolve returns r with its Plan resolved, once: the plan it was given
+// (Step, Backend and Config then empty or agreeing with it), or the one
+// its Step, Backend, Config and Kernel resolve to. Step, Backend and
+// Config are filled in from the plan for reports and splitters.
+func (r Run) resolve() (Run, error) {
+	p := r.Plan
+	switch {
+	case p.Resolved():
+		if (r.Step != "" && r.Step != p.Name) || (r.Backend != "" && r.Backend != p.Backend) || r.Kernel != nil {
+			return r, fmt.Errorf("lab: run %s on %q: the run also names %q on %q: give the plan alone", p.Name, p.Backend, r.Step, r.Backend)
 		}
-		return NewRunner(r.Step, r.Backend, r.Config)
-	}
-	if r.Backend != Sim {
-		return nil, Step3{}, r.Config, fmt.Errorf("lab: run %s: a kernel of one's own runs on the simulator, not on %q", r.Step, r.Backend)
-	}
-	// A kernel of one's own under the name of a step, or of a broken
-	// kernel of one, takes the step's defaults.
-	cfg := r.Config
-	_, s, err := LookupKernel(r.Step)
-	if err != nil {
-		s, err = LookupStep3(r.Step)
-	}
-	if err == nil {
-		if cfg, err = s.Resolve(cfg); err != nil {
-			return nil, s, cfg, err
+	case r.Kernel != nil:
+		var err error
+		if p, err = ownKernel(r.Step, r.Backend, r.Kernel, r.Config); err != nil {
+			return r, err
 		}
-	} else {
-		s = Step3{Step: Step{Name: r.Step}}
+	default:
+		var err error
+		if p, err = Resolve(r.Step, r.Backend, r.Config); err != nil {
+			return r, err
+		}
 	}
-	return newSimRunner(r.Kernel, cfg), s, cfg, nil
+	r.Plan, r.Step, r.Backend, r.Config = p, p.Name, p.Backend, p.Config
+	return r, nil
 }

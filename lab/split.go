@@ -122,25 +122,25 @@ func splitter(backend string) (Splitter, bool) {
 	return f, ok
 }
 
-// executeSplit hands r to the splitter of its backend, or says what to
-// import to register one.
-func executeSplit(r Run) (Result, error) {
+// splitterOf checks r's split and returns the splitter of its backend, or
+// says what to import to register one.
+func splitterOf(r Run) (Splitter, error) {
 	if err := r.Split.Check(r.Backend); err != nil {
-		return Result{}, fmt.Errorf("lab: run %s: %w", r.Step, err)
+		return nil, fmt.Errorf("lab: run %s: %w", r.Step, err)
 	}
 	f, ok := splitter(r.Backend)
 	if !ok {
 		switch r.Backend {
 		case CPU, Sim:
-			return Result{}, fmt.Errorf("lab: run %s split over %d ranks on %q: no splitter registered (import stencillab.dev/lab/halo): %w",
+			return nil, fmt.Errorf("lab: run %s split over %d ranks on %q: no splitter registered (import stencillab.dev/lab/halo): %w",
 				r.Step, r.Split.Size(r.Backend), r.Backend, ErrUnknown)
 		case GPU:
-			return Result{}, fmt.Errorf("lab: run %s on GPUs %v: no splitter registered (import the gpu package, stencillab.dev/gpu): %w",
+			return nil, fmt.Errorf("lab: run %s on GPUs %v: no splitter registered (import the gpu package, stencillab.dev/gpu): %w",
 				r.Step, r.Split.Devices, ErrUnknown)
 		}
-		return Result{}, fmt.Errorf("lab: run %s split on backend %q: no splitter registered for it: %w", r.Step, r.Backend, ErrUnknown)
+		return nil, fmt.Errorf("lab: run %s split on backend %q: no splitter registered for it: %w", r.Step, r.Backend, ErrUnknown)
 	}
-	return f(r)
+	return f, nil
 }
 
 // CommStats is what a split run's ranks sent each other, counted by their

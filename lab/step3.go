@@ -241,8 +241,14 @@ func LookupStep3(name string) (Step3, error) {
 			return s, nil
 		}
 	}
-	known := Names3(nil) // the refusal only
-	return Step3{}, fmt.Errorf("lab: 3D step %q: %w%s (known: %s)", name, ErrUnknown, DidYouMean(name, known), strings.Join(known, ", "))
+	return Step3{}, unknown3(name)
+}
+
+// unknown3 is the refusal of a name that is no 3D step: the known steps,
+// and the nearest to name.
+func unknown3(name string) error {
+	known := Names3(nil)
+	return fmt.Errorf("lab: 3D step %q: %w%s (known: %s)", name, ErrUnknown, DidYouMean(name, known), strings.Join(known, ", "))
 }
 
 // Names3 returns the names of the registered 3D steps for which keep

@@ -25,10 +25,10 @@ TARGETS="
 ./cmd/nbcheck FuzzCheck
 ./exercises/release FuzzStrip
 ./exercises/release FuzzCourseData
-./gpu FuzzCheckDirectives
-./gpu FuzzStudentLog
-./gpu FuzzProcessRank
-./gpu FuzzRendezvousMessages
+./exercises/cudacheck FuzzCheckDirectives
+./exercises/cudacheck FuzzStudentLog
+./gpu/multi FuzzProcessRank
+./gpu/multi FuzzRendezvousMessages
 ./exercises/cudacheck FuzzReadAnswer
 ./exercises/cudacheck FuzzParsePTX
 ./exercises/handin FuzzNotebookCells

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"stencillab.dev/gpu"
+	"stencillab.dev/gpu/bench"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/benchfile"
 	"stencillab.dev/lab/sim"
@@ -34,21 +35,48 @@ func init() {
 type benchConfig struct {
 	label string // e.g. fast or fast[FAST_BY=16]
 	step  string
-	opts  gpu.Options
+	opts  gpu.Options // as given: the tile 0 when left to the step
+	plan  lab.Plan    // the step, tile and block resolved once on the gpu backend
+}
+
+// engine is the configuration as the bench engine takes it.
+func (c benchConfig) engine() bench.Config {
+	return bench.Config{Label: c.label, Plan: c.plan, Defines: c.opts.Defines}
+}
+
+// resolve resolves the configuration's tile and block against its step.
+func (c *benchConfig) resolve() error {
+	cfg := lab.Config{Tile: c.opts.Tile}
+	if c.opts.Block != [3]int{} {
+		cfg.Block = sim.Dim3{X: c.opts.Block[0], Y: c.opts.Block[1], Z: c.opts.Block[2]}
+	}
+	p, err := c.plan.Configure(cfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.label, err)
+	}
+	c.plan = p
+	return nil
 }
 
 // parseVariant parses KERNEL[:key=value,...]: tile=T and block=XxYxZ
 // (basic) set the launch, other keys are preprocessor defines.
 func parseVariant(s string) (benchConfig, error) {
 	name, rest, _ := strings.Cut(s, ":")
-	step, err := lookupStep("-kernels", strings.TrimSpace(name))
-	if err != nil {
-		return benchConfig{}, err
+	name = strings.TrimSpace(name)
+	// The one lookup of the step; its tile and block are resolved once
+	// they are known (resolve).
+	plan, err := lab.Resolve(name, lab.GPU, lab.Config{})
+	switch {
+	case plan.Step.Name == "":
+		if _, lerr := lab.LookupStep(name); lerr == nil {
+			return benchConfig{}, fmt.Errorf("-variant %q: %s does not run on the GPU (the 3D steps are %s)", s, name, strings.Join(gpu.Steps3(), ", "))
+		}
+		return benchConfig{}, fmt.Errorf("-kernels %q is not a step: %w", name, err)
+	case err != nil || plan.Kernel != nil:
+		return benchConfig{}, fmt.Errorf("-variant %q: %s does not run on the GPU (the 3D steps are %s)", s, plan.Step.Name, strings.Join(gpu.Steps3(), ", "))
 	}
-	if !slices.Contains(gpu.Steps3(), step.Name) {
-		return benchConfig{}, fmt.Errorf("-variant %q: %s does not run on the GPU (the 3D steps are %s)", s, step.Name, strings.Join(gpu.Steps3(), ", "))
-	}
-	c := benchConfig{label: step.Name, step: step.Name}
+	step := plan.Step
+	c := benchConfig{label: step.Name, step: step.Name, plan: plan}
 	if rest == "" {
 		return c, nil
 	}
@@ -159,6 +187,11 @@ func benchConfigs(kernels string, variants []string, tiles string) ([]benchConfi
 		}
 		configs = append(configs, c)
 	}
+	for i := range configs {
+		if err := configs[i].resolve(); err != nil {
+			return nil, err
+		}
+	}
 	if len(configs) == 0 {
 		return nil, errors.New("no kernel to time: give -kernels or -variant")
 	}
@@ -172,20 +205,6 @@ func (l *listFlag) String() string { return strings.Join(*l, " ") }
 
 // Set adds one value; the flag may be repeated.
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
-// copyRecord is the record of a copy of an N³ grid that moved bytes in
-// measurement m.
-func copyRecord(n int, bytes float64, m gpu.Measurement) benchfile.Copy {
-	return benchfile.Copy{N: n, Bytes: bytes, MedianMs: m.Median, MinMs: m.Min, GBps: bytes / (m.Median * 1e6),
-		Grid: m.Geometry.Grid, Block: m.Geometry.Block, TimesMs: m.Millis}
-}
-
-// against sets the run's shares of the float4 copy and of the interior
-// copy measured for the same N.
-func against(r *benchfile.Run, full, inner benchfile.Copy) {
-	r.CopyGBps, r.PctCopy = full.GBps, 100*r.GBps/full.GBps
-	r.InteriorGBps, r.PctInterior = inner.GBps, 100*r.GBps/inner.GBps
-}
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	code, err := benchMain(args, stdout, stderr)
@@ -289,113 +308,25 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 
 	// Compile everything first, so that a bad configuration fails before
 	// any grid is allocated.
-	plans := make([]*gpu.Stencil3, len(configs))
+	engine := make([]bench.Config, len(configs))
 	for i, c := range configs {
-		if plans[i], err = d.Stencil3(c.step, c.opts); err != nil {
-			return 1, fmt.Errorf("%s: %w", c.label, err)
-		}
-		if per := plans[i].StepsPerPass(); *steps%per != 0 {
-			return 2, fmt.Errorf("-steps %d: %s advances %d time steps a pass; give a multiple", *steps, c.label, per)
-		}
+		engine[i] = c.engine()
 	}
-
-	for _, n := range ns {
-		total := n * n * n
-		grids := 2
-		if *steps > 1 {
-			grids = 3 // the input, and two buffers to ping-pong between
-		}
-		if err := d.CheckFree(fmt.Sprintf("%d grids of %d×%d×%d", grids, n, n, n), uint64(grids)*uint64(total)*4); err != nil {
-			return 1, err
-		}
-		src, err := d.Alloc(total)
-		if err != nil {
-			return 1, err
-		}
-		dst, err := d.Alloc(total)
-		if err != nil {
-			src.Free()
-			return 1, err
-		}
-		if err := src.FillRandom(*seed + uint64(n)); err != nil {
-			return 1, err
-		}
-		fmt.Fprintf(stderr, "bench: N=%d: float4 copy\n", n)
-		cp, err := d.MeasureCopy(dst, src, *warmup, *reps)
-		if err != nil {
-			return 1, err
-		}
-		full := copyRecord(n, 8*float64(total), cp)
-		report.Copies = append(report.Copies, full)
-		interior := float64((n - 2) * (n - 2) * (n - 2))
-		fmt.Fprintf(stderr, "bench: N=%d: interior copy\n", n)
-		if err := dst.Poison(); err != nil {
-			return 1, err
-		}
-		ic, err := d.MeasureCopyInterior(dst, src, n, n, n, *warmup, *reps)
-		if err != nil {
-			return 1, err
-		}
-		inner := copyRecord(n, 8*interior, ic)
-		report.Interior = append(report.Interior, inner)
-		for i, c := range configs {
-			k := plans[i]
-			fmt.Fprintf(stderr, "bench: N=%d: %s\n", n, c.label)
-			if err := dst.Poison(); err != nil {
-				return 1, err
-			}
-			m, out, err := measureRun(k, dst, src, n, coeffs, *steps, *warmup, *reps)
-			if err != nil {
-				return 1, fmt.Errorf("%s at N=%d: %w", c.label, n, err)
-			}
-			f, _ := k.Function(n)
-			r := benchfile.Run{Kernel: c.step, Label: c.label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n, m.Geometry),
-				Planes: m.Geometry.Planes,
-				Grid:   m.Geometry.Grid, Block: m.Geometry.Block, SharedBytes: m.Geometry.SharedBytes,
-				Registers: f.Registers, LocalBytes: f.LocalBytes, Target: k.Module().Target,
-				CompileMs: float64(k.Module().CompileTime.Microseconds()) / 1e3,
-				MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,
-				GBps: 8 * interior * float64(*steps) / (m.Median * 1e6), GFlops: lab.Flops7 * interior * float64(*steps) / (m.Median * 1e6),
-				TimesMs: m.Millis}
-			if *steps > 1 {
-				r.Steps = *steps
-			}
-			against(&r, full, inner)
-			for _, def := range k.Defines() {
-				r.Defines = append(r.Defines, def.String())
-			}
-			if *check && *steps > 1 {
-				e, scale, pts, err := checkSteps(d, out, src, n, coeffs, *steps)
-				if err != nil {
-					return 1, err
-				}
-				r.MaxAbsErr, r.CheckedPoints = &e, pts
-				// float32 rounding grows with the values, which the
-				// coefficients (sum 1.62) multiply by up to 1.62 a step.
-				// A NaN fails too.
-				if !(e <= CheckTolerance*float64(*steps)*max(1, scale)) {
-					printRun(stdout, r, p)
-					return 1, fmt.Errorf("%s at N=%d over %d time steps is wrong: max |gpu − lab.Advance| = %g", c.label, n, *steps, e)
-				}
-			} else if *check {
-				pc, err := d.CheckPlanes(dst, src, n, n, n, coeffs, []int{1, n / 2, n - 2})
-				if err != nil {
-					return 1, err
-				}
-				e := pc.Diff.MaxAbs
-				r.MaxAbsErr, r.CheckedPoints = &e, pc.Points
-				if e > 1e-5 || pc.Boundary > 0 {
-					printRun(stdout, r, p)
-					return 1, fmt.Errorf("%s at N=%d is wrong: max |gpu − lab.SevenPoint| = %g over %d points, %d boundary points written",
-						c.label, n, e, pc.Points, pc.Boundary)
-				}
-			}
-			printRun(stdout, r, p)
-			report.Results = append(report.Results, r)
-		}
-		src.Free()
-		dst.Free()
+	b, err := bench.Compile(d, engine, *steps)
+	if errors.Is(err, bench.ErrSteps) {
+		return 2, err
 	}
+	if err != nil {
+		return 1, err
+	}
+	res, err := b.Run(bench.Spec{Sizes: ns, Steps: *steps, Warmup: *warmup, Reps: *reps,
+		Seed:  func(n int) uint64 { return *seed + uint64(n) },
+		Check: *check, Tolerance: 1e-5, StepsTolerance: CheckTolerance, Interior: true, Log: stderr,
+		Each: func(r benchfile.Run) { printRun(stdout, r, p) }})
+	if err != nil {
+		return 1, err
+	}
+	report.Copies, report.Interior, report.Results = res.Copies, res.Interior, res.Runs
 	printTable(stdout, report)
 	if *jsonFile != "" {
 		b, err := json.MarshalIndent(report, "", " ")
@@ -408,68 +339,6 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "bench: wrote %s\n", *jsonFile)
 	}
 	return 0, nil
-}
-
-// measureRun times a kernel: single sweeps from src into dst, or with
-// steps > 1 runs of that many time steps, each from a fresh copy of src in
-// dst and a third buffer. It returns the buffer that holds the last output.
-func measureRun(k *gpu.Stencil3, dst, src *gpu.Buffer, n int, c lab.Coeffs, steps, warmup, reps int) (gpu.Measurement, *gpu.Buffer, error) {
-	if steps == 1 {
-		m, err := k.Measure(dst, src, n, n, n, c, warmup, reps)
-		return m, dst, err
-	}
-	d := dst.Device()
-	other, err := d.Alloc(n * n * n)
-	if err != nil {
-		return gpu.Measurement{}, nil, err
-	}
-	defer other.Free()
-	m, err := k.MeasureSteps(src, dst, other, n, n, n, c, steps, warmup, reps)
-	if err != nil {
-		return m, nil, err
-	}
-	// The last run's result: passes ping-pong from dst, so an even number
-	// of passes ends in dst; copy it there otherwise.
-	if (steps/k.StepsPerPass())%2 == 1 {
-		if _, err := d.Copy(dst, other); err != nil {
-			return m, nil, err
-		}
-	}
-	return m, dst, nil
-}
-
-// checkSteps compares the whole output of a run of steps time steps with
-// lab.Advance on the host; it returns the largest difference, the largest
-// magnitude of the reference (the scale of float32 rounding) and the
-// points compared.
-func checkSteps(d *gpu.Device, out, src *gpu.Buffer, n int, c lab.Coeffs, steps int) (maxAbs, scale float64, points int, err error) {
-	// in, got, want and the two grids lab.Advance ping-pongs between,
-	// counted before the first is allocated.
-	const grids = 5
-	if err := lab.CheckMemory(fmt.Sprintf("the host check of N = %d: %s", n, lab.RunWhat(grids, n, n, n)),
-		grids*4*uint64(n)*uint64(n)*uint64(n), lab.CubeFit(grids)); err != nil {
-		return 0, 0, 0, err
-	}
-	in, err := lab.NewCube[float32](n)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	if err := src.Download(0, in.Data); err != nil {
-		return 0, 0, 0, err
-	}
-	got := in.Clone()
-	if err := out.Download(0, got.Data); err != nil {
-		return 0, 0, 0, err
-	}
-	want := in.Clone()
-	if err := lab.Advance(lab.SevenPoint[float32], want, in, c, steps); err != nil {
-		return 0, 0, 0, err
-	}
-	diff, err := lab.Compare3(got, want)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	return diff.MaxAbs, largestFinite(want.Data), in.Interior(), nil
 }
 
 // printRun prints one run in the style of the study notes' summaries.

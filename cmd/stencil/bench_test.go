@@ -13,6 +13,7 @@ import (
 
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/gpu"
+	"stencillab.dev/gpu/bench"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/benchfile"
 )
@@ -151,20 +152,20 @@ func TestBenchWithoutGPU(t *testing.T) {
 // shares of them and the closing table against figures worked out by hand.
 func TestBenchTableShowsBothCopies(t *testing.T) {
 	ms := []float64{0.27, 0.25, 0.26}
-	full := copyRecord(512, 8*512*512*512, gpu.Measurement{Median: 0.256, Millis: ms})
-	inner := copyRecord(512, 8*510*510*510, gpu.Measurement{Median: 0.26, Millis: ms})
+	full := bench.CopyRecord(512, 8*512*512*512, gpu.Measurement{Median: 0.256, Millis: ms})
+	inner := bench.CopyRecord(512, 8*510*510*510, gpu.Measurement{Median: 0.26, Millis: ms})
 	assert.InDelta(t, 4194.304, full.GBps, 1e-6, "8·512³ B in 0.256 ms")
 	assert.InDelta(t, 4081.569, inner.GBps, 1e-3, "8·510³ B in 0.26 ms")
 	assert.Equal(t, ms, inner.TimesMs)
 	r := benchfile.Run{Kernel: "fast", Label: "fast", N: 512, TileShape: "512x4x128", MedianMs: 0.276, GBps: 3849.6, GFlops: 6255}
-	against(&r, full, inner)
+	bench.Against(&r, full, inner)
 	assert.Equal(t, full.GBps, r.CopyGBps)
 	assert.Equal(t, inner.GBps, r.InteriorGBps)
 	// Four time steps in twice fast's time: twice its points per second,
 	// and an effective bandwidth above the copy's.
 	four := benchfile.Run{Kernel: "basic", Label: "four steps", N: 512, Steps: 4, TileShape: "8x8x8", MedianMs: 0.552,
 		GBps: 8 * 510 * 510 * 510 * 4 / 0.552e6, GFlops: 1}
-	against(&four, full, inner)
+	bench.Against(&four, full, inner)
 	rep := benchfile.File{Copies: []benchfile.Copy{full}, Interior: []benchfile.Copy{inner}, Results: []benchfile.Run{r, four}}
 	var buf bytes.Buffer
 	printTable(&buf, rep)

@@ -47,6 +47,19 @@ func lookupStep(flagName, name string) (lab.Step, error) {
 	return s, nil
 }
 
+// notA3DStep is the usage error of a flag whose value lab.Resolve did not
+// find among the 3D steps (err): a step of fewer dimensions is named as
+// such, anything else as no step.
+func notA3DStep(flagName, name string, err error) error {
+	if s, lerr := lab.LookupStep(name); lerr == nil {
+		return fmt.Errorf("%s %s is a %dD step; run runs the 3D steps", flagName, s.Name, s.Dim)
+	}
+	if err == nil { // a broken kernel of a step: lab.LookupStep says it is no step
+		_, err = lab.LookupStep(name)
+	}
+	return fmt.Errorf("%s %q is not a step: %w", flagName, name, err)
+}
+
 // checkWritable returns an error unless a file can be written at path: its
 // folder exists and takes a new file. It writes and removes a scratch file
 // beside path and leaves path itself alone.

@@ -122,7 +122,7 @@ func TestCheckTolerance(t *testing.T) {
 	assert.ErrorContains(t, checkTolerance(lab.Diff{MaxAbs: 0, RelL2: 2e-5}, 1, 1), "relative L2")
 	assert.ErrorContains(t, checkTolerance(lab.Diff{MaxAbs: math.Inf(1), RelL2: math.Inf(1)}, 1, 1), "never written")
 	assert.Error(t, checkTolerance(lab.Diff{MaxAbs: math.NaN()}, 1, 1))
-	assert.Equal(t, 3.0, largestFinite([]float32{1, -3, float32(math.Inf(-1)), float32(math.NaN()), 2}))
+	assert.Equal(t, 3.0, lab.LargestFinite([]float32{1, -3, float32(math.Inf(-1)), float32(math.NaN()), 2}))
 }
 
 // TestRunCheckExitsOneOnAWrongResult registers, in a child process, a CPU

@@ -112,13 +112,6 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	step, err := lookupStep("-kernel", *kernel)
-	if err != nil {
-		return 2, err
-	}
-	if step.Dim != 3 {
-		return 2, fmt.Errorf("-kernel %s is a %dD step; run runs the 3D steps", step.Name, step.Dim)
-	}
 	if !slices.Contains([]string{lab.CPU, lab.Sim, lab.GPU}, *backend) {
 		return 2, fmt.Errorf("-backend %q: want cpu, sim or gpu", *backend)
 	}
@@ -128,14 +121,22 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	*backend = split.backend
 	splits := split.Splits(*backend)
-	if blockDim != (sim.Dim3{}) {
-		if s3, err := lab.LookupStep3(step.Name); err != nil || !s3.BlockShape {
-			return 2, fmt.Errorf("-block %s: %s's block follows from its tile; only a step whose block is free (%s) takes -block",
-				*block, step.Name, strings.Join(lab.Names3(func(s lab.Step3) bool { return s.BlockShape }), ", "))
-		}
+	// The one lookup, resolve and validation of the run: the plan travels
+	// from here to the launch.
+	plan, err := lab.Resolve(*kernel, *backend, lab.Config{Tile: *tile, Block: blockDim})
+	switch {
+	case err == nil && plan.Kernel == nil:
+	case plan.Step.Name == "" || plan.Kernel != nil: // a broken kernel is `stencil sim`'s
+		return 2, notA3DStep("-kernel", *kernel, err)
+	case blockDim != (sim.Dim3{}) && !plan.Step.BlockShape:
+		return 2, fmt.Errorf("-block %s: %s's block follows from its tile; only a step whose block is free (%s) takes -block",
+			*block, plan.Step.Name, strings.Join(lab.Names3(func(s lab.Step3) bool { return s.BlockShape }), ", "))
+	default:
+		return 1, split.noGPU(err)
 	}
-	run := lab.Run{Step: step.Name, Backend: *backend, Config: lab.Config{Tile: *tile, Block: blockDim},
-		NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps,
+	step := plan.Step.Step
+	plan.Name = step.Name // the summary and the JSON name a step by its own name, not an alias
+	run := lab.Run{Plan: plan, NZ: *n, NY: *n, NX: *n, Seed: *seed, C: lab.DistinctCoeffs(), Reps: *reps, Steps: *steps,
 		Progress: sim.PrintProgress(stderr), Split: split.Split}
 	// Every host grid of the run and of the check, counted before any is
 	// allocated; the GPU checks its own memory.
@@ -198,7 +199,7 @@ func runMain(args []string, stdout, stderr io.Writer) (int, error) {
 		printSummary(stdout, out, step, extra)
 	}
 	if out.MaxAbsErr != nil {
-		if err := checkTolerance(lab.Diff{MaxAbs: *out.MaxAbsErr, RelL2: *out.RelL2Err}, res.Steps, largestFinite(dst.Data)); err != nil {
+		if err := checkTolerance(lab.Diff{MaxAbs: *out.MaxAbsErr, RelL2: *out.RelL2Err}, res.Steps, lab.LargestFinite(dst.Data)); err != nil {
 			return 1, fmt.Errorf("-check: %s on %s: %w", step.Name, *backend, err)
 		}
 	}
@@ -450,17 +451,6 @@ func checkTolerance(d lab.Diff, steps int, scale float64) error {
 			d.RelL2, tol, CheckTolerance)
 	}
 	return nil
-}
-
-// largestFinite returns the largest magnitude among the finite values.
-func largestFinite(v []float32) float64 {
-	m := 0.0
-	for _, x := range v {
-		if a := math.Abs(float64(x)); a > m && !math.IsInf(a, 0) {
-			m = a
-		}
-	}
-	return m
 }
 
 // parseBlock reads a block shape XxYxZ ("32x8x1", or with "×"); the

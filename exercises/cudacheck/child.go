@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"strconv"
 
 	"stencillab.dev/gpu"
@@ -91,7 +92,7 @@ type host struct {
 // fail turns err into an error answer of its kind.
 func fail(err error) (response, []float32) {
 	kind := errKindOther
-	var de *gpu.DirectiveError
+	var de *DirectiveError
 	var ce *gpu.CompileLogError
 	switch {
 	case errors.Is(err, gpu.ErrContextLost):
@@ -159,7 +160,7 @@ func (h *host) handle(req request) (response, []float32) {
 		if err != nil {
 			return fail(err)
 		}
-		return response{Log: k.Log()}, nil
+		return response{Log: StudentLog(path.Base(h.spec.File), k.Log())}, nil
 	case opSweep:
 		out, err := h.sweep(req)
 		if err != nil {
@@ -204,7 +205,7 @@ func (h *host) kernel(tile int) (*gpu.SourceKernel, error) {
 	if err != nil {
 		return nil, marked(errBuild, err)
 	}
-	k, err := h.dev.CompileSource(h.spec.File, h.source, h.spec.Entry(), defs, geom)
+	k, err := compileStudent(h.dev, h.spec.File, h.source, h.spec.Entry(), defs, geom)
 	if err != nil {
 		if errors.Is(err, gpu.ErrContextLost) {
 			return nil, err
@@ -414,7 +415,7 @@ func (h *host) inspect(req request) (response, []float32, error) {
 		return r, nil, err
 	}
 	tile, defs := h.defines(req.Tile)
-	ptx, err := h.dev.SourcePTX(h.spec.File, h.source, defs)
+	ptx, err := studentPTX(h.dev, h.spec.File, h.source, defs)
 	if err != nil {
 		return r, nil, marked(errBuild, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/gpu"
 )
 
 // Config configures the grading of one CUDA submission.
@@ -73,7 +72,7 @@ var gpuMu sync.Mutex
 
 // Grade grades source, the student's file of exercise spec, and returns
 // the result. The source is refused before it reaches a compiler when it
-// uses a directive outside the allow-list (gpu.CheckDirectives). A child
+// uses a directive outside the allow-list (CheckDirectives). A child
 // compiles and launches the kernel; the checks run here, on the outputs
 // and times it answers. A kernel that faults or hangs, or a child that
 // dies or breaks the channel's rules, scores 0 for the exercise, with the
@@ -84,8 +83,8 @@ func Grade(cfg Config, spec Spec, source []byte) grading.ExerciseResult {
 	if len(source) > maxSource {
 		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("%s has %d bytes, over the limit of %d", spec.File, len(source), maxSource), cfg.Seed)
 	}
-	if err := gpu.CheckDirectives(spec.File, string(source)); err != nil {
-		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("refused before compilation: the file must hold everything it needs, and only the allowed directives (%s):\n%v", gpu.DirectivesAllowed, err), cfg.Seed)
+	if err := CheckDirectives(spec.File, string(source)); err != nil {
+		return grading.Fail(ex, grading.Rejected, fmt.Sprintf("refused before compilation: the file must hold everything it needs, and only the allowed directives (%s):\n%v", DirectivesAllowed, err), cfg.Seed)
 	}
 	cfg.Lock.Lock()
 	defer cfg.Lock.Unlock()

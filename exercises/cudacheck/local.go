@@ -7,7 +7,6 @@ import (
 	"os/exec"
 
 	"stencillab.dev/exercises/grading"
-	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 )
 
@@ -50,7 +49,7 @@ func RunLocal(id, source string) (res grading.ExerciseResult, env *Env, err erro
 	cfg.Launch = func([]string, []string) (*exec.Cmd, error) { return nil, errors.New("no child") }
 	cfg.defaults()
 	listing := spec.Exercise(nil, false)
-	if err := gpu.CheckDirectives(spec.File, source); err != nil {
+	if err := CheckDirectives(spec.File, source); err != nil {
 		return grading.Fail(listing, grading.Rejected, err.Error(), cfg.Seed), nil, nil
 	}
 	res, env = gradeWith(cfg, spec, source, localCall(&host{}), func() string { return "" })

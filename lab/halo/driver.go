@@ -20,7 +20,7 @@ func init() {
 // The grid is decomposed with a halo of h = the step's time steps per
 // pass (1 for a sweep, k for the temporally blocked step). Each rank
 // copies its local box out of the input and runs the step on it with the
-// backend's own runner (lab.NewRunner): the sweep writes the local
+// backend's own runner (lab.Plan.Runner, from the plan resolved once): the sweep writes the local
 // interior, the local faces act as a fixed boundary. After every pass the
 // ranks exchange their halos through a ChanComm world (Exchange), and at
 // the end each writes its owned box into the output. The output equals
@@ -54,7 +54,17 @@ func RunSplit(r lab.Run) (lab.Result, error) {
 	ranks := r.Split.Size(r.Backend)
 	_, py := r.Split.Grid(r.Backend)
 
-	run0, s, cfg, err := lab.NewRunner(r.Step, r.Backend, r.Config)
+	// Execute resolved the run's plan once; every rank's runner comes
+	// from it.
+	plan := r.Plan
+	if !plan.Resolved() {
+		var err error
+		if plan, err = lab.Resolve(r.Step, r.Backend, r.Config); err != nil {
+			return fail(err)
+		}
+	}
+	s, cfg := plan.Step, plan.Config
+	run0, err := plan.Runner()
 	if err != nil {
 		return fail(err)
 	}
@@ -98,14 +108,14 @@ func RunSplit(r lab.Run) (lab.Result, error) {
 		return fail(err)
 	}
 	for range ranks - 1 {
-		run, _, _, err := lab.NewRunner(r.Step, r.Backend, r.Config)
+		run, err := plan.Runner()
 		if err != nil {
 			return fail(err)
 		}
 		runners = append(runners, run)
 	}
-	name := r.Step // not empty: NewRunner found the step by it
-	device, _ := lab.BackendDevice(r.Backend)
+	name := plan.Name
+	device := plan.Device()
 	res := lab.Result{Step: name, Backend: r.Backend, Device: device, NZ: nz, NY: ny, NX: nx, Config: cfg,
 		Steps: steps, Src: src, Out: dst}
 	passes := steps / per

@@ -11,6 +11,7 @@ import (
 
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/gpu"
+	"stencillab.dev/gpu/bench"
 	"stencillab.dev/lab"
 )
 
@@ -23,7 +24,7 @@ const MaxBenchN = 512
 
 // Bench times every 3D sweep of gpu.Sweeps3() at its default tile on an
 // n×n×n grid on the GPU, reps timed launches each after two untimed ones,
-// next to the float4 copy of the same grid, as `stencil bench` does:
+// next to the float4 copy of the same grid, through `stencil bench`'s engine (gpu/bench):
 // effective bandwidth counts 8 bytes per interior point, and each output
 // is checked against lab.SevenPoint on three planes. Without a GPU the
 // error wraps gpu.ErrNoGPU.
@@ -38,52 +39,29 @@ func Bench(n, reps int) (*fig.Bench, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nbrun: bench: %w", err)
 	}
-	const warmup = 2
-	total := n * n * n
-	src, err := d.Alloc(total)
-	if err != nil {
-		return nil, fmt.Errorf("nbrun: bench: %w", err)
-	}
-	defer src.Free()
-	dst, err := d.Alloc(total)
-	if err != nil {
-		return nil, fmt.Errorf("nbrun: bench: %w", err)
-	}
-	defer dst.Free()
-	if err := src.FillRandom(Seed); err != nil {
-		return nil, fmt.Errorf("nbrun: bench: %w", err)
-	}
-	cp, err := d.MeasureCopy(dst, src, warmup, reps)
-	if err != nil {
-		return nil, fmt.Errorf("nbrun: bench: copy: %w", err)
-	}
-	copyGBps := 8 * float64(total) / (cp.Median * 1e6)
-	interior := float64(n-2) * float64(n-2) * float64(n-2)
-	c := lab.DistinctCoeffs()
-	b := &fig.Bench{Device: d.Props().Name}
+	// The steps resolved once here, at the notebook's edge; the loop is
+	// `stencil bench`'s (gpu/bench).
+	var configs []bench.Config
 	for _, step := range gpu.Sweeps3() {
-		k, err := d.Stencil3(step, gpu.Options{})
+		p, err := lab.Resolve(step, lab.GPU, lab.Config{})
 		if err != nil {
 			return nil, fmt.Errorf("nbrun: bench: %w", err)
 		}
-		if err := dst.Poison(); err != nil {
-			return nil, fmt.Errorf("nbrun: bench: %w", err)
-		}
-		m, err := k.Measure(dst, src, n, n, n, c, warmup, reps)
-		if err != nil {
-			return nil, fmt.Errorf("nbrun: bench: %s: %w", step, err)
-		}
-		pc, err := d.CheckPlanes(dst, src, n, n, n, c, []int{1, n / 2, n - 2})
-		if err != nil {
-			return nil, fmt.Errorf("nbrun: bench: check %s: %w", step, err)
-		}
-		if pc.Diff.MaxAbs > Tolerance || pc.Boundary > 0 {
-			return nil, fmt.Errorf("nbrun: bench: %s at N = %d is wrong: largest difference %g over %d points, %d boundary points written",
-				step, n, pc.Diff.MaxAbs, pc.Points, pc.Boundary)
-		}
-		gbps := 8 * interior / (m.Median * 1e6)
-		b.Results = append(b.Results, fig.BenchResult{Kernel: step, N: n, Tile: k.Tile(), MedianMs: m.Median,
-			GBps: gbps, GFlops: lab.Flops7 * interior / (m.Median * 1e6), PctCopy: 100 * gbps / copyGBps, CopyGBps: copyGBps})
+		configs = append(configs, bench.Config{Label: step, Plan: p})
+	}
+	e, err := bench.Compile(d, configs, 1)
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: bench: %w", err)
+	}
+	res, err := e.Run(bench.Spec{Sizes: []int{n}, Steps: 1, Warmup: 2, Reps: reps,
+		Seed: func(int) uint64 { return Seed }, Check: true, Tolerance: Tolerance})
+	if err != nil {
+		return nil, fmt.Errorf("nbrun: bench: %w", err)
+	}
+	b := &fig.Bench{Device: d.Props().Name}
+	for _, r := range res.Runs {
+		b.Results = append(b.Results, fig.BenchResult{Kernel: r.Kernel, N: n, Tile: r.Tile, MedianMs: r.MedianMs,
+			GBps: r.GBps, GFlops: r.GFlops, PctCopy: r.PctCopy, CopyGBps: r.CopyGBps})
 	}
 	return b, nil
 }

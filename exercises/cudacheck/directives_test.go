@@ -1,6 +1,7 @@
-package gpu
+package cudacheck
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/gpu"
 )
 
 func TestCheckDirectivesRefusesWhatReadsAFile(t *testing.T) {
@@ -164,23 +167,29 @@ func FuzzCheckDirectives(f *testing.F) {
 	})
 }
 
-// CompileSource refuses a directive before it needs the device or NVRTC.
-func TestCompileSourceRefusesADirectiveBeforeCompiling(t *testing.T) {
-	d := &Device{}
-	geom := func(nz, ny, nx int) (Geometry, error) { return Geometry{}, nil }
-	_, err := d.CompileSource("basic.cu", "int a;\n#include \"/etc/passwd\"\n", "basic", nil, geom)
+// The policy refuses a directive before it needs the device or NVRTC;
+// gpu refuses a text over its limit.
+func TestCompileStudentRefusesADirectiveBeforeCompiling(t *testing.T) {
+	d := &gpu.Device{}
+	geom := func(nz, ny, nx int) (gpu.Geometry, error) { return gpu.Geometry{}, nil }
+	_, err := compileStudent(d, "basic.cu", "int a;\n#include \"/etc/passwd\"\n", "basic", nil, geom)
 	var de *DirectiveError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, []string{"basic.cu:2: #include is not allowed: the file must hold everything it needs (allowed: " + DirectivesAllowed + ")"}, de.Lines)
-	_, err = d.CompileSource("basic.cu", strings.Repeat("x", MaxSource+1), "basic", nil, geom)
-	assert.ErrorContains(t, err, fmt.Sprintf("over the limit of %d", MaxSource))
+	_, err = studentPTX(d, "basic.cu", "#include <x>\n", nil)
+	require.ErrorAs(t, err, &de)
+	_, err = compileStudent(d, "basic.cu", strings.Repeat("x", gpu.MaxSource+1), "basic", nil, geom)
+	assert.ErrorContains(t, err, fmt.Sprintf("over the limit of %d", gpu.MaxSource))
 }
 
-// NVRTC itself, given each attack with the check skipped, with a readable
-// header that stops the compilation with a marker: whatever NVRTC reads
-// the header of, the check refuses.
+// NVRTC itself, given each attack with the check skipped (gpu compiles
+// what it is given), with a readable header that stops the compilation
+// with a marker: whatever NVRTC reads the header of, the check refuses.
 func TestGPUNVRTCIncludesOnlyWhatTheCheckRefuses(t *testing.T) {
-	device(t)
+	d, err := gpu.Default()
+	if err != nil {
+		t.Skipf("needs a GPU and NVRTC: %v", err)
+	}
 	header := filepath.Join(t.TempDir(), "s.h")
 	require.NoError(t, os.WriteFile(header, []byte("#error LEAKED_MARKER\n"), 0o644))
 	for _, tmpl := range []string{
@@ -199,7 +208,12 @@ func TestGPUNVRTCIncludesOnlyWhatTheCheckRefuses(t *testing.T) {
 		"#\\u0069nclude \"%s\"\n",
 	} {
 		src := fmt.Sprintf(tmpl, header)
-		_, log, _, _ := nvrtcCompile(src, "k.cu", []string{"-std=c++17"}, false)
+		_, cerr := d.SourcePTX("k.cu", src, nil)
+		log := ""
+		var ce *gpu.CompileLogError
+		if errors.As(cerr, &ce) {
+			log = ce.Log
+		}
 		read := strings.Contains(log, "LEAKED_MARKER")
 		err := CheckDirectives("k.cu", src)
 		t.Logf("%q: NVRTC read the header: %v; the check: %v", tmpl, read, err)
