@@ -370,14 +370,22 @@ func TestGPUBadInput(t *testing.T) {
 
 func TestGPUCompileError(t *testing.T) {
 	d := device(t)
-	// A define that breaks the source: the compiler's log comes back.
+	// A define a step does not take is refused before NVRTC runs: the
+	// resolved run validates its defines once, against the step's tuning.
 	_, err := d.Stencil3("tiled", Options{Defines: []Define{{"blockIdx", "("}}})
 	require.Error(t, err)
+	assert.ErrorContains(t, err, "unknown define blockIdx: the step takes no defines")
 	var ne *NVRTCError
+	assert.False(t, errors.As(err, &ne), "refused before compiling: %v", err)
+	// A tuned step's define out of its range names the range.
+	_, err = d.Stencil3("fast", Options{Defines: []Define{{"FAST_BY", "("}}})
+	assert.ErrorContains(t, err, "FAST_BY = ( must be an integer from")
+	// A source that does not compile brings NVRTC's log back.
+	_, err = d.CompileSource("broken.cu", "extern \"C\" __global__ void tiled(float* x) {\n  x[0] = (;\n}\n", "tiled", nil,
+		func(nz, ny, nx int) (Geometry, error) { return Geometry{Block: [3]int{1, 1, 1}, Grid: [3]int{1, 1, 1}}, nil })
 	require.ErrorAs(t, err, &ne)
 	assert.Equal(t, "NVRTC_ERROR_COMPILATION", ne.Name)
-	assert.Contains(t, err.Error(), "compile tiled.cu")
-	assert.NotEmpty(t, ne.Log)
+	assert.Contains(t, ne.Log, "broken.cu(2)")
 }
 
 func TestGPUModuleCache(t *testing.T) {

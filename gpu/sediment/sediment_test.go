@@ -184,7 +184,7 @@ func TestGPUSedimentBadInput(t *testing.T) {
 	r, err := New(d, b, "opt2", Options{})
 	require.NoError(t, err)
 	_, _, err = r.Kernel(Fused)
-	assert.ErrorContains(t, err, "only best")
+	assert.ErrorContains(t, err, "only the variants whose warps walk rows (best) have it")
 	_, err = r.Run(-1)
 	assert.Error(t, err)
 	other, _ := sediment.Random(21, 10, 1)
