@@ -39,9 +39,9 @@ func CodeHash(cells []cell) string {
 }
 
 // Stamp records in the notebook at path the hash of its code cells, as
-// metadata.stencillab.outputs_of, names its lexer "go"
-// (metadata.language_info.pygments_lexer), and rewrites the file in nbformat's own
-// layout (keys sorted, one space of indentation).
+// metadata.stencillab.outputs_of, leaves metadata.language_info as the
+// kernel reported it, and rewrites the file in nbformat's own layout (keys
+// sorted, one space of indentation).
 func Stamp(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
