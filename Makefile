@@ -11,6 +11,9 @@
 #   make notebooks
 #               run notebooks 01 to 08 and write them, with their outputs, over the
 #               committed ones (after changing a notebook or what it draws)
+#   make hub ROSTER=roster.csv
+#               set up and start the course's JupyterHub on this machine, an
+#               account per roster row (scripts/hub.sh; docs/hub.md)
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
 # GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh),
@@ -32,7 +35,7 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test lab install install-lab vet unit fuzz run-notebooks browser notebooks \
+.PHONY: test lab install install-lab vet unit fuzz run-notebooks browser notebooks hub \
 	$(vet_STEPS) $(unit_STEPS) $(browser_STEPS)
 
 # The stages of make test, each a list of steps. Every step runs even when
@@ -129,3 +132,7 @@ browser-test: install
 
 notebooks: install
 	@scripts/run-notebooks.sh --update
+
+hub:
+	@if [[ -z "$(ROSTER)" ]]; then echo "make hub: give the roster: make hub ROSTER=roster.csv (docs/hub.md)"; exit 2; fi
+	@scripts/hub.sh "$(ROSTER)"
