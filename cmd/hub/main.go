@@ -401,6 +401,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
+		seedCache(filepath.Join(*shared, "gocache"), home, name, stdout)
 		list = append(list, name)
 	}
 	if err := writeAccounts(*state, acc); err != nil {
@@ -445,6 +446,40 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "hub setup: no GPU here: the students' kernels run on the lab's simulated machine")
 	}
 	return nil
+}
+
+// seedCache gives the student's home a build cache linked to the
+// template tmpl, when it has none; where links cannot be made (another
+// file system) the student's first run builds the lab.
+func seedCache(tmpl, home, name string, stdout io.Writer) {
+	dir := filepath.Join(home, ".cache", "go-build")
+	if _, err := os.Lstat(dir); err == nil {
+		return
+	}
+	cache := filepath.Join(home, ".cache")
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return
+	}
+	_ = os.Chown(cache, -1, -1)
+	err := sh("cp", "-al", tmpl, dir)
+	if err == nil {
+		// Folders and the cache's own small files are the student's.
+		for _, f := range []string{"README", "trim.txt"} {
+			p := filepath.Join(dir, f)
+			if b, rerr := os.ReadFile(p); rerr == nil {
+				_ = os.Remove(p)
+				_ = os.WriteFile(p, b, 0o644)
+			}
+		}
+		err = sh("find", cache, "-type", "d", "-exec", "chown", name+":"+Group, "{}", "+")
+	}
+	if err == nil {
+		err = sh("find", dir, "-maxdepth", "1", "-type", "f", "-exec", "chown", name+":"+Group, "{}", "+")
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		fmt.Fprintf(stdout, "hub setup: %s's build cache not seeded (%v): the first notebook builds the lab\n", name, err)
+	}
 }
 
 // gpuDevices lists the NVIDIA device nodes.
@@ -528,6 +563,28 @@ func shareTools(root, handout, shared string, stdout io.Writer) (map[string]stri
 	if err := sh("chmod", "-R", "a+rX", modCache); err != nil {
 		return nil, err
 	}
+	// A build cache every student's starts from: the lab's packages and
+	// their modules, built once here. Each student's cache links its files
+	// (cp -al): no student can change them (root's, read-only), and their
+	// times lie in the future, so that Go never needs to touch them.
+	fmt.Fprintln(stdout, "hub setup: building the students' first build cache (go build ./...: a few minutes the first time)")
+	tmpl := filepath.Join(shared, "gocache")
+	if err := os.RemoveAll(tmpl); err != nil {
+		return nil, err
+	}
+	build := exec.Command("go", "build", "./...")
+	build.Dir = handout
+	build.Env = append(os.Environ(), "GOCACHE="+tmpl, "GOMODCACHE="+modCache, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local",
+		"GOPROXY=file://"+filepath.Join(modCache, "cache", "download"), "GOSUMDB=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build ./... of the students' copy: %w: %s", err, out)
+	}
+	if err := sh("find", tmpl, "-type", "f", "-exec", "touch", "-d", "2100-01-01", "{}", "+"); err != nil {
+		return nil, err
+	}
+	if err := sh("chmod", "-R", "a+rX,go-w", tmpl); err != nil {
+		return nil, err
+	}
 	// The kernel, for every user.
 	if err := os.MkdirAll(kernelDir, 0o755); err != nil {
 		return nil, err
@@ -585,6 +642,9 @@ func runStart(args []string, stdout, stderr io.Writer) error {
 	}
 	cmd := exec.Command("/usr/bin/jupyterhub", "-f", filepath.Join(*state, "jupyterhub_config.py"))
 	cmd.Dir = *state
+	// Debian's proxy finds its modules in Debian's node folders, which a
+	// Node.js from elsewhere (NodeSource) does not search by itself.
+	cmd.Env = append(os.Environ(), "NODE_PATH=/usr/share/nodejs:/usr/lib/nodejs")
 	if *fg {
 		cmd.Stdout, cmd.Stderr = stdout, stderr
 		return cmd.Run()
@@ -599,7 +659,8 @@ func runStart(args []string, stdout, stderr io.Writer) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	go func() { _ = cmd.Wait() }()
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(*wait)
 	url := net.JoinHostPort(dialable(s.IP), strconv.Itoa(s.Port))
 	for time.Now().Before(deadline) {
@@ -608,10 +669,11 @@ func runStart(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "hub start: JupyterHub (pid %d) answers on http://%s; its log: %s\n", cmd.Process.Pid, url, filepath.Join(*state, "hub.log"))
 			return nil
 		}
-		if cmd.ProcessState != nil {
-			break
+		select {
+		case <-exited:
+			return fmt.Errorf("JupyterHub stopped at its start: see %s", filepath.Join(*state, "hub.log"))
+		case <-time.After(500 * time.Millisecond):
 		}
-		time.Sleep(500 * time.Millisecond)
 	}
 	return fmt.Errorf("JupyterHub did not answer on %s within %s: see %s", url, *wait, filepath.Join(*state, "hub.log"))
 }
