@@ -32,6 +32,7 @@ TARGETS="
 ./exercises/cudacheck FuzzReadAnswer
 ./exercises/handin FuzzNotebookCells
 ./exercises/handin FuzzCellFile
+./exercises/collect FuzzZip
 ./exercises/gradebook FuzzSafeCell
 ./exercises/gradebook FuzzFeedback
 ./exercises/gradebook FuzzReadRoster

@@ -451,10 +451,16 @@ func TestHubTerm(t *testing.T) {
 		})
 	}
 
-	class := filepath.Join(h.base, "class")
-	book := filepath.Join(h.base, "gradebook")
-	out := run(t, ctx, h.root, nil, h.gradeBin, "collect", "-hub", "/home", "-handout", filepath.Join(h.state, "handout"),
-		"-roster", h.roster, "-deadline", time.Now().Format(time.RFC3339), "-out", class)
+	// docs/hub.md's commands, as written there, on this hub's folders.
+	class := filepath.Join(h.base, "class-week1")
+	book := filepath.Join(h.base, "gradebook-week1")
+	cmds := hubDocCommands(t, h.root, map[string]string{
+		"/var/lib/stencillab-hub": h.state, "roster.csv": h.roster, "class-week1": class,
+		"gradebook-week1": book, "grades-canvas.csv": filepath.Join(h.base, "grades-canvas.csv"),
+		docDeadline: time.Now().Format(time.RFC3339),
+	})
+	require.Len(t, cmds, 4, "docs/hub.md's collect -hub, grade -class, export and return -hub")
+	out := run(t, ctx, h.root, nil, h.gradeBin, cmds[0]...)
 	t.Log(out)
 	m, err := collect.ReadManifest(class)
 	require.NoError(t, err)
@@ -467,7 +473,15 @@ func TestHubTerm(t *testing.T) {
 			}
 		}
 	}
-	t.Log(run(t, ctx, h.root, nil, h.gradeBin, "-class", class, "-out", book, "-roster", h.roster, "-seed", "20261201", "01_sine"))
+	// Grading the whole catalogue would take minutes: the test grades
+	// the exercise the students edited.
+	t.Log(run(t, ctx, h.root, nil, h.gradeBin, append(cmds[1], "01_sine")...))
+	t.Log(run(t, ctx, h.root, nil, h.gradeBin, cmds[2]...))
+	csvOut, err := os.ReadFile(filepath.Join(h.base, "grades-canvas.csv"))
+	require.NoError(t, err)
+	for _, id := range h.ids {
+		assert.Contains(t, string(csvOut), id+"@uni.example", "the export has %s", id)
+	}
 	g, err := gradebook.Read(filepath.Join(book, "gradebook.json"))
 	require.NoError(t, err)
 	max := 0
@@ -502,7 +516,7 @@ func TestHubTerm(t *testing.T) {
 	}
 
 	// Feedback back into the homes.
-	t.Log(run(t, ctx, h.root, nil, h.gradeBin, "return", "-gradebook", book, "-hub", "/home", "-roster", h.roster))
+	t.Log(run(t, ctx, h.root, nil, h.gradeBin, cmds[3]...))
 	for _, id := range h.ids {
 		fb := filepath.Join("/home", h.users[id], collect.FeedbackDir, "feedback.md")
 		b, err := os.ReadFile(fb)
@@ -513,6 +527,76 @@ func TestHubTerm(t *testing.T) {
 		out, ok := asUser(ctx, h.users[id], "cat "+fb)
 		assert.True(t, ok, "%s reads their feedback: %s", id, out)
 	}
+}
+
+// docDeadline is the deadline docs/hub.md's commands give.
+const docDeadline = "2026-12-01 12:00"
+
+// hubDocCommands returns the arguments of docs/hub.md's `grade` commands
+// that run on the hub (collect -hub, grading the class, the export and
+// return -hub), in the page's order, each word of the page replaced as
+// subst says.
+func hubDocCommands(t *testing.T, root string, subst map[string]string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "docs", "hub.md"))
+	require.NoError(t, err)
+	var out [][]string
+	inCode := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+			continue
+		}
+		if !inCode || !strings.HasPrefix(line, "grade ") {
+			continue
+		}
+		words := shellWords(line)[1:]
+		joined := strings.Join(words, " ")
+		hub := strings.Contains(joined, "-hub ") || (words[0] != "collect" && words[0] != "return")
+		if !hub || strings.Contains(joined, "-o feedback") {
+			continue
+		}
+		for i, w := range words {
+			if r, ok := subst[w]; ok {
+				words[i] = r
+				continue
+			}
+			for from, to := range subst {
+				if strings.HasPrefix(w, from+"/") {
+					words[i] = to + strings.TrimPrefix(w, from)
+				}
+			}
+		}
+		out = append(out, words)
+	}
+	return out
+}
+
+// shellWords splits a command line into words, as the shell does for
+// words and double quotes.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, in := false, false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			quoted, in = !quoted, true
+		case r == ' ' && !quoted:
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
 }
 
 // serverPid finds the single-user server of the account uid.
