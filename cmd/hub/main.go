@@ -417,7 +417,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	s := Settings{IP: *ip, Port: *port, Users: list, Environment: env, Homes: *homes, Shared: *shared,
 		DefaultURL: "/tree/" + collect.CopyDir + "/notebooks",
 		Limits:     Limits{MemBytes: memBytes, CPUs: *cpus, Procs: *procs, FileBytes: 4 << 30},
-		MaxServers: 0, MaxSpawns: 20, GPU: len(gpuDevices()) > 0}
+		MaxServers: 0, MaxSpawns: 50, GPU: len(gpuDevices()) > 0}
 	if s.Port == 0 {
 		if s.Port, err = freePort(); err != nil {
 			return err

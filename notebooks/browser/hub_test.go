@@ -445,6 +445,11 @@ func TestHubTerm(t *testing.T) {
 			assert.Regexp(t, fmt.Sprintf(`Max data size\s+%d\s+%d`, 3<<30, 3<<30), string(limits))
 			if cg := memoryLimit(pid); cg > 0 {
 				assert.Equal(t, int64(3<<30), cg, "the student's memory cgroup")
+				for file, want := range map[string]string{"cpu.cfs_quota_us": "100000", "cpu.max": "100000 100000", "pids.max": "512"} {
+					if got, ok := cgroupFile(pid, file); ok {
+						assert.Equal(t, want, got, "the student's cgroup's %s", file)
+					}
+				}
 			} else {
 				t.Logf("no memory cgroup could be made here: the rlimits alone apply")
 			}
@@ -663,6 +668,35 @@ func memoryLimit(pid int) int64 {
 	return 0
 }
 
+// cgroupFile reads the file of the hub's cgroup of pid that holds it (v1:
+// the hierarchy of its controller; v2: the unified one).
+func cgroupFile(pid int, file string) (string, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return "", false
+	}
+	ctl := strings.SplitN(file, ".", 2)[0]
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 || !strings.Contains(f[2], "/stencillab/") {
+			continue
+		}
+		var p string
+		switch {
+		case f[1] == "":
+			p = "/sys/fs/cgroup" + f[2] + "/" + file
+		case strings.Contains(","+f[1]+",", ","+ctl+","):
+			p = "/sys/fs/cgroup/" + ctl + f[2] + "/" + file
+		default:
+			continue
+		}
+		if v, err := os.ReadFile(p); err == nil {
+			return strings.TrimSpace(string(v)), true
+		}
+	}
+	return "", false
+}
+
 // rssOf sums the resident memory of the processes of the uids, in bytes.
 func rssOf(uids []int) int64 {
 	var total int64
@@ -693,7 +727,7 @@ func TestHubLoad(t *testing.T) {
 		t.Skipf("a measurement: set %s to the number of students", hubLoadEnv)
 	}
 	hubNeed(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 18*time.Minute)
 	defer cancel()
 	h := setupHub(t, ctx, n)
 	bctx := newBrowser(t, ctx, h.mark)
