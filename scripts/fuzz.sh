@@ -18,6 +18,7 @@ TARGETS="
 ./cmd/stencil FuzzSpecs
 ./cmd/stencil FuzzGpusFlag
 ./cmd/grade FuzzResolveGPUs
+./cmd/grade FuzzParseDeadline
 ./lab/halo FuzzDecompose
 ./lab FuzzParseBytes
 ./lab/benchfile FuzzRead

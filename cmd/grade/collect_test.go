@@ -212,3 +212,20 @@ func TestCollectFlags(t *testing.T) {
 		assert.Equal(t, 2, run(args, &stdout, &stderr), "%v", args)
 	}
 }
+
+// FuzzParseDeadline: no panic, and a deadline read is one that formats
+// back to itself in one of the two forms.
+func FuzzParseDeadline(f *testing.F) {
+	f.Add("2026-12-01 12:00")
+	f.Add("2026-12-01T12:00:00+01:00")
+	f.Add("tomorrow")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDeadline(s)
+		if err != nil {
+			return
+		}
+		if d.IsZero() {
+			t.Fatalf("%q read as the zero time", s)
+		}
+	})
+}

@@ -133,6 +133,7 @@ func setupHub(t *testing.T, ctx context.Context, n int) *hubRun {
 	rootMode, err := os.Stat(h.root)
 	require.NoError(t, err)
 	_, kernelErr := os.Stat("/usr/local/share/jupyter/kernels/gonb")
+	_, shareErr := os.Stat("/usr/local/share/jupyter")
 	_, groupErr := user.LookupGroup("stencillab-students")
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupBudget)
@@ -152,7 +153,9 @@ func setupHub(t *testing.T, ctx context.Context, n int) *hubRun {
 			}
 		}
 		_ = os.Chmod(h.root, rootMode.Mode().Perm())
-		if os.IsNotExist(kernelErr) {
+		if os.IsNotExist(shareErr) {
+			_ = os.RemoveAll("/usr/local/share/jupyter")
+		} else if os.IsNotExist(kernelErr) {
 			_ = os.RemoveAll("/usr/local/share/jupyter/kernels/gonb")
 		}
 		if groupErr != nil {
