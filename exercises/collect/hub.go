@@ -55,11 +55,19 @@ func FromHub(homes string, roster *gradebook.Roster, opt HubOptions) (*Manifest,
 			}
 			continue
 		}
+		// Every file is read through the home, opened as an os.Root: a
+		// link the student swaps in while it is read cannot lead out of
+		// it (to another student's home).
+		root, err := os.OpenRoot(home)
+		if err != nil {
+			m.NeedsInstructor = append(m.NeedsInstructor, Issue{Entry: p.ID, Reason: "the home cannot be opened: " + err.Error()})
+			continue
+		}
 		s := newSnapshot()
 		h := &Hand{ID: p.ID, From: copyDir}
 		var problems []string
 		take := func(rel string, limit int64) ([]byte, bool) {
-			b, err := handin.ReadBelow(copyDir, rel, limit)
+			b, mod, err := readInRoot(root, CopyDir+"/"+rel, limit)
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, false
 			}
@@ -67,16 +75,11 @@ func FromHub(homes string, roster *gradebook.Roster, opt HubOptions) (*Manifest,
 				problems = append(problems, rel+": "+err.Error())
 				return nil, false
 			}
-			st, err := os.Lstat(filepath.Join(copyDir, filepath.FromSlash(rel)))
-			if err != nil {
-				problems = append(problems, rel+": "+err.Error())
-				return nil, false
-			}
-			if st.ModTime().After(opt.Deadline) {
+			if mod.After(opt.Deadline) {
 				h.Late = true
-				problems = append(problems, fmt.Sprintf("%s: changed at %s, after the deadline", rel, st.ModTime().UTC().Format("2006-01-02 15:04:05 MST")))
+				problems = append(problems, fmt.Sprintf("%s: changed at %s, after the deadline", rel, mod.UTC().Format("2006-01-02 15:04:05 MST")))
 			}
-			if err := s.add(rel, b, st.ModTime()); err != nil {
+			if err := s.add(rel, b, mod); err != nil {
 				problems = append(problems, rel+": "+err.Error())
 				return nil, false
 			}
@@ -108,6 +111,7 @@ func FromHub(homes string, roster *gradebook.Roster, opt HubOptions) (*Manifest,
 		} else if err == nil {
 			problems = append(problems, "notebooks: not a folder")
 		}
+		root.Close()
 		if len(s.files) == 0 && len(problems) == 0 {
 			continue
 		}
