@@ -388,6 +388,16 @@ func TestHubTerm(t *testing.T) {
 
 	t.Run("a student reads neither another's home nor the instructor's files", func(t *testing.T) {
 		a, b := h.users[h.ids[0]], h.users[h.ids[1]]
+		for p, want := range map[string]os.FileMode{
+			filepath.Join(h.state, "accounts.csv"): 0o600,
+			h.state:                                0o700,
+			filepath.Join("/home", a):              0o700,
+			filepath.Join("/home", b):              0o700,
+		} {
+			st, err := os.Stat(p)
+			require.NoError(t, err)
+			assert.Equal(t, want, st.Mode().Perm(), p)
+		}
 		own := filepath.Join("/home", a, collect.CopyDir, "exercises", "01_sine", "sine.go")
 		out, ok := asUser(ctx, a, "cat "+own)
 		require.True(t, ok, "control: a student reads their own file: %s", out)
