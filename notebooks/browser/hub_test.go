@@ -475,7 +475,9 @@ func TestHubTerm(t *testing.T) {
 	cmds := hubDocCommands(t, h.root, map[string]string{
 		"/var/lib/stencillab-hub": h.state, "roster.csv": h.roster, "class-week1": class,
 		"gradebook-week1": book, "grades-canvas.csv": filepath.Join(h.base, "grades-canvas.csv"),
-		docDeadline: time.Now().Format(time.RFC3339),
+		// A deadline just ahead (RFC 3339 has whole seconds): collect
+		// waits for it, and the edits above are all before it.
+		docDeadline: time.Now().Add(2 * time.Second).Format(time.RFC3339),
 	})
 	require.Len(t, cmds, 4, "docs/hub.md's collect -hub, grade -class, export and return -hub")
 	out := run(t, ctx, h.root, nil, h.gradeBin, cmds[0]...)
