@@ -7,7 +7,7 @@
 # Run as root (or through sudo) in the instructor's copy. HUB_FLAGS are
 # passed to hub setup, e.g. HUB_FLAGS="-port 8000 -mem 3GiB -cpus 1".
 #
-#   scripts/hub.sh ROSTER        set up (again) and start
+#   scripts/hub.sh ROSTER        set up (again) and (re)start
 #   scripts/hub.sh --stop        stop the hub and every student's server
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,4 +28,5 @@ scripts/install-hub.sh
 scripts/install-gonb.sh
 # shellcheck disable=SC2086
 "${as_root[@]}" env PATH="$bin:$PATH" GOPATH="$(go env GOPATH)" build/hub setup -roster "$roster" ${HUB_FLAGS:-}
-"${as_root[@]}" build/hub start
+# restart: a new setup takes effect; the students' servers keep running.
+"${as_root[@]}" build/hub restart

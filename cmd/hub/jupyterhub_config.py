@@ -20,7 +20,9 @@ c.ConfigurableHTTPProxy.pid_file = os.path.join(HERE, "proxy.pid")
 c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
 c.JupyterHub.db_url = "sqlite:///" + os.path.join(HERE, "jupyterhub.sqlite")
 c.JupyterHub.cookie_secret_file = os.path.join(HERE, "cookie_secret")
-c.JupyterHub.cleanup_servers = True
+# The students' servers outlive a restart of the hub (hub restart, after a
+# new setup); hub stop stops them.
+c.JupyterHub.cleanup_servers = False
 c.JupyterHub.cleanup_proxy = True
 c.JupyterHub.active_server_limit = S["max_servers"]
 c.JupyterHub.concurrent_spawn_limit = S["max_spawns"]

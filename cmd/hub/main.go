@@ -9,7 +9,8 @@
 //	hub setup -roster FILE [-state DIR] [-shared DIR] [-homes DIR] [-ip IP] [-port N]
 //	          [-mem SIZE] [-cpus F] [-procs N]
 //	hub start [-state DIR] [-foreground]
-//	hub stop [-state DIR]
+//	hub stop [-state DIR] [-keep-servers]
+//	hub restart [-state DIR]
 //	hub remove -roster FILE [-state DIR] [-homes DIR]
 //
 // setup makes, for each roster row, the account UserName(id) of package
@@ -81,7 +82,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: hub setup|start|stop|remove [flags] (hub CMD -h for the flags)")
+		fmt.Fprintln(stderr, "usage: hub setup|start|stop|restart|remove [flags] (hub CMD -h for the flags)")
 		return 2
 	}
 	var err error
@@ -92,10 +93,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runStart(args[1:], stdout, stderr)
 	case "stop":
 		err = runStop(args[1:], stdout, stderr)
+	case "restart":
+		// A new setup (more students, other limits) takes effect; the
+		// students' servers keep running.
+		if err = runStop(append([]string{"-keep-servers"}, args[1:]...), stdout, stderr); err == nil {
+			err = runStart(args[1:], stdout, stderr)
+		}
 	case "remove":
 		err = runRemove(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "hub: %s: not setup, start, stop or remove\n", args[0])
+		fmt.Fprintf(stderr, "hub: %s: not setup, start, stop, restart or remove\n", args[0])
 		return 2
 	}
 	if errors.Is(err, errUsage) {
@@ -419,6 +426,9 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 		Limits:     Limits{MemBytes: memBytes, CPUs: *cpus, Procs: *procs, FileBytes: 4 << 30},
 		MaxServers: 0, MaxSpawns: 50, GPU: len(gpuDevices()) > 0}
 	if s.Port == 0 {
+		s.Port = old.Port // a setup again keeps the port chosen
+	}
+	if s.Port == 0 {
 		if s.Port, err = freePort(); err != nil {
 			return err
 		}
@@ -637,7 +647,7 @@ func runStart(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if pid := runningPid(*state); pid > 0 {
-		fmt.Fprintf(stdout, "hub start: already running (pid %d) on http://%s:%d\n", pid, s.IP, s.Port)
+		fmt.Fprintf(stdout, "hub start: already running (pid %d) on http://%s:%d; hub restart applies a new setup\n", pid, s.IP, s.Port)
 		return nil
 	}
 	cmd := exec.Command("/usr/bin/jupyterhub", "-f", filepath.Join(*state, "jupyterhub_config.py"))
@@ -709,25 +719,65 @@ func runStop(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hub stop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	state := fs.String("state", defaultState, "the hub's folder (hub setup's -state)")
+	keep := fs.Bool("keep-servers", false, "stop the hub and its proxy only, not the students' servers")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return errUsage
 	}
-	pid := runningPid(*state)
-	if pid == 0 {
-		fmt.Fprintln(stdout, "hub stop: not running")
+	if pid := runningPid(*state); pid > 0 {
+		// JupyterHub stops its proxy on SIGTERM (cleanup_proxy), not the
+		// students' servers (cleanup_servers is off, for restarts).
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		for i := 0; i < 60 && syscall.Kill(pid, 0) == nil; i++ {
+			time.Sleep(500 * time.Millisecond)
+		}
+		if syscall.Kill(pid, 0) == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		fmt.Fprintf(stdout, "hub stop: stopped JupyterHub (pid %d)\n", pid)
+	} else {
+		fmt.Fprintln(stdout, "hub stop: JupyterHub is not running")
+	}
+	if *keep {
 		return nil
 	}
-	// JupyterHub stops the students' servers and its proxy on SIGTERM
-	// (cleanup_servers, cleanup_proxy).
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	for i := 0; i < 60 && syscall.Kill(pid, 0) == nil; i++ {
+	s, err := readSettings(*state)
+	if err != nil {
+		return nil // never set up: no student's server either
+	}
+	n := 0
+	for _, name := range s.Users {
+		u, err := user.Lookup(name)
+		if err != nil || !inGroup(u) {
+			continue
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		n += stopUser(uid)
+	}
+	fmt.Fprintf(stdout, "hub stop: stopped %d processes of the students\n", n)
+	return nil
+}
+
+// stopUser stops every process of the account uid, by its pid: SIGTERM,
+// then SIGKILL to those left after 5 s. It returns how many there were.
+func stopUser(uid int) int {
+	pids := userPids(uid)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	for i := 0; i < 10 && len(userPids(uid)) > 0; i++ {
 		time.Sleep(500 * time.Millisecond)
 	}
-	if syscall.Kill(pid, 0) == nil {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	for i := 0; i < 3; i++ {
+		left := userPids(uid)
+		if len(left) == 0 {
+			break
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	fmt.Fprintf(stdout, "hub stop: stopped JupyterHub (pid %d)\n", pid)
-	return nil
+	return len(pids)
 }
 
 // userPids lists the processes of the account uid.
@@ -773,16 +823,7 @@ func runRemove(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		uid, _ := strconv.Atoi(u.Uid)
-		for i := 0; i < 3; i++ {
-			pids := userPids(uid)
-			if len(pids) == 0 {
-				break
-			}
-			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		stopUser(uid)
 		if err := sh("userdel", "--remove", u.Username); err != nil {
 			fmt.Fprintf(stderr, "hub remove: %v\n", err)
 			continue
