@@ -6,11 +6,17 @@
 #               every notebook headless with the GoNB kernel into notebooks/_out/,
 #               comparing notebooks 01 to 08 with their committed outputs, and
 #               open notebooks 01, 04 and 05 in headless Chromium (make browser);
+#               then a term on a JupyterHub started on loopback: three students
+#               log in through Chromium, run notebook 01, edit an exercise, and
+#               their work is collected, graded and returned (make hub-test, as root);
 #               the last lines name the steps that failed and the tests that
 #               did not run
 #   make notebooks
 #               run notebooks 01 to 08 and write them, with their outputs, over the
 #               committed ones (after changing a notebook or what it draws)
+#   make hub ROSTER=roster.csv
+#               set up and start the course's JupyterHub on this machine, an
+#               account per roster row (scripts/hub.sh; docs/hub.md)
 #
 # Installs are idempotent: Jupyter from Debian's packages (scripts/install-jupyter.sh),
 # GoNB and goimports at pinned versions into $(go env GOPATH)/bin (scripts/install-gonb.sh),
@@ -32,8 +38,8 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test lab install install-lab vet unit fuzz run-notebooks browser notebooks \
-	$(vet_STEPS) $(unit_STEPS) $(browser_STEPS)
+.PHONY: test lab install install-lab vet unit fuzz run-notebooks browser notebooks hub \
+	$(vet_STEPS) $(unit_STEPS) $(browser_STEPS) $(hub_STEPS)
 
 # The stages of make test, each a list of steps. Every step runs even when
 # an earlier one fails, so that one run reports everything; the last lines
@@ -41,12 +47,13 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # whose tests did not build, a notebook that did not run, the browser
 # test's notebooks). The exit status is non-zero on any failure. When the
 # install fails, nothing runs, and the summary says so.
-STAGES := vet unit fuzz run-notebooks browser
+STAGES := vet unit fuzz run-notebooks browser hub
 vet_STEPS := vet-go vet-tidy
 unit_STEPS := unit-all unit-hidden unit-simd unit-simd-purego unit-purego
 fuzz_STEPS := fuzz
 run-notebooks_STEPS := run-notebooks
 browser_STEPS := browser-vet browser-test
+hub_STEPS := hub-vet hub-test
 
 test:
 	@if ! $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install; then \
@@ -57,7 +64,7 @@ test:
 		$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step 2>&1 | tee -a "$$log" || failed="$$failed $$step"; \
 	done; \
 	if [[ -z "$$failed" ]]; then \
-		echo "make test: vet, unit tests, fuzz targets, notebooks and the browser test passed"; exit 0; \
+		echo "make test: vet, unit tests, fuzz targets, notebooks, the browser test and the hub test passed"; exit 0; \
 	fi; \
 	echo "make test: FAILED:$$failed"; \
 	notrun="$$(grep -E '^FAIL[[:space:]]+[^[:space:]]+[[:space:]]+\[(build|setup) failed\]' "$$log" | awk '{print $$2}' | sort -u | tr '\n' ' ' || true)"; \
@@ -66,6 +73,8 @@ test:
 	if [[ -n "$$nbs" ]]; then echo "make test: notebooks that stopped before their end: $$nbs"; fi; \
 	br="$$(grep -E '^    --- (FAIL|SKIP): TestNotebooksInABrowser/' "$$log" | awk '{print $$3}' | tr '\n' ' ' || true)"; \
 	if [[ -n "$$br" ]]; then echo "make test: browser test parts that failed or did not run: $$br"; fi; \
+	hb="$$(grep -E '^    --- (FAIL|SKIP): TestHubTerm/' "$$log" | awk '{print $$3}' | tr '\n' ' ' || true)"; \
+	if [[ -n "$$hb" ]]; then echo "make test: hub test parts that failed or did not run: $$hb"; fi; \
 	exit 1
 
 # In the instructor's copy (a check of exercises/checks built with the tag
@@ -127,5 +136,17 @@ browser-vet:
 browser-test: install
 	STENCILLAB_REQUIRE_BROWSER=1 go test -tags browser -count=1 -timeout 12m ./notebooks/browser
 
+# A term on the course's JupyterHub (notebooks/browser/hub_test.go, tags
+# browser and hub; docs/hub.md): it makes Linux accounts, so it runs as root.
+hub-vet:
+	go vet -tags browser,hub ./notebooks/browser
+hub-test: install
+	@scripts/install-hub.sh
+	STENCILLAB_REQUIRE_HUB=1 go test -tags browser,hub -count=1 -timeout 16m -run '^TestHubTerm$$' ./notebooks/browser
+
 notebooks: install
 	@scripts/run-notebooks.sh --update
+
+hub:
+	@if [[ -z "$(ROSTER)" ]]; then echo "make hub: give the roster: make hub ROSTER=roster.csv (docs/hub.md)"; exit 2; fi
+	@scripts/hub.sh "$(ROSTER)"

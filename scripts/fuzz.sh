@@ -18,6 +18,7 @@ TARGETS="
 ./cmd/stencil FuzzSpecs
 ./cmd/stencil FuzzGpusFlag
 ./cmd/grade FuzzResolveGPUs
+./cmd/grade FuzzParseDeadline
 ./lab/halo FuzzDecompose
 ./lab FuzzParseBytes
 ./lab/benchfile FuzzRead
@@ -33,6 +34,7 @@ TARGETS="
 ./exercises/cudacheck FuzzParsePTX
 ./exercises/handin FuzzNotebookCells
 ./exercises/handin FuzzCellFile
+./exercises/collect FuzzZip
 ./exercises/gradebook FuzzSafeCell
 ./exercises/gradebook FuzzFeedback
 ./exercises/gradebook FuzzReadRoster

@@ -113,6 +113,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runSimilarity(args[1:], stdout, stderr)
 		case "bundle":
 			return runBundle(args[1:], stdout, stderr)
+		case "collect", "return":
+			return runCollectOrReturn(args, stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
@@ -147,6 +149,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       grade export -format canvas|moodle|csv [-roster FILE] [-canvas-columns FILE] [-o FILE] [-allow-in-repo] DIR")
 		fmt.Fprintln(stderr, "       grade similarity [-threshold F] [-o FILE] [-allow-in-repo] CLASS [exercise...]")
 		fmt.Fprintln(stderr, "       grade bundle -out DIR")
+		fmt.Fprintln(stderr, "       "+collectUsage+"\n       "+returnUsage)
 		fs.PrintDefaults()
 	}
 	// Flags may come before or after the exercises' names.
