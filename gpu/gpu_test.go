@@ -382,7 +382,9 @@ func TestGPUCompileError(t *testing.T) {
 	assert.ErrorContains(t, err, "FAST_BY = ( must be an integer from")
 	// A source that does not compile brings NVRTC's log back.
 	_, err = d.CompileSource("broken.cu", "extern \"C\" __global__ void tiled(float* x) {\n  x[0] = (;\n}\n", "tiled", nil,
-		func(nz, ny, nx int) (Geometry, error) { return Geometry{Block: [3]int{1, 1, 1}, Grid: [3]int{1, 1, 1}}, nil })
+		func(nz, ny, nx int) (Geometry, error) {
+			return Geometry{Block: [3]int{1, 1, 1}, Grid: [3]int{1, 1, 1}}, nil
+		})
 	require.ErrorAs(t, err, &ne)
 	assert.Equal(t, "NVRTC_ERROR_COMPILATION", ne.Name)
 	assert.Contains(t, ne.Log, "broken.cu(2)")

@@ -218,23 +218,31 @@ func task(doc *ast.CommentGroup) string {
 // notebookPath is notebook 09, relative to the repository.
 var notebookPath = filepath.Join("notebooks", handin.NotebookName)
 
-// notebook returns notebook 09 with every exercise's code and grade cells
-// derived from exs, a section added for an exercise it lacks (before the
-// hand-in cell), and the intro's table of exercises.
-func notebook(src []byte, exs []exercise) ([]byte, error) {
-	var nb map[string]json.RawMessage
+// readCells reads the notebook src (at path, for errors): its top-level
+// fields, its cells and each cell's index by id.
+func readCells(src []byte, path string) (nb map[string]json.RawMessage, cells []map[string]json.RawMessage, byID map[string]int, err error) {
 	if err := json.Unmarshal(src, &nb); err != nil {
-		return nil, fmt.Errorf("exercisegen: %s: %w", notebookPath, err)
+		return nil, nil, nil, fmt.Errorf("exercisegen: %s: %w", path, err)
 	}
-	var cells []map[string]json.RawMessage
 	if err := json.Unmarshal(nb["cells"], &cells); err != nil {
-		return nil, fmt.Errorf("exercisegen: %s: cells: %w", notebookPath, err)
+		return nil, nil, nil, fmt.Errorf("exercisegen: %s: cells: %w", path, err)
 	}
-	byID := map[string]int{}
+	byID = map[string]int{}
 	for i, c := range cells {
 		var id string
 		_ = json.Unmarshal(c["id"], &id)
 		byID[id] = i
+	}
+	return nb, cells, byID, nil
+}
+
+// notebook returns notebook 09 with every exercise's code and grade cells
+// derived from exs, a section added for an exercise it lacks (before the
+// hand-in cell), and the intro's table of exercises.
+func notebook(src []byte, exs []exercise) ([]byte, error) {
+	nb, cells, byID, err := readCells(src, notebookPath)
+	if err != nil {
+		return nil, err
 	}
 	set := func(c map[string]json.RawMessage, text string) error {
 		var err error
@@ -286,7 +294,6 @@ func notebook(src []byte, exs []exercise) ([]byte, error) {
 			return nil, err
 		}
 	}
-	var err error
 	if nb["cells"], err = nbformat.Marshal(cells); err != nil {
 		return nil, err
 	}
@@ -414,19 +421,9 @@ var cudaGrade = regexp.MustCompile(`nbrun\.CUDAExercise\("(\w+)", (\w+)\)`)
 // text up to GoNB's %%, then cellTail. The rest of the notebook is
 // written by hand.
 func cudaNotebook(src []byte) ([]byte, error) {
-	var nb map[string]json.RawMessage
-	if err := json.Unmarshal(src, &nb); err != nil {
-		return nil, fmt.Errorf("exercisegen: %s: %w", cudaNotebookPath, err)
-	}
-	var cells []map[string]json.RawMessage
-	if err := json.Unmarshal(nb["cells"], &cells); err != nil {
-		return nil, fmt.Errorf("exercisegen: %s: cells: %w", cudaNotebookPath, err)
-	}
-	byID := map[string]int{}
-	for i, c := range cells {
-		var id string
-		_ = json.Unmarshal(c["id"], &id)
-		byID[id] = i
+	nb, cells, byID, err := readCells(src, cudaNotebookPath)
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range cells {
 		var id string
@@ -459,7 +456,6 @@ func cudaNotebook(src []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	var err error
 	if nb["cells"], err = nbformat.Marshal(cells); err != nil {
 		return nil, err
 	}

@@ -176,7 +176,7 @@ func commitRelease(dir string) error {
 		cmd := exec.Command(git, append(base, args...)...)
 		// The instructor's environment must not steer the new repository
 		// (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE of a hook or a shell).
-		cmd.Env = gitEnv(os.Environ())
+		cmd.Env = release.GitEnv(os.Environ())
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
@@ -184,19 +184,4 @@ func commitRelease(dir string) error {
 		}
 	}
 	return nil
-}
-
-// gitEnv returns env without the variables that point git at another
-// repository.
-func gitEnv(env []string) []string {
-	var keep []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE":
-			continue
-		}
-		keep = append(keep, kv)
-	}
-	return keep
 }

@@ -33,7 +33,7 @@ func writeTree(t *testing.T, files map[string]string) string {
 	writeFiles(t, root, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
 		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
-		cmd.Env = gitEnv(os.Environ())
+		cmd.Env = release.GitEnv(os.Environ())
 		b, err := cmd.CombinedOutput()
 		require.NoError(t, err, "git %v: %s", args, b)
 	}
@@ -77,7 +77,7 @@ func TestCourseDataStaysWithTheInstructor(t *testing.T) {
 	assert.FileExists(t, filepath.Join(out, "README.md"))
 
 	cmd := exec.Command("git", "-C", root, "add", "roster.csv")
-	cmd.Env = gitEnv(os.Environ())
+	cmd.Env = release.GitEnv(os.Environ())
 	require.NoError(t, cmd.Run())
 	stdout.Reset()
 	stderr.Reset()

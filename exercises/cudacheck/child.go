@@ -264,6 +264,19 @@ func (h *host) alloc(n int, what string) (*gpu.Buffer, error) {
 	return b, nil
 }
 
+// allocPair allocates two grids of n floats, named first and second in an
+// error; free releases both.
+func (h *host) allocPair(n int, first, second string) (a, b *gpu.Buffer, free func(), err error) {
+	if a, err = h.alloc(n, first); err != nil {
+		return nil, nil, nil, err
+	}
+	if b, err = h.alloc(n, second); err != nil {
+		a.Free()
+		return nil, nil, nil, err
+	}
+	return a, b, func() { b.Free(); a.Free() }, nil
+}
+
 func (h *host) sweep(req request) ([]float32, error) {
 	k, err := h.kernel(req.Tile)
 	if err != nil {
@@ -286,16 +299,11 @@ func (h *host) sweep(req request) ([]float32, error) {
 			return nil, fmt.Errorf("plane %d outside 0…%d", p, nz-1)
 		}
 	}
-	src, err := h.alloc(n, "the input")
+	src, dst, free, err := h.allocPair(n, "the input", "the output")
 	if err != nil {
 		return nil, err
 	}
-	defer src.Free()
-	dst, err := h.alloc(n, "the output")
-	if err != nil {
-		return nil, err
-	}
-	defer dst.Free()
+	defer free()
 	if err := upload(src, req.Seed, req.Along, ny, nx); err != nil {
 		return nil, err
 	}
@@ -347,16 +355,11 @@ func (h *host) time(req request) (response, []float32, error) {
 		return r, nil, fmt.Errorf("steps %d, warm-up %d, copy repetitions %d: out of range", req.Steps, req.Warmup, req.CopyReps)
 	}
 	nz, ny, nx := req.Dims[0], req.Dims[1], req.Dims[2]
-	a, err := h.alloc(n, "the first grid of the timed chain")
+	a, b, free, err := h.allocPair(n, "the first grid of the timed chain", "the second grid of the timed chain")
 	if err != nil {
 		return r, nil, err
 	}
-	defer a.Free()
-	b, err := h.alloc(n, "the second grid of the timed chain")
-	if err != nil {
-		return r, nil, err
-	}
-	defer b.Free()
+	defer free()
 	launchErr := func(err error) error {
 		if errors.Is(err, gpu.ErrContextLost) {
 			return err
@@ -454,16 +457,11 @@ func (h *host) inspect(req request) (response, []float32, error) {
 		}
 		return r, nil, marked(errLaunch, fmt.Errorf("the counting build: %w", err))
 	}
-	src, err := h.alloc(n, "the input")
+	src, dst, free, err := h.allocPair(n, "the input", "the output")
 	if err != nil {
 		return r, nil, err
 	}
-	defer src.Free()
-	dst, err := h.alloc(n, "the output")
-	if err != nil {
-		return r, nil, err
-	}
-	defer dst.Free()
+	defer free()
 	if err := upload(src, req.Seed, req.Along, ny, nx); err != nil {
 		return r, nil, err
 	}

@@ -47,7 +47,7 @@ func gitRepo(t *testing.T, files map[string]string) string {
 	writeFiles(t, root, files)
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
 		cmd := exec.Command("git", append([]string{"-C", root}, args...)...)
-		cmd.Env = gitEnv(os.Environ())
+		cmd.Env = GitEnv(os.Environ())
 		b, err := cmd.CombinedOutput()
 		require.NoError(t, err, "git %v: %s", args, b)
 	}

@@ -193,7 +193,7 @@ func Tree(root, out string) (Summary, error) {
 func TrackedFiles(root string) ([]string, error) {
 	cmd := exec.Command("git", "ls-files", "-z", "--cached")
 	cmd.Dir = root
-	cmd.Env = gitEnv(os.Environ())
+	cmd.Env = GitEnv(os.Environ())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	b, err := cmd.Output()
@@ -201,6 +201,12 @@ func TrackedFiles(root string) ([]string, error) {
 		return nil, fmt.Errorf("release: %s: list the files git tracks (the release copies those alone; make the folder a git repository and add its files): %w: %s",
 			root, err, strings.TrimSpace(stderr.String()))
 	}
+	return splitPaths(b), nil
+}
+
+// splitPaths returns the paths of git's NUL-separated list b, once each,
+// sorted, with the system's separators.
+func splitPaths(b []byte) []string {
 	var files []string
 	seen := map[string]bool{}
 	for _, f := range strings.Split(string(b), "\x00") {
@@ -210,12 +216,12 @@ func TrackedFiles(root string) ([]string, error) {
 		}
 	}
 	sort.Strings(files)
-	return files, nil
+	return files
 }
 
-// gitEnv returns env without the variables that point git at another
+// GitEnv returns env without the variables that point git at another
 // repository than the one of its working folder.
-func gitEnv(env []string) []string {
+func GitEnv(env []string) []string {
 	var keep []string
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
@@ -236,16 +242,7 @@ func listFiles(root string) ([]string, error) {
 	cmd := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	cmd.Dir = root
 	if b, err := cmd.Output(); err == nil {
-		var files []string
-		seen := map[string]bool{}
-		for _, f := range strings.Split(string(b), "\x00") {
-			if f != "" && !seen[f] {
-				seen[f] = true
-				files = append(files, filepath.FromSlash(f))
-			}
-		}
-		sort.Strings(files)
-		return files, nil
+		return splitPaths(b), nil
 	}
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

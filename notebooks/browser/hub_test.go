@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +30,7 @@ import (
 	"stencillab.dev/exercises/checks"
 	"stencillab.dev/exercises/collect"
 	"stencillab.dev/exercises/gradebook"
+	"stencillab.dev/internal/hub"
 )
 
 // The hub's test: make's hub stage sets hubRequireEnv (after installing
@@ -621,33 +621,13 @@ func shellWords(line string) []string {
 
 // serverPid finds the single-user server of the account uid.
 func serverPid(uid int) int {
-	for _, pid := range pidsOf(uid) {
+	for _, pid := range hub.UserPids(uid) {
 		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if bytes.Contains(cmd, []byte("jupyterhub-singleuser")) {
 			return pid
 		}
 	}
 	return 0
-}
-
-// pidsOf lists the processes of uid.
-func pidsOf(uid int) []int {
-	des, _ := os.ReadDir("/proc")
-	var out []int
-	for _, d := range des {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		st, err := os.Stat("/proc/" + d.Name())
-		if err != nil {
-			continue
-		}
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) == uid {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // memoryLimit reads the memory limit of pid's cgroup (v1 or v2), 0 when
@@ -716,7 +696,7 @@ func cgroupFile(pid int, file string) (string, bool) {
 func rssOf(uids []int) int64 {
 	var total int64
 	for _, uid := range uids {
-		for _, pid := range pidsOf(uid) {
+		for _, pid := range hub.UserPids(uid) {
 			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
 			if err != nil {
 				continue

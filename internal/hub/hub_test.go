@@ -1,4 +1,4 @@
-package main
+package hub
 
 import (
 	"os"
@@ -56,7 +56,7 @@ func TestConfigParses(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	var out, errb strings.Builder
-	assert.Equal(t, 2, run(nil, &out, &errb))
-	assert.Equal(t, 2, run([]string{"nope"}, &out, &errb))
-	assert.Equal(t, 2, run([]string{"setup"}, &out, &errb), "setup needs -roster")
+	assert.Equal(t, 2, Main(nil, &out, &errb))
+	assert.Equal(t, 2, Main([]string{"nope"}, &out, &errb))
+	assert.Equal(t, 2, Main([]string{"setup"}, &out, &errb), "setup needs -roster")
 }
