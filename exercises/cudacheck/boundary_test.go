@@ -233,7 +233,8 @@ func TestChainReference(t *testing.T) {
 }
 
 // Whatever the child writes, reading it never panics, and an answer
-// accepted has exactly the floats due.
+// accepted has exactly the floats due (want ≥ −1), or at most −2 − want
+// of them (want ≤ −2, atMost).
 func FuzzReadAnswer(f *testing.F) {
 	f.Add([]byte(`{"op":"sweep","floats":1}`+"\nabcd"), 1)
 	f.Add([]byte(`{"op":"sweep","err":"x","err_kind":"fault"}`+"\n"), 0)
@@ -241,7 +242,14 @@ func FuzzReadAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte, want int) {
 		want = want % 1000
 		h, data, err := readAnswer(bufio.NewReader(bytes.NewReader(raw)), opSweep, want)
-		if err == nil && h.Err == "" && len(data) != max(want, 0) {
+		if err != nil || h.Err != "" {
+			return
+		}
+		if want <= -2 {
+			if len(data) > -2-want {
+				t.Fatalf("%d floats accepted where at most %d are due", len(data), -2-want)
+			}
+		} else if len(data) != max(want, 0) {
 			t.Fatalf("%d floats accepted where %d are due", len(data), want)
 		}
 	})
