@@ -3,8 +3,8 @@
 # Build here first (Go, cgo):
 #   CGO_ENABLED=1 go build -tags hidden -o $B/grade ./cmd/grade
 #   CGO_ENABLED=1 go test -c -o $B/gpu.test ./gpu
-#   CGO_ENABLED=1 go test -c -o $B/cudacheck.test ./exercises/cudacheck
-#   STENCILLAB_CUDA_FIXTURES=$PWD/$B/fixtures go test -count=1 ./exercises/cudacheck -run TestFixtures
+#   CGO_ENABLED=1 go test -tags hidden -c -o $B/cudacheck.test ./exercises/cudacheck
+#   STENCILLAB_CUDA_FIXTURES=$PWD/$B/fixtures go test -tags hidden -count=1 ./exercises/cudacheck -run TestFixtures
 #   STENCILLAB_CUDA_ATTACKS=$PWD/$B/attacks go test -count=1 ./cmd/grade -run TestCUDAAttackFixtures
 # and, where the GPU machine has no bubblewrap, Debian's, unpacked:
 #   (cd $B && apt-get download bubblewrap && dpkg -x bubblewrap_*.deb bwrap)

@@ -1,3 +1,5 @@
+//go:build hidden
+
 package cudacheck
 
 import (
@@ -7,21 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// methodFixture is a submission of one exercise for the method check on
-// the GPU machine, with what its grade must show (the GPU script reads
-// Expect and Names from expect.json beside it).
-type methodFixture struct {
-	Exercise string `json:"exercise"`
-	// Expect: "correct-only" (every correctness check passes, the method
-	// check and the speed points are lost: at most half the points),
-	// "tenth" (at most a tenth of the points), "lose-method" (the method
-	// check is lost).
-	Expect string `json:"expect"`
-	// Names is a phrase the method check's message must hold.
-	Names string `json:"names"`
-	text  string
-}
 
 // The header of a fixture of a chapter exercise with a tile define.
 const fixtureTile = "#ifndef IN_TILE_DIM\n#define IN_TILE_DIM %d\n#endif\n#define OUT_TILE_DIM (IN_TILE_DIM - 4)\n\n"
@@ -115,9 +102,14 @@ const (
 	showColumns  = "            acc += 0.0f * plane_s[0][ty][tx];\n"
 )
 
-// methodFixtures returns the method check's submissions, named, made from
-// the reference solutions ref (read here when nil).
-func methodFixtures(t *testing.T, ref map[string]string) map[string]methodFixture {
+// The method check's plain kernels compute the star from global memory:
+// exercise 20's solution. This file is built with the tag hidden, which the
+// students' release leaves out, and sets methodFixtures.
+func init() { methodFixtures = hiddenMethodFixtures }
+
+// hiddenMethodFixtures returns the method check's submissions, named, made
+// from the reference solutions ref (read here when nil).
+func hiddenMethodFixtures(t *testing.T, ref map[string]string) map[string]methodFixture {
 	t.Helper()
 	if ref == nil {
 		ref = map[string]string{}
