@@ -5,13 +5,13 @@
 #   CGO_ENABLED=1 go test -c -o $B/gpu.test ./gpu
 #   CGO_ENABLED=1 go test -tags hidden -c -o $B/cudacheck.test ./exercises/cudacheck
 #   STENCILLAB_CUDA_FIXTURES=$PWD/$B/fixtures go test -tags hidden -count=1 ./exercises/cudacheck -run TestFixtures
-#   STENCILLAB_CUDA_ATTACKS=$PWD/$B/attacks go test -count=1 ./cmd/grade -run TestCUDAAttackFixtures
+#   STENCILLAB_CUDA_ATTACKS=$PWD/$B/attacks go test -count=1 ./exercises/grader -run TestCUDAAttackFixtures
 # and, where the GPU machine has no bubblewrap, Debian's, unpacked:
 #   (cd $B && apt-get download bubblewrap && dpkg -x bubblewrap_*.deb bwrap)
 # Writes everything into $OUT. No Go needed: $B/grade is prebuilt
 # (with -tags hidden, CGO_ENABLED=1), and so is $B/gpu.test; the fixtures are
 # in $B/fixtures (see exercises/cudacheck/fixtures_test.go), the attacks in
-# $B/attacks (cmd/grade/cuda_attack_test.go). Every CUDA child runs in the
+# $B/attacks (exercises/grader/cuda_attack_test.go). Every CUDA child runs in the
 # sandbox: the bwrap on the PATH, or $B/bwrap's (STENCILLAB_BWRAP).
 set -u
 B=${B:-build/cuda-exercises}
@@ -89,7 +89,7 @@ want sanitize && step sanitize-ref grade -json -timeout 40s -sanitize -submissio
 want sanitize && step sanitize-bad grade -json -timeout 40s -sanitize -submission $B/fixtures/sanitize 20 21
 want sanitize && step sanitize-evade grade -json -timeout 40s -sanitize -submission $B/fixtures/sanitize-evade 20
 want sanitize && step sanitize-clock grade -json -timeout 40s -sanitize -submission $B/fixtures/sanitize-clock 20
-# 6. the attacks (cmd/grade/testdata/attacks/cuda_*): each scores 0 on what
+# 6. the attacks (exercises/grader/testdata/attacks/cuda_*): each scores 0 on what
 #    it attacks, with its reason; the correct exercise beside it keeps its
 #    full marks (graded beside the attacks that reach the GPU; beside those
 #    refused before compiling, by go test on the CPU machine)

@@ -17,8 +17,8 @@ TARGETS="
 ./cmd/stencil FuzzSedimentSizeFlags
 ./cmd/stencil FuzzSpecs
 ./cmd/stencil FuzzGpusFlag
-./cmd/grade FuzzResolveGPUs
-./cmd/grade FuzzParseDeadline
+./exercises/grader FuzzResolveGPUs
+./exercises/grader FuzzParseDeadline
 ./lab/halo FuzzDecompose
 ./lab FuzzParseBytes
 ./lab/benchfile FuzzRead

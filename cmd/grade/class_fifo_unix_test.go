@@ -1,8 +1,0 @@
-//go:build unix
-
-package main
-
-import "syscall"
-
-// mkfifo makes a FIFO at p.
-func mkfifo(p string) error { return syscall.Mkfifo(p, 0o644) }
