@@ -69,7 +69,7 @@
 // Test binaries are kept in the user cache folder (stencillab-grade; a
 // class run uses stencillab-grade/class, or -cache), so a second run
 // relinks nothing that has not changed; a class run also keeps the static
-// check's verdicts and the results the same inputs repeat (verdicts.go),
+// check's verdicts and the results the same inputs repeat (verdicts.go of exercises/grader),
 // so that a second run of an unchanged class with the same seed grades
 // nothing again. The exit status is 0
 // when grading ran, whatever the score; 1 when it could not run; 2 for a

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/gradebook"
 	"stencillab.dev/figures/fig"
 )
@@ -48,7 +49,7 @@ func LeaderboardDiagram(es []LeaderboardEntry) (*fig.Diagram, error) {
 		}
 	}
 	n := float64(len(es))
-	d := fig.NewDiagram("Challenge: share of the float4 copy at N = 512", -22, -4, 112, 2*n+1)
+	d := fig.NewDiagram(fmt.Sprintf("Challenge: share of the float4 copy at N = %d", cudacheck.PerfN), -22, -4, 112, 2*n+1)
 	for i, e := range es {
 		y := 2 * (n - 1 - float64(i))
 		fill, label := fig.Blue, fmt.Sprintf("%d. %s", i+1, e.Student)
