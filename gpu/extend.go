@@ -71,7 +71,7 @@ func (p *Prepared) Geometry() Geometry { return p.g }
 // Prepare checks and packs one sweep of the nz×ny×nx grid in src into dst,
 // as Launch would, without launching it.
 func (k *Stencil3) Prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Prepared, error) {
-	f, g, a, err := k.prepare(dst, src, nz, ny, nx, c)
+	f, g, a, err := k.prepare(dst, src, nz, ny, nx, sevenCoefs(c))
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,7 @@ func (p *fastParams) entry(nx int) string { return fmt.Sprintf("%s%d", tunedStep
 
 func (p *fastParams) chunks() (open bool, halo int) { return p.CZ == 0, chunkHalo }
 
-func (p *fastParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args {
+func (p *fastParams) args(src, dst uint64, nz, ny, nx int, c coefs, g Geometry) *Args {
 	return chunkArgs(src, dst, nz, ny, nx, c, g)
 }
 

@@ -7,4 +7,4 @@ package gpu
 // shapes; every other list is named after its entry. The sediment case
 // study's entries are gpu/sediment's (its kernels.go).
 //
-//go:generate go run ../cmd/cuda2go -o kernels_gen.go -skip sediment_*.cu -name sevenPointArgs=basic -name sevenPointChunkArgs=fast4 -name interiorArgs=copy_interior4
+//go:generate go run ../cmd/cuda2go -o kernels_gen.go -skip sediment_*.cu -name sevenPointArgs=basic -name sevenPointChunkArgs=fast4 -name interiorArgs=copy_interior4 -name thirteenPointChunkArgs=star13

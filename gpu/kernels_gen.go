@@ -50,3 +50,10 @@ func sevenPointArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 floa
 func sevenPointChunkArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32, c5 float32, c6 float32, cz int32) *Args {
 	return new(Args).Ptr(in).Ptr(out).I32(nz).I32(ny).I32(nx).F32(c0).F32(c1).F32(c2).F32(c3).F32(c4).F32(c5).F32(c6).I32(cz)
 }
+
+// thirteenPointChunkArgs packs the arguments of star13 (star13.cu) and of every entry declared like it:
+//
+//	star13(pointer, pointer, int, int, int, float, float, float, float, float, float, float, float, float, float, float, float, float, int)
+func thirteenPointChunkArgs(in uint64, out uint64, nz int32, ny int32, nx int32, c0 float32, c1 float32, c2 float32, c3 float32, c4 float32, c5 float32, c6 float32, c7 float32, c8 float32, c9 float32, c10 float32, c11 float32, c12 float32, cz int32) *Args {
+	return new(Args).Ptr(in).Ptr(out).I32(nz).I32(ny).I32(nx).F32(c0).F32(c1).F32(c2).F32(c3).F32(c4).F32(c5).F32(c6).F32(c7).F32(c8).F32(c9).F32(c10).F32(c11).F32(c12).I32(cz)
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/internal/cuda2go"
-	"stencillab.dev/lab"
 )
 
 // kernelParams returns the C kinds of the parameters of the extern "C"
@@ -46,14 +45,15 @@ func TestTheLaunchersAreFresh(t *testing.T) {
 // the argument list the gpu package builds for it.
 func TestLaunchersMatchTheirKernels(t *testing.T) {
 	require.NotEmpty(t, Steps3())
-	for _, step := range Steps3() {
+	require.NotEmpty(t, Steps13())
+	for _, step := range append(Steps3(), Steps13()...) {
 		c, err := newConfig3(step, Options{})
 		require.NoError(t, err, step)
 		_, src, err := c.source()
 		require.NoError(t, err, step)
 		for _, nx := range []int{512, 130} { // float4 rows and scalar rows
 			g := c.geometry(64, 64, nx, 8)
-			a := c.args(1, 2, 64, 64, nx, lab.DistinctCoeffs(), g)
+			a := c.args(1, 2, 64, 64, nx, distinctCoefs(c.desc), g)
 			want, err := kernelParams(src, c.entry(nx))
 			require.NoError(t, err, "%s: %s", step, c.entry(nx))
 			assert.Equal(t, want, a.kinds, "%s: the launcher of %s passes other arguments than the kernel takes", step, c.entry(nx))

@@ -13,13 +13,24 @@ import (
 )
 
 // Steps3 returns the 3D seven-point steps the gpu backend runs, in
-// teaching order: the lab's steps that have device code (lab.OnGPU).
-func Steps3() []string { return lab.Names3(lab.OnGPU) }
+// teaching order: the lab's steps that have device code (lab.OnGPU) and
+// compute the seven-point star (lab.SevenPointStep).
+func Steps3() []string {
+	return lab.Names3(func(s lab.Step3) bool { return lab.OnGPU(s) && lab.SevenPointStep(s) })
+}
 
-// Sweeps3 returns the 3D steps the gpu backend runs that advance one time
-// step a pass, the sweeps (lab.Step3.TimeSteps nil), in teaching order.
+// Sweeps3 returns the 3D seven-point steps the gpu backend runs that
+// advance one time step a pass, the sweeps (lab.Step3.TimeSteps nil), in
+// teaching order.
 func Sweeps3() []string {
-	return lab.Names3(func(s lab.Step3) bool { return lab.OnGPU(s) && s.TimeSteps == nil })
+	return lab.Names3(func(s lab.Step3) bool { return lab.OnGPU(s) && lab.SevenPointStep(s) && s.TimeSteps == nil })
+}
+
+// Steps13 returns the 3D thirteen-point steps the gpu backend runs (a star
+// of radius 2, lab.Step3.Radius), in teaching order: they take
+// lab.Coeffs13 (Launch13, Measure13, MeasureSteps13, Advance13).
+func Steps13() []string {
+	return lab.Names3(func(s lab.Step3) bool { return lab.OnGPU(s) && s.StarRadius() == lab.Radius13 })
 }
 
 // DefaultTile returns the tile a 3D step uses when Options.Tile is 0: the
@@ -100,7 +111,7 @@ type tuned interface {
 	check(nx int, p Props) error
 	// args are the kernel's arguments for a sweep of the nz×ny×nx grid at
 	// src into dst with launch g.
-	args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args
+	args(src, dst uint64, nz, ny, nx int, c coefs, g Geometry) *Args
 }
 
 // tunings are the registered tunings, by step name.

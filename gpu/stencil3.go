@@ -51,7 +51,8 @@ func (d *Device) compileStencil3(cfg config3) (*Stencil3, error) {
 	step := cfg.step
 	// The block and shared memory do not depend on the grid: check them on
 	// the smallest grid now.
-	if err := checkGeometry(cfg.geometry(3, 3, 4, 1), d.props, 0, 0); err != nil {
+	side := 2*cfg.desc.StarRadius() + 1 // the smallest side with a point to compute: 3 for the seven-point star
+	if err := checkGeometry(cfg.geometry(side, side, side+1, 1), d.props, 0, 0); err != nil {
 		return nil, fmt.Errorf("gpu: %s with tile %d: %w", step, cfg.tile, err)
 	}
 	name, text, err := cfg.source()
@@ -102,6 +103,9 @@ func (k *Stencil3) resolve(nz, ny, nx int) (*Function, Geometry, error) {
 	if nz < 3 || ny < 3 || nx < 3 {
 		return nil, Geometry{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below 3 and no interior point: %w", k.cfg.step, nz, ny, nx, lab.ErrSize)
 	}
+	if r := k.cfg.desc.StarRadius(); nz < 2*r+1 || ny < 2*r+1 || nx < 2*r+1 {
+		return nil, Geometry{}, fmt.Errorf("gpu: %s: grid %d×%d×%d has a side below %d and no point %d from every face: %w", k.cfg.step, nz, ny, nx, 2*r+1, r, lab.ErrSize)
+	}
 	// A configuration that cannot run these rows is refused, naming the
 	// limit: no other kernel is swapped in.
 	if err := k.cfg.check(nx, k.d.props); err != nil {
@@ -130,7 +134,7 @@ func (k *Stencil3) resolve(nz, ny, nx int) (*Function, Geometry, error) {
 	return f, g, nil
 }
 
-func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Function, Geometry, *Args, error) {
+func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c coefs) (*Function, Geometry, *Args, error) {
 	f, g, err := k.resolve(nz, ny, nx)
 	if err != nil {
 		return nil, Geometry{}, nil, err
@@ -141,7 +145,10 @@ func (k *Stencil3) prepare(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Fun
 
 // argsFor checks the buffers of a resolved launch g and returns its
 // arguments.
-func (k *Stencil3) argsFor(g Geometry, dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (*Args, error) {
+func (k *Stencil3) argsFor(g Geometry, dst, src *Buffer, nz, ny, nx int, c coefs) (*Args, error) {
+	if err := k.cfg.checkCoefs(c); err != nil {
+		return nil, err
+	}
 	if err := k.d.checkGridBuffers(k.cfg.step, dst, src, nz, ny, nx); err != nil {
 		return nil, err
 	}
@@ -151,19 +158,17 @@ func (k *Stencil3) argsFor(g Geometry, dst, src *Buffer, nz, ny, nx int, c lab.C
 // args are the kernel arguments of a sweep of the nz×ny×nx grid at src into
 // dst with launch g: the two grids, the sides and the seven coefficients
 // of every step's contract (cuda/basic.cu), or a tuned step's own list.
-func (c config3) args(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *Args {
+func (c config3) args(src, dst uint64, nz, ny, nx int, co coefs, g Geometry) *Args {
 	if c.tuned != nil {
 		return c.tuned.args(src, dst, nz, ny, nx, co, g)
 	}
-	return sevenPointArgs(src, dst, int32(nz), int32(ny), int32(nx), float32(co[0]), float32(co[1]), float32(co[2]),
-		float32(co[3]), float32(co[4]), float32(co[5]), float32(co[6]))
+	return sevenPointArgs(src, dst, int32(nz), int32(ny), int32(nx), co[0], co[1], co[2], co[3], co[4], co[5], co[6])
 }
 
 // chunkArgs are the arguments of a step whose blocks march through g.Planes
 // planes of the grid (fast, temporal): the contract's, and the planes.
-func chunkArgs(src, dst uint64, nz, ny, nx int, co lab.Coeffs, g Geometry) *Args {
-	return sevenPointChunkArgs(src, dst, int32(nz), int32(ny), int32(nx), float32(co[0]), float32(co[1]), float32(co[2]),
-		float32(co[3]), float32(co[4]), float32(co[5]), float32(co[6]), int32(g.Planes))
+func chunkArgs(src, dst uint64, nz, ny, nx int, co coefs, g Geometry) *Args {
+	return sevenPointChunkArgs(src, dst, int32(nz), int32(ny), int32(nx), co[0], co[1], co[2], co[3], co[4], co[5], co[6], int32(g.Planes))
 }
 
 // Launch runs one sweep of the nz×ny×nx grid in src into dst, timed with
@@ -174,11 +179,11 @@ func (k *Stencil3) Launch(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launc
 	if err != nil {
 		return Launch{}, err
 	}
-	return k.launchResolved(f, g, dst, src, nz, ny, nx, c)
+	return k.launchResolved(f, g, dst, src, nz, ny, nx, sevenCoefs(c))
 }
 
 // launchResolved runs one sweep of a launch resolve returned, timed.
-func (k *Stencil3) launchResolved(f *Function, g Geometry, dst, src *Buffer, nz, ny, nx int, c lab.Coeffs) (Launch, error) {
+func (k *Stencil3) launchResolved(f *Function, g Geometry, dst, src *Buffer, nz, ny, nx int, c coefs) (Launch, error) {
 	a, err := k.argsFor(g, dst, src, nz, ny, nx, c)
 	if err != nil {
 		return Launch{}, err
@@ -193,6 +198,11 @@ func (k *Stencil3) launchResolved(f *Function, g Geometry, dst, src *Buffer, nz,
 // Measure runs warmup untimed sweeps, then reps sweeps each timed with
 // CUDA events. The launch is prepared once: the timed loop only launches.
 func (k *Stencil3) Measure(dst, src *Buffer, nz, ny, nx int, c lab.Coeffs, warmup, reps int) (Measurement, error) {
+	return k.measure(dst, src, nz, ny, nx, sevenCoefs(c), warmup, reps)
+}
+
+// measure is Measure with the step's coefficients.
+func (k *Stencil3) measure(dst, src *Buffer, nz, ny, nx int, c coefs, warmup, reps int) (Measurement, error) {
 	if reps < 1 {
 		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", k.cfg.step, reps)
 	}
@@ -301,7 +311,7 @@ func (s *sweeper) Sweep(dst, src *lab.Grid3[float32], c lab.Coeffs) (lab.Launch,
 	if err := s.dst.Upload(0, dst.Data); err != nil {
 		return lab.Launch{}, fmt.Errorf("gpu: %s: %w", step, err)
 	}
-	l, err := s.k.launchResolved(f, g, s.dst, s.src, src.NZ, src.NY, src.NX, c)
+	l, err := s.k.launchResolved(f, g, s.dst, s.src, src.NZ, src.NY, src.NX, sevenCoefs(c))
 	if err != nil {
 		return lab.Launch{}, err
 	}
@@ -357,6 +367,9 @@ func (d *Device) Sweeper(step string, o Options) (lab.SweepFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !lab.SevenPointStep(k.cfg.desc) {
+		return nil, errNotSevenPoint(k.cfg.desc)
+	}
 	s := &sweeper{k: k}
 	return func(dst, src *lab.Grid3[float32], c lab.Coeffs) error {
 		_, err := s.Sweep(dst, src, c)
@@ -379,6 +392,9 @@ func (backend) Device() string {
 }
 
 func (backend) Runner(s lab.Step3, cfg lab.Config) (lab.Runner, error) {
+	if !lab.SevenPointStep(s) {
+		return nil, errNotSevenPoint(s)
+	}
 	d, err := Default()
 	if err != nil {
 		return nil, err

@@ -147,7 +147,7 @@ func (p *temporalParams) chunks() (open bool, halo int) { return p.CZ == 0, 2 * 
 
 func (p *temporalParams) check(int, Props) error { return nil }
 
-func (p *temporalParams) args(src, dst uint64, nz, ny, nx int, c lab.Coeffs, g Geometry) *Args {
+func (p *temporalParams) args(src, dst uint64, nz, ny, nx int, c coefs, g Geometry) *Args {
 	return chunkArgs(src, dst, nz, ny, nx, c, g)
 }
 

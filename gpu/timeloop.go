@@ -24,7 +24,7 @@ func (k *Stencil3) passes(steps int) (int, error) {
 // the input) and b, both holding the same boundary, and returns the buffer
 // that holds the result and the time of all the launches, between two CUDA
 // events when timed.
-func (k *Stencil3) advanceTimed(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, passes int, timed bool) (*Buffer, Launch, error) {
+func (k *Stencil3) advanceTimed(a, b *Buffer, nz, ny, nx int, c coefs, passes int, timed bool) (*Buffer, Launch, error) {
 	fa, g, aa, err := k.prepare(b, a, nz, ny, nx, c)
 	if err != nil {
 		return nil, Launch{}, err
@@ -61,7 +61,7 @@ func (k *Stencil3) Advance(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, steps int
 	if err != nil {
 		return nil, Launch{}, err
 	}
-	return k.advanceTimed(a, b, nz, ny, nx, c, passes, true)
+	return k.advanceTimed(a, b, nz, ny, nx, sevenCoefs(c), passes, true)
 }
 
 // MeasureSteps times steps time steps of the grid in src: before every
@@ -70,6 +70,11 @@ func (k *Stencil3) Advance(a, b *Buffer, nz, ny, nx int, c lab.Coeffs, steps int
 // first. Every run starts from the same input, so values do not grow from
 // run to run.
 func (k *Stencil3) MeasureSteps(src, a, b *Buffer, nz, ny, nx int, c lab.Coeffs, steps, warmup, reps int) (Measurement, error) {
+	return k.measureSteps(src, a, b, nz, ny, nx, sevenCoefs(c), steps, warmup, reps)
+}
+
+// measureSteps is MeasureSteps with the step's coefficients.
+func (k *Stencil3) measureSteps(src, a, b *Buffer, nz, ny, nx int, c coefs, steps, warmup, reps int) (Measurement, error) {
 	if reps < 1 {
 		return Measurement{}, fmt.Errorf("gpu: measure %s: %d repetitions: need at least 1", k.cfg.step, reps)
 	}

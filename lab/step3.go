@@ -65,7 +65,23 @@ type Step3 struct {
 	// pass over the grid advances with a resolved configuration; nil means
 	// one, a sweep.
 	TimeSteps func(cfg Config) int
+	// Radius is the reach of the step's star along each axis: 0 (or 1)
+	// for the seven-point star, whose coefficients are Coeffs and whose
+	// reference is SevenPoint; 2 for the thirteen-point star of radius 2,
+	// whose coefficients are Coeffs13 and whose reference is
+	// ThirteenPointSweep. A step of radius 2 runs on a GPU only: its
+	// thirteen coefficients do not pass through a SweepFunc, a simulated
+	// kernel or the cost model, which are the seven-point star's.
+	Radius int
 }
+
+// StarRadius returns the reach of the step's star: 1 for the seven-point
+// star, 2 for the thirteen-point one.
+func (s Step3) StarRadius() int { return max(s.Radius, 1) }
+
+// SevenPointStep reports whether a step computes the seven-point star,
+// the contract of SweepFunc, the simulator and the cost model.
+func SevenPointStep(s Step3) bool { return s.StarRadius() == 1 }
 
 // Explain describes a step's cost in words, one phrase per quantity, as
 // the exercises' messages and the CLI's help give it.
@@ -208,6 +224,10 @@ func (s Step3) validate() error {
 		return missing("cost", "the cost model takes threads and shared memory from the geometry")
 	case s.Cost != nil && (s.Explain.Loads == "" || s.Explain.Outputs == "" || s.Explain.Threads == "" || s.Explain.Shared == ""):
 		return missing("explain", "a step in the cost model says in words what a block loads, computes, runs and shares")
+	case s.Radius < 0 || s.Radius > 2:
+		return missing("radius", fmt.Sprintf("%d: a star of radius 1 (seven points) or 2 (thirteen points)", s.Radius))
+	case s.StarRadius() == 2 && (s.Kernel != nil || s.Sweep != nil || s.Cost != nil || len(s.Broken) > 0 || s.CUDA == (CUDA{})):
+		return missing("thirteen-point star", "a step of radius 2 is device code only: no simulated kernel, SweepFunc, cost or broken kernels, which take the seven-point star's coefficients")
 	case len(s.Broken) > 0 && s.Kernel == nil:
 		return missing("broken kernels", "broken variants run on the simulator, which needs the step's own kernel")
 	}
