@@ -217,13 +217,13 @@ func benchCmd(args []string, stdout, stderr io.Writer) int {
 func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("stencil bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	kernels := fs.String("kernels", strings.Join(gpu.Steps3(), ","), "3D steps to time, comma-separated (may be empty with -variant); by default every step whose default pass divides -steps")
+	kernels := fs.String("kernels", strings.Join(gpu.Steps3(), ","), "3D steps to time, comma-separated (may be empty with -variant); by default every seven-point step whose default pass divides -steps; the thirteen-point steps ("+strings.Join(gpu.Steps13(), ", ")+") when named, checked whole against lab.Advance13")
 	sizes := fs.String("n", "256,512,1024", "grid sides N, comma-separated (N×N×N grids)")
 	reps := fs.Int("reps", 100, "timed launches per kernel; the table gives the median")
 	warmup := fs.Int("warmup", 5, "untimed launches before timing")
 	tiles := fs.String("tile", "", "tile for every kernel (T) or per kernel (basic=8,tiled=8)")
 	seed := fs.Uint64("seed", 1, "seed of the random input, filled on the device")
-	check := fs.Bool("check", true, "compare three planes of each output with lab.SevenPoint")
+	check := fs.Bool("check", true, "compare each output with the lab's reference: three planes of a seven-point sweep, the whole grid of several time steps or of a thirteen-point step")
 	steps := fs.Int("steps", 1, "time steps each timed run advances, the passes ping-ponging on the device (a multiple of each kernel's steps per pass)")
 	jsonFile := fs.String("json", "", "write every measurement to this file as JSON")
 	ordinal := fs.Int("device", 0, "GPU to use")
@@ -327,6 +327,13 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 		return 1, err
 	}
 	report.Copies, report.Interior, report.Results = res.Copies, res.Interior, res.Runs
+	for _, c := range engine {
+		if c.Thirteen() {
+			c13 := lab.DistinctCoeffs13()
+			report.Coeffs13 = &c13
+			break
+		}
+	}
 	printTable(stdout, report)
 	if *jsonFile != "" {
 		b, err := json.MarshalIndent(report, "", " ")
@@ -417,7 +424,7 @@ func printTable(w io.Writer, rep benchfile.File) {
 // a pass.
 func fastest(rep benchfile.File, n int) (benchfile.Run, bool) {
 	ys := lab.Names3(func(s lab.Step3) bool {
-		return lab.OnGPU(s) && !lab.Simulated(s) && !lab.InModel(s) && s.TimeSteps == nil
+		return lab.OnGPU(s) && lab.SevenPointStep(s) && !lab.Simulated(s) && !lab.InModel(s) && s.TimeSteps == nil
 	})
 	if len(ys) != 1 {
 		return benchfile.Run{}, false

@@ -34,6 +34,8 @@ var stepStyles = map[string]StepStyle{
 	"register_tiled": {Color: Purple, Glyph: draw.CrossGlyph{}, Radius: 3.2, Title: "register tiled", Short: "reg. tiled", SimTiles: []int{8, 16, 32}},
 	"fast":           {Color: Orange, Glyph: draw.PyramidGlyph{}, Radius: 3.2, Title: "fast", Short: "fast"},
 	"temporal":       {Color: Sky, Glyph: draw.SquareGlyph{}, Radius: 3.2, Title: "temporal blocking", Short: "temporal"},
+	"star13":         {Color: Yellow, Glyph: draw.PlusGlyph{}, Radius: 3.2, Title: "thirteen-point star", Short: "star13"},
+	"temporal13":     {Color: Muted, Glyph: draw.RingGlyph{}, Radius: 3.2, Title: "thirteen-point temporal blocking", Short: "temporal13"},
 	"copy":           {Color: Ink, Glyph: draw.CircleGlyph{}, Radius: 3.2, Title: "copy", Short: "copy"},
 }
 

@@ -38,7 +38,9 @@ type Spec struct {
 	// Check compares each output with the lab's reference: three planes of
 	// a sweep (within Tolerance, no boundary point written), or the whole
 	// grid of a run of several time steps (within StepsTolerance per time
-	// step, scaled by the values' magnitude).
+	// step, scaled by the values' magnitude). A thirteen-point step
+	// (lab.Step3.Radius 2) is always checked whole, against
+	// lab.Advance13.
 	Check          bool
 	Tolerance      float64
 	StepsTolerance float64
@@ -105,12 +107,12 @@ func (b *Bench) Run(sp Spec) (Result, error) {
 			fmt.Fprintf(sp.Log, format, a...)
 		}
 	}
-	d, coeffs := b.d, lab.DistinctCoeffs()
+	d, coeffs := b.d, Coeffs{Seven: lab.DistinctCoeffs(), Thirteen: lab.DistinctCoeffs13()}
 	steps := max(sp.Steps, 1)
 	for _, n := range sp.Sizes {
 		total := n * n * n
 		grids := 2
-		if steps > 1 {
+		if steps > 1 || b.thirteen() {
 			grids = 3 // the input, and two buffers to ping-pong between
 		}
 		if err := d.CheckFree(fmt.Sprintf("%d grids of %d×%d×%d", grids, n, n, n), uint64(grids)*uint64(total)*4); err != nil {
@@ -175,20 +177,57 @@ func (b *Bench) Run(sp Spec) (Result, error) {
 	return res, nil
 }
 
+// Coeffs are the coefficients the bench runs every step with: the
+// seven-point star's, and the thirteen-point star's for the steps of
+// radius 2.
+type Coeffs struct {
+	Seven    lab.Coeffs
+	Thirteen lab.Coeffs13
+}
+
+// Thirteen reports whether a configuration computes the thirteen-point
+// star (lab.Step3.Radius 2).
+func (c Config) Thirteen() bool { return c.Plan.Step.StarRadius() == lab.Radius13 }
+
+// thirteen reports whether any configuration computes the thirteen-point
+// star.
+func (b *Bench) thirteen() bool {
+	for _, c := range b.configs {
+		if c.Thirteen() {
+			return true
+		}
+	}
+	return false
+}
+
 // one times configuration i at side n and checks its output; a wrong
 // output comes back with its record and an error.
-func (b *Bench) one(i int, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs lab.Coeffs, full benchfile.Copy, inner *benchfile.Copy,
+func (b *Bench) one(i int, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs Coeffs, full benchfile.Copy, inner *benchfile.Copy,
 	logf func(string, ...any)) (*benchfile.Run, error) {
 	c, k, d := b.configs[i], b.kernels[i], b.d
 	logf("bench: N=%d: %s\n", n, c.Label)
 	if err := dst.Poison(); err != nil {
 		return nil, err
 	}
-	m, out, err := measureRun(k, dst, src, n, coeffs, steps, sp.Warmup, sp.Reps)
+	thirteen := c.Thirteen()
+	var m gpu.Measurement
+	var out *gpu.Buffer
+	var err error
+	if thirteen {
+		m, out, err = measureRun13(k, dst, src, n, coeffs.Thirteen, steps, sp.Warmup, sp.Reps)
+	} else {
+		m, out, err = measureRun(k, dst, src, n, coeffs.Seven, steps, sp.Warmup, sp.Reps)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s at N=%d: %w", c.Label, n, err)
 	}
-	interior := float64(n-2) * float64(n-2) * float64(n-2)
+	// The points a time step updates: those at least the star's radius
+	// from every face.
+	side := float64(n - 2*c.Plan.Step.StarRadius())
+	interior, flops := side*side*side, float64(lab.Flops7)
+	if thirteen {
+		flops = lab.Flops13
+	}
 	f, _ := k.Function(n)
 	r := benchfile.Run{Kernel: c.Plan.Step.Name, Label: c.Label, N: n, Tile: k.Tile(), TileShape: k.TileShape(n, m.Geometry),
 		Planes: m.Geometry.Planes,
@@ -196,7 +235,7 @@ func (b *Bench) one(i int, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs l
 		Target:    k.Module().Target,
 		CompileMs: float64(k.Module().CompileTime.Microseconds()) / 1e3,
 		MedianMs:  m.Median, MinMs: m.Min, MaxMs: m.Max,
-		GBps: 8 * interior * float64(steps) / (m.Median * 1e6), GFlops: lab.Flops7 * interior * float64(steps) / (m.Median * 1e6),
+		GBps: 8 * interior * float64(steps) / (m.Median * 1e6), GFlops: flops * interior * float64(steps) / (m.Median * 1e6),
 		TimesMs: m.Millis}
 	if f != nil {
 		r.Registers, r.LocalBytes = f.Registers, f.LocalBytes
@@ -213,8 +252,17 @@ func (b *Bench) one(i int, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs l
 		r.Defines = append(r.Defines, def.String())
 	}
 	switch {
+	case sp.Check && thirteen:
+		e, scale, pts, err := checkSteps13(out, src, n, coeffs.Thirteen, steps)
+		if err != nil {
+			return nil, err
+		}
+		r.MaxAbsErr, r.CheckedPoints = &e, pts
+		if !(e <= sp.StepsTolerance*float64(steps)*max(1, scale)) {
+			return &r, fmt.Errorf("%s at N=%d over %d time steps is wrong: max |gpu − lab.Advance13| = %g over the whole grid", c.Label, n, steps, e)
+		}
 	case sp.Check && steps > 1:
-		e, scale, pts, err := checkSteps(out, src, n, coeffs, steps)
+		e, scale, pts, err := checkSteps(out, src, n, coeffs.Seven, steps)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +273,7 @@ func (b *Bench) one(i int, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs l
 			return &r, fmt.Errorf("%s at N=%d over %d time steps is wrong: max |gpu − lab.Advance| = %g", c.Label, n, steps, e)
 		}
 	case sp.Check:
-		pc, err := d.CheckPlanes(dst, src, n, n, n, coeffs, []int{1, n / 2, n - 2})
+		pc, err := d.CheckPlanes(dst, src, n, n, n, coeffs.Seven, []int{1, n / 2, n - 2})
 		if err != nil {
 			return nil, err
 		}
@@ -272,6 +320,62 @@ func measureRun(k *gpu.Stencil3, dst, src *gpu.Buffer, n int, c lab.Coeffs, step
 		}
 	}
 	return m, dst, nil
+}
+
+// measureRun13 times a thirteen-point kernel: runs of steps time steps
+// (one for a sweep), each from a fresh copy of src in dst and a third
+// buffer, so that the boundary shell of the output is src's. It returns
+// the buffer that holds the last output.
+func measureRun13(k *gpu.Stencil3, dst, src *gpu.Buffer, n int, c lab.Coeffs13, steps, warmup, reps int) (gpu.Measurement, *gpu.Buffer, error) {
+	d := dst.Device()
+	other, err := d.Alloc(n * n * n)
+	if err != nil {
+		return gpu.Measurement{}, nil, err
+	}
+	defer other.Free()
+	m, err := k.MeasureSteps13(src, dst, other, n, n, n, c, steps, warmup, reps)
+	if err != nil {
+		return m, nil, err
+	}
+	if (steps/k.StepsPerPass())%2 == 1 {
+		if _, err := d.Copy(dst, other); err != nil {
+			return m, nil, err
+		}
+	}
+	return m, dst, nil
+}
+
+// checkSteps13 compares the whole output of a run of steps time steps of
+// the thirteen-point star with lab.Advance13 on the host, the boundary
+// shell included; it returns the largest difference, the largest
+// magnitude of the reference and the points compared.
+func checkSteps13(out, src *gpu.Buffer, n int, c lab.Coeffs13, steps int) (maxAbs, scale float64, points int, err error) {
+	// in, got, want and the two grids lab.Advance13 ping-pongs between.
+	const grids = 5
+	if err := lab.CheckMemory(fmt.Sprintf("the host check of N = %d: %s", n, lab.RunWhat(grids, n, n, n)),
+		grids*4*uint64(n)*uint64(n)*uint64(n), lab.CubeFit(grids)); err != nil {
+		return 0, 0, 0, err
+	}
+	in, err := lab.NewCube[float32](n)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if err := src.Download(0, in.Data); err != nil {
+		return 0, 0, 0, err
+	}
+	got := in.Clone()
+	if err := out.Download(0, got.Data); err != nil {
+		return 0, 0, 0, err
+	}
+	want := in.Clone()
+	if err := lab.Advance13(want, in, c, steps); err != nil {
+		return 0, 0, 0, err
+	}
+	diff, err := lab.Compare3(got, want)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return diff.MaxAbs, lab.LargestFinite(want.Data), len(in.Data), nil
 }
 
 // checkSteps compares the whole output of a run of steps time steps with

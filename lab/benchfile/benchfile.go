@@ -19,18 +19,21 @@ import (
 // File is one bench: the device, how it was run, the copies measured as
 // yardsticks, and one result per kernel, grid and configuration.
 type File struct {
-	Device     string     `json:"device,omitempty"`        // the device's name, e.g. "NVIDIA H200"
-	DeviceInfo *Device    `json:"device_info,omitempty"`   // what the device reported
-	Command    string     `json:"command,omitempty"`       // the command that wrote the file
-	Date       string     `json:"date,omitempty"`          // when, RFC 3339
-	Reps       int        `json:"reps,omitempty"`          // timed launches per kernel
-	Warmup     int        `json:"warmup,omitempty"`        // untimed launches before them
-	Seed       uint64     `json:"seed,omitempty"`          // seed of the random input
-	Coeffs     lab.Coeffs `json:"coeffs"`                  // the coefficients of the sweeps
-	Copies     []Copy     `json:"copy,omitempty"`          // the float4 copy of each N³ grid
-	Interior   []Copy     `json:"interior_copy,omitempty"` // the copy of each grid's interior only
-	Results    []Run      `json:"results"`                 // the kernels
-	Scaling    []Scale    `json:"scaling,omitempty"`       // the kernels split over several GPUs (stencil bench -gpus)
+	Device     string     `json:"device,omitempty"`      // the device's name, e.g. "NVIDIA H200"
+	DeviceInfo *Device    `json:"device_info,omitempty"` // what the device reported
+	Command    string     `json:"command,omitempty"`     // the command that wrote the file
+	Date       string     `json:"date,omitempty"`        // when, RFC 3339
+	Reps       int        `json:"reps,omitempty"`        // timed launches per kernel
+	Warmup     int        `json:"warmup,omitempty"`      // untimed launches before them
+	Seed       uint64     `json:"seed,omitempty"`        // seed of the random input
+	Coeffs     lab.Coeffs `json:"coeffs"`                // the coefficients of the sweeps
+	// Coeffs13 are the coefficients of the thirteen-point steps
+	// (lab.Step3.Radius 2), when the bench timed any.
+	Coeffs13 *lab.Coeffs13 `json:"coeffs13,omitempty"`
+	Copies   []Copy        `json:"copy,omitempty"`          // the float4 copy of each N³ grid
+	Interior []Copy        `json:"interior_copy,omitempty"` // the copy of each grid's interior only
+	Results  []Run         `json:"results"`                 // the kernels
+	Scaling  []Scale       `json:"scaling,omitempty"`       // the kernels split over several GPUs (stencil bench -gpus)
 }
 
 // Scale is one kernel run split over several GPUs of one host
