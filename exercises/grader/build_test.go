@@ -76,6 +76,7 @@ func TestBuildOfAHugeBinaryScoresZero(t *testing.T) {
 		t.Skip("builds two test binaries")
 	}
 	root := repoRoot(t)
+	needSolutions(t, root)
 	class := t.TempDir()
 	copyExercise(t, root, filepath.Join(class, "honest"), "01_sine", false)
 	copyExercise(t, root, filepath.Join(class, "bloat"), "01_sine", false)

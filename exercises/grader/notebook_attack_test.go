@@ -67,6 +67,7 @@ func cellOf(t *testing.T, root, id string) string {
 // beside them are graded in full.
 func TestNotebookIsGradedAsJupyterShowsIt(t *testing.T) {
 	root := repoRoot(t)
+	needSolutions(t, root)
 	only := []string{"01_sine", "20_cuda_basic"}
 	exs, err := selectExercises(catalogue(), only)
 	require.NoError(t, err)
