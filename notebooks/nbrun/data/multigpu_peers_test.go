@@ -358,7 +358,7 @@ func TestShardedJAXRowRatio(t *testing.T) {
 // Any bytes read as the comparison file give a comparison or an error,
 // never a panic, and a comparison read formats as a table.
 func FuzzShardedJAX(f *testing.F) {
-	for _, p := range []string{"testdata/multigpu_peers_random.json", filepath.Join("..", "..", ShardedJAXFile)} {
+	for _, p := range []string{"testdata/multigpu_peers_random.json", filepath.Join("..", "..", "..", ShardedJAXFile)} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

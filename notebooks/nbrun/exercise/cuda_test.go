@@ -19,7 +19,7 @@ func TestCUDAExerciseWithoutAGPU(t *testing.T) {
 	if d, err := gpu.Default(); err == nil {
 		t.Skipf("this machine has a GPU (%s): the needs_gpu path is tested where there is none", d.Props().Name)
 	}
-	src, err := os.ReadFile(filepath.Join("..", "..", "exercises", "20_cuda_basic", "basic.cu"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "exercises", "20_cuda_basic", "basic.cu"))
 	require.NoError(t, err)
 	r, w, err := os.Pipe()
 	require.NoError(t, err)

@@ -98,7 +98,7 @@ func TestReadLeaderboard(t *testing.T) {
 
 // The gradebook committed for notebook 10 reads.
 func TestReadLeaderboardOfTheRecordedClass(t *testing.T) {
-	es, err := ReadLeaderboard(filepath.Join("..", "data", "cuda_class", "gradebook.json"), "25_cuda_challenge")
+	es, err := ReadLeaderboard(filepath.Join("..", "..", "data", "cuda_class", "gradebook.json"), "25_cuda_challenge")
 	require.NoError(t, err)
 	assert.NotEmpty(t, es)
 }

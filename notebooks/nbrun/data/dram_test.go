@@ -9,7 +9,7 @@ import (
 )
 
 func TestMeasuredDRAMMissing(t *testing.T) {
-	if _, err := os.Stat(filepath.Join("..", "..", filepath.FromSlash(DRAMFile))); err == nil {
+	if _, err := os.Stat(filepath.Join("..", "..", "..", filepath.FromSlash(DRAMFile))); err == nil {
 		t.Skip(DRAMFile + " is recorded: nothing is missing")
 	}
 	_, err := MeasuredDRAM(512)
