@@ -40,7 +40,7 @@ TARGETS="
 ./exercises/gradebook FuzzReadRoster
 ./exercises/grading FuzzStaticCheck
 ./figures/fig FuzzParseThreadRecord
-./notebooks/nbrun FuzzShardedJAX
+./notebooks/nbrun/data FuzzShardedJAX
 "
 
 # Every Fuzz function in the tree must be listed.

@@ -15,13 +15,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/internal/nbformat"
-	"stencillab.dev/notebooks/nbrun"
+	"stencillab.dev/notebooks/nbrun/predict"
 )
 
 // The answer-visibility rule, tested on the students' copy the release
 // writes: for every Check-yourself question, nothing a student can read
 // before its check shows its answer, nor a rounding of it that the check
-// accepts (nbrun.AnswerLeaks). What a student can read before the check
+// accepts (predict.AnswerLeaks). What a student can read before the check
 // is, in the course's order:
 //
 //   - the course's pages, notebooks/README.md, the start page and the
@@ -129,12 +129,12 @@ func TestNoAnswerBeforeItsCheck(t *testing.T) {
 	require.Equal(t, 0, run([]string{"-C", root, "-out", out, "-git=false"}, &stdout, &stderr), stderr.String())
 
 	type solved struct {
-		q         nbrun.Question
+		q         predict.Question
 		want, tol float64
 	}
 	byKey := map[string]solved{}
 	var all []solved
-	for _, q := range nbrun.Questions() {
+	for _, q := range predict.Questions() {
 		s := solved{q: q}
 		if q.Graded() {
 			a, err := q.Solve()
@@ -145,7 +145,7 @@ func TestNoAnswerBeforeItsCheck(t *testing.T) {
 		byKey[q.Notebook+"/"+q.ID] = s
 	}
 	report := func(p page, s solved, min int) {
-		for _, l := range nbrun.AnswerLeaks(p.text, s.q, s.want, s.tol, min) {
+		for _, l := range predict.AnswerLeaks(p.text, s.q, s.want, s.tol, min) {
 			t.Errorf("%s shows %q, the answer of notebook %s's %s (%s) before its check: …%s…",
 				p.where, l.Text, s.q.Notebook, s.q.ID, s.q.Name, context(p.text, l.At))
 		}

@@ -20,7 +20,8 @@ import (
 	"stencillab.dev/figures/fig"
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
-	"stencillab.dev/notebooks/nbrun"
+	"stencillab.dev/notebooks/nbrun/draw"
+	"stencillab.dev/notebooks/nbrun/run"
 )
 
 // throwawaySource is the CUDA C of the throwaway step: the basic kernel of
@@ -147,7 +148,7 @@ func TestANewStepIsOneDescription(t *testing.T) {
 	assert.Less(t, obj["max_abs_err"].(float64), 1e-5)
 
 	// nbrun.
-	r, err := nbrun.Simulate(name, 13, 0)
+	r, err := run.Simulate(name, 13, 0)
 	require.NoError(t, err)
 	assert.True(t, r.OK())
 	assert.Equal(t, 4, r.Tile())
@@ -159,9 +160,9 @@ func TestANewStepIsOneDescription(t *testing.T) {
 	assert.ErrorContains(t, err, "figures/fig/steps.go")
 	assert.Equal(t, []string{name}, fig.MissingStyles())
 	assert.Contains(t, r.Summary(), name+" on the CPU simulator, N = 13, tile 4")
-	_, err = nbrun.DiffMap(r, 6)
+	_, err = draw.DiffMap(r, 6)
 	assert.NoError(t, err, "the diff map does not need a style")
-	_, err = nbrun.TrafficPlot(r)
+	_, err = draw.TrafficPlot(r)
 	assert.ErrorIs(t, err, fig.ErrNoStyle, "a chart in the steps' colours names the missing row")
 }
 

@@ -1,21 +1,25 @@
-// Package nbrun holds the code paths that the notebooks 03 to 07 share,
-// so that a notebook cell stays a few lines long and every path a cell
-// takes is covered by this package's tests, on the GPU as well as on the
-// CPU.
+// Package nbrun is what the notebooks import: a façade that forwards each
+// name a notebook calls (nbrun.Sweep, nbrun.Check, nbrun.SliderFigure …)
+// to the sub-package that does the job, so that a notebook cell stays a
+// few lines long and every path a cell takes is covered by tests, on the
+// GPU as well as on the CPU. The façade holds exactly the names the
+// notebooks call (TestFacadeIsWhatNotebooksCall); commands and tests
+// import the sub-packages. Each sub-package has one job, and each imports
+// only those listed before it:
 //
-// Sweep runs one of the chapter's 3D seven-point steps on the GPU when the
-// gpu package can open a device, and otherwise on lab's simulated GPU,
-// saying so in plain words (Where). Simulate always uses the simulator,
-// whose counters (sim.Stats) a real GPU cannot give. Either way the output
-// is compared with the CPU reference lab.SevenPoint, point by point.
-//
-// The output grid starts poisoned with a NaN of a payload no arithmetic
-// produces, so a comparison tells three things apart: a point that is
-// right, a point that was written with a wrong value (a computed NaN
-// included), and a point that no thread wrote. DiffMap draws those
-// classes on a slice through the grid.
-//
-// Bench and MeasuredBench give the GPU timings notebook 07 draws with
-// fig.Bandwidth: measured live when there is a GPU, read from the
-// committed bench file otherwise.
+//   - run: runs a 3D step on the GPU or lab's simulator (Sweep, Simulate),
+//     times the steps live (Bench), and classifies each output point
+//     against the CPU reference (Result, Class);
+//   - data: reads the committed records, bounded in size (benches, the
+//     cards' temporal runs, multi-GPU and peers runs, sharded JAX), and
+//     writes their tables;
+//   - model: what the chapter's models predict and the CPU experiments
+//     that test them (intensity, halo ratios and pencils, the split run,
+//     temporal blocking's limits and simulation);
+//   - draw: the charts, diff maps and summaries;
+//   - widgets: what a cell shows live: sliders with a busy sign, the
+//     animations, and the writer to the notebook;
+//   - exercise: notebook 09's CUDA exercise cell and the class leaderboard;
+//   - predict: the prediction questions, their checks and answers, and the
+//     guard against answers leaking into the text before a check.
 package nbrun

@@ -1,394 +1,352 @@
 package nbrun
 
-import (
-	"errors"
-	"fmt"
-	"io"
-	"math"
-	"os"
-	"strings"
+// This file is the façade: every name a notebook calls, forwarded to the
+// sub-package that does the job. A name goes here only when a notebook
+// uses it (TestFacadeIsWhatNotebooksCall).
 
-	"stencillab.dev/gpu"
-	"stencillab.dev/lab"
-	"stencillab.dev/lab/sim"
+import (
+	"stencillab.dev/exercises/grading"
+	"stencillab.dev/notebooks/nbrun/data"
+	"stencillab.dev/notebooks/nbrun/draw"
+	"stencillab.dev/notebooks/nbrun/exercise"
+	"stencillab.dev/notebooks/nbrun/model"
+	"stencillab.dev/notebooks/nbrun/predict"
+	"stencillab.dev/notebooks/nbrun/run"
+	"stencillab.dev/notebooks/nbrun/widgets"
 )
 
-// Seed is the seed of the random input grid of every run, so that a
-// notebook shows the same numbers each time.
-const Seed = 8
+// Result is [run.Result]: one sweep of a 3D seven-point step, the lab's run
+// (lab.Result: where it ran, its launch, the simulator's counters, its time
+// and its output), checked against the CPU reference lab.SevenPoint on the
+// same input.
+type Result = run.Result
 
-// MaxSimN bounds the side of a simulated grid: the simulator runs every
-// thread of every block in Go, and a grid of 128³ already takes a while.
-const MaxSimN = 128
+// BenchFile is [data.BenchFile]: the repository's record of the 3D steps
+// timed on an NVIDIA H200 with `stencil bench -json`, relative to the
+// repository's root.
+const BenchFile = data.BenchFile
 
-// MaxGPUN bounds the side of a grid swept on the GPU from a notebook: the
-// whole grid and the reference live in host memory too.
-const MaxGPUN = 512
+// DRAMFile is [data.DRAMFile]: where the DRAM traffic a profiler measured is
+// recorded (fig.DRAMFile's format, with the card in its device field and its
+// name), relative to the repository's root.
+const DRAMFile = data.DRAMFile
 
-// Tolerance is the largest difference from the reference that counts as
-// right. Both sides compute in float32 from inputs in [−1, 1) with
-// coefficients of order one, so a correct kernel differs by a few units
-// of float32 rounding at most, about 10⁻⁶; a wrong one by far more.
-const Tolerance = 1e-5
+// MultiGPUGlob is [data.MultiGPUGlob]: where the measured multi-GPU benches
+// live, relative to the repository.
+const MultiGPUGlob = data.MultiGPUGlob
 
-// poisonBits is the bit pattern the output starts with: a quiet NaN whose
-// payload no arithmetic produces (arithmetic on a NaN keeps its payload,
-// and the canonical NaN of a 0/0 is 0x7fc00000), so a point that still
-// holds it was never written.
-const poisonBits = 0x7fc5a5a5
+// NVLinkGBps is [model.NVLinkGBps]: the NVLink bandwidth of an H100 or H200
+// SXM, per direction, in 10⁹ B/s: 18 links of 25 GB/s (NVIDIA's H100 and
+// H200 datasheets give 900 GB/s in both directions together).
+const NVLinkGBps = model.NVLinkGBps
 
-// ProgressOutput is where a simulated launch that runs longer than
-// sim.ProgressAfter reports, about once a second, how far it has got: the
-// cell's standard output in a notebook, which Jupyter shows as plain text
-// (standard error it shows in a red box, as an error). Nil keeps such
-// launches quiet.
-var ProgressOutput io.Writer = os.Stdout
+// PeersGlob is [data.PeersGlob], which names the recorded runs of
+// bench/peers.py in figures/data.
+const PeersGlob = data.PeersGlob
 
-// ErrNoSimulation is wrapped by the error of Sweep for a step that has no
-// simulated kernel (fast) on a machine without a GPU.
-var ErrNoSimulation = errors.New("the step runs only on a GPU")
+// ShardedJAXFile is [data.ShardedJAXFile]: the recorded comparison of the
+// lab with sharded JAX, relative to the repository.
+const ShardedJAXFile = data.ShardedJAXFile
 
-// gpuOnlyError is the error of a GPU-only step without a GPU. It matches
-// both ErrNoSimulation and gpu.ErrNoGPU, without repeating the latter's
-// advice to use the simulator, which has no such kernel.
-type gpuOnlyError struct{ msg string }
+// TemporalBenchGlob is [data.TemporalBenchGlob], which names the recorded
+// benches of the temporal step: `stencil bench -steps S -json` runs
+// (bench/temporal-gpu.sh), one file per grid side, in figures/data.
+const TemporalBenchGlob = data.TemporalBenchGlob
 
-// Error returns the message.
-func (e *gpuOnlyError) Error() string { return e.msg }
+// AnimateHaloExchange is [widgets.AnimateHaloExchange], which draws the
+// exchange on the split of nz planes over ranks with halos h deep, step by
+// step, into one output that each frame replaces (a saved notebook keeps the
+// last frame).
+var AnimateHaloExchange = widgets.AnimateHaloExchange
 
-// Is matches ErrNoSimulation and gpu.ErrNoGPU.
-func (e *gpuOnlyError) Is(target error) bool {
-	return target == ErrNoSimulation || target == gpu.ErrNoGPU
-}
+// AnimateZMarch is [widgets.AnimateZMarch], which shows the march in z of
+// the coarsened and register-tiled kernels.
+var AnimateZMarch = widgets.AnimateZMarch
 
-// Result is one sweep of a 3D seven-point step, the lab's run (lab.Result:
-// where it ran, its launch, the simulator's counters, its time and its
-// output), checked against the CPU reference lab.SevenPoint on the same
-// input.
-type Result struct {
-	lab.Result
+// Bench is [run.Bench], which times every 3D sweep of gpu.Sweeps3() at its
+// default tile on an n×n×n grid on the GPU, reps timed launches each after
+// two untimed ones, next to the float4 copy of the same grid, through
+// `stencil bench`'s engine (gpu/bench): effective bandwidth counts 8 bytes
+// per interior point, and each output is checked against lab.SevenPoint on
+// three planes.
+var Bench = run.Bench
 
-	Note string // why it ran where it ran, e.g. "no GPU found (…): running on the CPU simulator"
+// BestPencils is [model.BestPencils], which returns the pz×py split of g
+// ranks, py > 1, whose busiest rank receives the smallest halo (the first
+// such, fewest along y); 0, 0 for g outside 2 … lab.MaxRanks.
+var BestPencils = model.BestPencils
 
-	Want *lab.Grid3[float32] // the reference's output, boundary points poisoned as Out's were
-	Diff lab.Diff            // lab.Compare3(Out, Want)
+// BestTemporalSummary is [data.BestTemporalSummary], which writes, for each
+// grid side in increasing order, the best temporal run and its speed-up over
+// the fast sweep (BestTemporal).
+var BestTemporalSummary = data.BestTemporalSummary
 
-	// Model is the chapter's intensity for this launch, lab.IntensityN,
-	// and 0 for a step outside the model (fast) or a kernel not in it.
-	Model float64
-}
+// CUDAExercise is [exercise.CUDAExercise], which grades source, the CUDA C
+// of a CUDA exercise (id as its folder: "20_cuda_basic", …), on this
+// machine's GPU with the grader's checks (cudacheck.RunLocal), prints the
+// report, the score and the kernel's share of the float4 copy at N = 512,
+// and draws where one sweep of a 23³ grid is wrong (DiffMap).
+var CUDAExercise = exercise.CUDAExercise
 
-// N returns the side of the cube the sweep ran on.
-func (r Result) N() int { return r.NX }
+// CardFastTable is [data.CardFastTable], which formats the fast sweep of
+// CardRuns, one table per card named by its bench's device field: per grid
+// side the time steps of each run, one float4 copy of the grid, one run of
+// the fast sweep and the sweep's shares of the copy's and the interior
+// copy's bandwidth.
+var CardFastTable = data.CardFastTable
 
-// Tile returns the tile the sweep used: IN_TILE_DIM, or the block edge of
-// a kernel whose block is free.
-func (r Result) Tile() int { return r.Config.Tile }
+// CardRuns is [data.CardRuns], which reads every bench of CardBenchGlob and
+// returns one CardRun per card and grid side, cards in the order of their
+// names and sides increasing: each card gets a row at every side any bench
+// holds, one it was not run at having no File.
+var CardRuns = data.CardRuns
 
-// Where says where Sweep runs on this machine: the GPU's name, or "no GPU
-// found (reason): running on the CPU simulator". An error other than a
-// missing driver or device is returned.
-func Where() (string, error) {
-	d, note, err := device()
-	if err != nil {
-		return "", err
-	}
-	if d == nil {
-		return note, nil
-	}
-	return note + ": " + describe(d.Props()), nil
-}
+// CardTemporalTable is [data.CardTemporalTable], which formats CardRuns as
+// CardFastTable does, and adds the temporal step at its default: its time,
+// its share of the copy (above 100 % where a pass reads and writes each
+// point less than once a time step), its points per second over the fast
+// sweep's and its march; then, one column for each march any card ran with
+// the default's other defines, that march's points per second over the fast
+// sweep's.
+var CardTemporalTable = data.CardTemporalTable
 
-// HasGPU reports whether the gpu package opened a device.
-func HasGPU() bool {
-	d, _, err := device()
-	return err == nil && d != nil
-}
+// CompareModel is [model.CompareModel], which formats a table of the model's
+// share of copy bandwidth against the measured share for each run, at N =
+// 512, the size the runs were timed at.
+var CompareModel = model.CompareModel
 
-// device opens the default GPU. Without one it returns a nil device and
-// the note a notebook prints; other failures are errors.
-func device() (*gpu.Device, string, error) {
-	d, err := gpu.Default()
-	if err == nil {
-		return d, "running on the GPU", nil
-	}
-	if errors.Is(err, gpu.ErrNoGPU) {
-		why := strings.TrimPrefix(err.Error(), "gpu: ")
-		why = strings.TrimSuffix(why, ": run on the CPU simulator")
-		return nil, fmt.Sprintf("no GPU found (%s): running on the CPU simulator", why), nil
-	}
-	return nil, "", fmt.Errorf("nbrun: open the GPU: %w", err)
-}
+// ErrNoSimulation is [run.ErrNoSimulation]: wrapped by the error of Sweep
+// for a step that has no simulated kernel (fast) on a machine without a GPU.
+var ErrNoSimulation = run.ErrNoSimulation
 
-func describe(p gpu.Props) string {
-	return fmt.Sprintf("%s (%s, %d SMs, %.0f GB)", p.Name, p.Arch(), p.SMs, float64(p.TotalMem)/1e9)
-}
+// FromBench is [data.FromBench], which turns measured results at one grid
+// side into HopperRun values, one per kernel in the order of gpu.Steps3(),
+// for CompareModel.
+var FromBench = data.FromBench
 
-// Sweep runs a 3D step of the lab that runs on a GPU once on a random
-// n×n×n grid with the given tile (0 for the step's default) and compares
-// the output with lab.SevenPoint. It runs on the GPU when one opens, else
-// on the simulator with Note saying so. A step without a simulated kernel
-// (fast) fails without a GPU with an error wrapping ErrNoSimulation and
-// gpu.ErrNoGPU.
-func Sweep(step string, n, tile int) (Result, error) {
-	s, err := lab.LookupStep3(step)
-	if err != nil || !lab.OnGPU(s) {
-		return Result{}, fmt.Errorf("nbrun: step %q is not a 3D seven-point kernel%s (those are %s): %w",
-			step, lab.DidYouMean(step, gpu.Steps3()), strings.Join(gpu.Steps3(), ", "), lab.ErrUnknown)
-	}
-	if s.TimeSteps != nil {
-		return Result{}, fmt.Errorf("nbrun: %s advances several time steps a pass, not one sweep (the sweeps are %s; run it with lab.Execute and Run.Steps): %w",
-			s.Name, strings.Join(gpu.Sweeps3(), ", "), lab.ErrUnknown)
-	}
-	d, note, err := device()
-	if err != nil {
-		return Result{}, err
-	}
-	if d == nil {
-		if !lab.Simulated(s) {
-			why := strings.TrimSuffix(note, ": running on the CPU simulator")
-			return Result{}, &gpuOnlyError{msg: fmt.Sprintf("nbrun: %s: %s, and the %s step runs only on a GPU: it has no simulated kernel", s.Name, why, s.Name)}
-		}
-		r, err := Simulate(s.Name, n, tile)
-		r.Note = note
-		return r, err
-	}
-	if n < 3 || n > MaxGPUN {
-		return Result{}, fmt.Errorf("nbrun: %s: grid side %d must be 3 to %d: %w", s.Name, n, MaxGPUN, lab.ErrSize)
-	}
-	r, err := sweep(lab.Run{Step: s.Name, Backend: lab.GPU, Config: lab.Config{Tile: tile}}, n)
-	r.Note = "running on the GPU: " + describe(d.Props())
-	return r, err
-}
+// H200CopyGBps is [data.H200CopyGBps], which returns the float4 copy's
+// bandwidth at N = n in the committed H200 bench, BenchFile: the B_mem of
+// the model.
+var H200CopyGBps = data.H200CopyGBps
 
-// Simulate runs a step of the lab that has a simulated kernel, or a broken
-// kernel of one (lab.BrokenKernels) by its name, on the simulator, even
-// when there is a GPU, so that its counters can be read in Stats.
-func Simulate(step string, n, tile int) (Result, error) {
-	if _, _, err := lab.LookupKernel(step); err != nil {
-		s, err2 := lab.LookupStep3(step)
-		if err2 != nil || !lab.Simulated(s) {
-			return Result{}, fmt.Errorf("nbrun: %w", err)
-		}
-		step = s.Name
-	}
-	return simulate(lab.Run{Step: step, Backend: lab.Sim, Config: lab.Config{Tile: tile}}, n)
-}
+// HaloModelTable is [model.HaloModelTable], which prints the model's ratio
+// for grids ns on gpus GPUs.
+var HaloModelTable = model.HaloModelTable
 
-// SimulateKernel runs any seven-point kernel, a student's for instance, on
-// the simulator under the name given. When the kernel fails (its launch
-// refused, a hazard, a fault) the error is returned and the Result still
-// holds what the launch did: its counters, its hazard reports and whatever
-// it wrote.
-func SimulateKernel(name string, k lab.StencilKernel, n, tile int) (Result, error) {
-	if k == nil {
-		return Result{}, fmt.Errorf("nbrun: %s: no kernel", name)
-	}
-	return simulate(lab.Run{Step: name, Kernel: k, Backend: lab.Sim, Config: lab.Config{Tile: tile}}, n)
-}
+// HasGPU is [run.HasGPU], which reports whether the gpu package opened a
+// device.
+var HasGPU = run.HasGPU
 
-// simulate checks the size of a simulated run and runs it.
-func simulate(run lab.Run, n int) (Result, error) {
-	if n < 3 || n > MaxSimN {
-		return Result{}, fmt.Errorf("nbrun: %s: simulated grid side %d must be 3 to %d: %w", run.Step, n, MaxSimN, lab.ErrSize)
-	}
-	r, err := sweep(run, n)
-	r.Note = "running on the CPU simulator"
-	return r, err
-}
+// IntensityPlot is [draw.IntensityPlot], which draws an intensity sweep
+// against T: the slides' curve 3.25·(1 − 2/T)³ for a block far from the
+// faces, the launch model at n with its face blocks, the simulator's counts,
+// the basic kernel's 13/28 and the limit 3.25 for reference, and a dashed
+// line at the largest tile the kernel can launch with CUDA's default limits.
+var IntensityPlot = draw.IntensityPlot
 
-// sweep runs one sweep of run on a random n×n×n grid with a poisoned
-// output, and compares it with the reference.
-func sweep(run lab.Run, n int) (Result, error) {
-	if run.Config.Tile < 0 {
-		return Result{}, fmt.Errorf("nbrun: %s: tile %d is negative", run.Step, run.Config.Tile)
-	}
-	src, out, want, err := grids(n)
-	if err != nil {
-		return Result{}, fmt.Errorf("nbrun: %s: %w", run.Step, err)
-	}
-	run.Src, run.Dst, run.C = src, out, lab.DistinctCoeffs()
-	run.Progress = sim.PrintProgress(ProgressOutput)
-	res, err := lab.Execute(run)
-	if res.Out == nil {
-		if !errors.Is(err, sim.ErrLimit) {
-			return Result{}, fmt.Errorf("nbrun: %w", err) // a bad step, tile or grid
-		}
-		// A launch over the limits, refused before it ran: nothing was
-		// written, and the result shows it.
-		res = lab.Result{Step: run.Step, Backend: run.Backend, Device: "CPU simulator", NZ: n, NY: n, NX: n,
-			Config: run.Config, Src: src, Out: out, Err: err}
-	}
-	r := Result{Result: res, Want: want}
-	if m, merr := lab.IntensityN(r.Step, n, r.Config.Tile); merr == nil {
-		r.Model = m
-	}
-	var derr error
-	if r.Diff, derr = lab.Compare3(r.Out, want); derr != nil {
-		return r, fmt.Errorf("nbrun: %s: %w", r.Step, derr)
-	}
-	if err != nil {
-		return r, fmt.Errorf("nbrun: %w", err)
-	}
-	return r, nil
-}
+// IntensitySweep is [model.IntensitySweep], which simulates a kernel with an
+// input tile (shared-memory tiling, coarsening, register tiling) on an n×n×n
+// grid for each tile and returns the three intensities of each.
+var IntensitySweep = model.IntensitySweep
 
-// grids returns the random input, the poisoned output and the reference
-// output (boundary poisoned, interior from lab.SevenPoint).
-func grids(n int) (src, out, want *lab.Grid3[float32], err error) {
-	if src, err = lab.NewCube[float32](n); err != nil {
-		return nil, nil, nil, err
-	}
-	src.FillRandom(Seed)
-	out = src.Clone()
-	poison(out)
-	want = out.Clone()
-	if err := lab.SevenPoint(want, src, lab.DistinctCoeffs()); err != nil {
-		return nil, nil, nil, err
-	}
-	return src, out, want, nil
-}
+// IsMissing is [data.IsMissing], which reports whether err says that a file
+// is not there.
+var IsMissing = data.IsMissing
 
-func poison(g *lab.Grid3[float32]) {
-	p := math.Float32frombits(poisonBits)
-	for i := range g.Data {
-		g.Data[i] = p
-	}
-}
+// KernelSummary is [draw.KernelSummary], which returns one table of the
+// chapter's kernels, each at the tile its recorded run used on an N =
+// SummaryN grid (the registered default where the bench has no run): threads
+// and shared bytes per block, global loads and stores per output point, the
+// chapter's operations per byte as the formula 13·outputs / (4·loads) of one
+// block far from the faces with its value, the limit that bounds the tile
+// (threads or shared memory, lab.MaxTile with CUDA's default limits) and the
+// share of the float4 copy the kernel reached in b, whose card the table
+// names.
+var KernelSummary = draw.KernelSummary
 
-// Written reports whether v was written by a kernel, that is, whether it
-// differs from the poison the output started with.
-func Written(v float32) bool { return math.Float32bits(v) != poisonBits }
+// MeasuredBench is [data.MeasuredBench], which reads BenchFile.
+var MeasuredBench = data.MeasuredBench
 
-// OK reports whether the sweep ran without error and matches the
-// reference everywhere within Tolerance, boundary left alone.
-func (r Result) OK() bool {
-	if r.Err != nil {
-		return false
-	}
-	c, err := r.Count()
-	return err == nil && c.clean()
-}
+// MeasuredDRAM is [data.MeasuredDRAM], which reads DRAMFile at grid side n,
+// for the roofline (fig.BandwidthOptions.DRAM).
+var MeasuredDRAM = data.MeasuredDRAM
 
-// clean reports whether no point is wrong, unwritten or a written boundary.
-func (c Counts) clean() bool {
-	return c[Wrong] == 0 && c[Unwritten] == 0 && c[BoundaryWritten] == 0
-}
+// ModelVsMeasured is [draw.ModelVsMeasured], which draws each run's share of
+// the copy bandwidth next to what the chapter's traffic model (ModelShare,
+// no cache) predicts, at N = 512; measured is what the measured bars are
+// called in the title, e.g.
+var ModelVsMeasured = draw.ModelVsMeasured
 
-// Summary says in a few lines where the sweep ran, how it was launched and
-// how far its output is from the reference.
-func (r Result) Summary() string {
-	var b strings.Builder
-	if strings.HasPrefix(r.Note, "no GPU found") {
-		b.WriteString(r.Note + "\n")
-	}
-	fmt.Fprintf(&b, "%s on %s, N = %d, tile %d\n", r.Step, r.where(), r.N(), r.Tile())
-	switch r.Backend {
-	case lab.GPU:
-		fmt.Fprintf(&b, "  launch %s, %.3f ms (one launch, CUDA events)\n", r.Launch.Geometry, r.Launch.Millis)
-	case lab.Sim:
-		fmt.Fprintf(&b, "  launch <<<%s, %s>>>: %d blocks of %d threads\n", r.Stats.Grid.Shape(), r.Stats.Block.Shape(),
-			r.Stats.BlocksRun, r.Stats.Block.Size())
-	}
-	if c, err := r.Count(); r.Out != nil && err != nil {
-		fmt.Fprintf(&b, "  the output cannot be compared: %v\n", err)
-	} else if err == nil {
-		interior := r.Interior()
-		fmt.Fprintf(&b, "  largest |out − lab.SevenPoint| = %s over %d interior points", formatErr(r.Diff.MaxAbs), interior)
-		if r.Err == nil && c.clean() { // r.OK(), without classifying every point again
-			b.WriteString(": correct\n")
-		} else {
-			fmt.Fprintf(&b, "\n  %d right, %d wrong, %d never written, %d boundary points written\n",
-				c[Right], c[Wrong], c[Unwritten], c[BoundaryWritten])
-		}
-	}
-	if r.Err != nil {
-		fmt.Fprintf(&b, "  error: %v\n", r.Err)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// MultiGPUBenches is [data.MultiGPUBenches], which reads every committed
+// multi-GPU bench, those of a file of several in the order of their names;
+// none is no error.
+var MultiGPUBenches = data.MultiGPUBenches
 
-func (r Result) where() string {
-	if r.Backend == lab.GPU {
-		return "the GPU (" + r.Device + ")"
-	}
-	return "the CPU simulator"
-}
+// Notebook is [widgets.Notebook]: a writer for text that must appear in
+// order with the pictures of a cell.
+var Notebook = widgets.Notebook
 
-func formatErr(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "∞ (a point is NaN in one and not the other)"
-	case v == 0:
-		return "0"
-	}
-	return fmt.Sprintf("%.2g", v)
-}
+// PartsTable is [model.PartsTable], which prints the parts of a split: what
+// each rank owns and holds.
+var PartsTable = model.PartsTable
 
-// Counters formats the simulator's counters of the launch next to the
-// chapter's model of the same launch, lab.CostN, where the kernel is one
-// of the model's.
-func (r Result) Counters() string {
-	st := r.Stats
-	if r.Backend != lab.Sim {
-		return "counters: only the simulator counts loads and stores; this sweep ran on the GPU"
-	}
-	cost, err := lab.CostN(r.Step, r.N(), r.Tile())
-	model := err == nil
-	var b strings.Builder
-	row := func(what string, counted int64, modelled int64, unit string) {
-		fmt.Fprintf(&b, "%-22s %12d", what, counted)
-		if model && modelled >= 0 {
-			fmt.Fprintf(&b, " %12d", modelled)
-		} else {
-			fmt.Fprintf(&b, " %12s", "")
-		}
-		if unit != "" {
-			fmt.Fprintf(&b, "  %s", unit)
-		}
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "%-22s %12s %12s\n", "", "counted", "model")
-	row("blocks", st.BlocksRun, int64(cost.Blocks), "")
-	row("threads per block", int64(st.Block.Size()), int64(cost.ThreadsPerBlock), "")
-	row("global loads", st.GlobalLoads, cost.Loads, "elements of 4 B")
-	row("global stores", st.GlobalStores, cost.Stores, "")
-	row("shared loads", st.SharedLoads, -1, "")
-	row("shared stores", st.SharedStores, -1, "")
-	row("shared B per block", int64(st.SharedBytesPerBlock), -1, "")
-	row("flops", st.Flops, cost.Ops, "13 per interior point")
-	fmt.Fprintf(&b, "%-22s %12.4f", "OP/B (flops/loaded B)", st.OpPerByte())
-	if r.Model > 0 {
-		fmt.Fprintf(&b, " %12.4f", r.Model)
-	}
-	b.WriteByte('\n')
-	fmt.Fprintf(&b, "%-22s %12.4f", "OP/B, stores included", st.OpPerMovedByte())
-	if h := st.HazardCounts.Total(); h > 0 || st.FaultCount > 0 {
-		fmt.Fprintf(&b, "\n%-22s %12d\n%-22s %12d", "hazards", h, "faults", st.FaultCount)
-	}
-	return b.String()
-}
+// PeersChart is [draw.PeersChart], which draws, for one grid side, the share
+// of the copy each peer reaches (from RecordedPeers) beside the lab's fast
+// sweep and its best temporal run (from TemporalBenches, when they hold that
+// side): one bar each, points per second at 8 bytes per point and time step
+// over the copy measured in the same process.
+var PeersChart = draw.PeersChart
 
-// Hazards formats the simulator's hazard counts by kind and the first few
-// reports, at most max of them; empty when the launch had none, or when
-// max is negative.
-func (r Result) Hazards(max int) string {
-	hc := r.Stats.HazardCounts
-	if hc.Total() == 0 || max < 0 {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d hazards: %d read after write, %d write after read, %d write after write, %d uninitialised reads",
-		hc.Total(), hc.ReadAfterWrite, hc.WriteAfterRead, hc.WriteAfterWrite, hc.Uninitialised)
-	if hc.DivergentBarrier > 0 {
-		fmt.Fprintf(&b, ", %d divergent barriers", hc.DivergentBarrier)
-	}
-	b.WriteString("\n")
-	for i, h := range r.Stats.Hazards {
-		if i == max {
-			break
-		}
-		fmt.Fprintf(&b, "  %s\n", h)
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+// PeersTable is [data.PeersTable], which formats recorded peers.
+var PeersTable = data.PeersTable
+
+// PencilsChart is [draw.PencilsChart], which draws the model's halo of the
+// busiest rank, in units of N², against the number of ranks, for z-slabs and
+// the best pencils; counted marks the CPU ranks' busiest halo (slabs,
+// pencils) at g ranks.
+var PencilsChart = draw.PencilsChart
+
+// RecordedPeers is [data.RecordedPeers], which returns the runs of
+// PeersGlob; none while nothing is recorded.
+var RecordedPeers = data.RecordedPeers
+
+// RecordedRuns is [data.RecordedRuns], which are the H200 runs notebook 07
+// compares with the model: the bench file's at N = 512 (FromBench).
+var RecordedRuns = data.RecordedRuns
+
+// RepoRoot is [data.RepoRoot], which returns the root of the repository, the
+// first folder at or above the working directory whose go.mod declares
+// module stencillab.dev.
+var RepoRoot = data.RepoRoot
+
+// Reveal is [predict.Reveal], which prints the answer of question id of
+// notebook nb: the check of a question with no number to predict, run once
+// you have your answer.
+var Reveal = predict.Reveal
+
+// RunSplitCPU is [model.RunSplitCPU], which runs steps time steps of step on
+// an n³ grid on one domain and split over ranks CPU ranks (py of them along
+// y), and compares the outputs bit for bit.
+var RunSplitCPU = model.RunSplitCPU
+
+// ScalingChart is [draw.ScalingChart], which draws the efficiency of each
+// series of scaling runs of the benches (a kernel, N, strong or weak, an
+// overlap variant) against the GPUs, with its compute-only efficiency dashed
+// beside it.
+var ScalingChart = draw.ScalingChart
+
+// ScalingTable is [data.ScalingTable], which prints the scaling runs of the
+// benches: time, efficiency, and the compute-only efficiency beside it.
+var ScalingTable = data.ScalingTable
+
+// ShardedJAXTable is [data.ShardedJAXTable], which returns the table of the
+// comparison in path (see ReadShardedJAX), or, when the file is not there, a
+// line saying that it is not recorded and how to record it.
+var ShardedJAXTable = data.ShardedJAXTable
+
+// ShowBroken is [draw.ShowBroken], which runs a broken kernel on the
+// simulator and presents it as a lesson: where the mistake comes from and
+// what it is, the launch's error if any, the hazard reports, and a DiffMap
+// of the output against the reference, shown in the notebook.
+var ShowBroken = draw.ShowBroken
+
+// ShowDiff is [draw.ShowDiff], which draws DiffMap of the middle slice, x =
+// N/2, in the notebook.
+var ShowDiff = draw.ShowDiff
+
+// ShowLeaderboard is [exercise.ShowLeaderboard], which draws the challenge's
+// leaderboard from a gradebook.json in the notebook, or says that there is
+// none yet.
+var ShowLeaderboard = exercise.ShowLeaderboard
+
+// ShowThreads is [widgets.ShowThreads], which shows the figure of one
+// block's threads of step (basic, tiled, coarsened, register_tiled or
+// fig.Star13), traced on the simulator: which thread loads, computes or
+// idles.
+var ShowThreads = widgets.ShowThreads
+
+// Simulate is [run.Simulate], which runs a step of the lab that has a
+// simulated kernel, or a broken kernel of one (lab.BrokenKernels) by its
+// name, on the simulator, even when there is a GPU, so that its counters can
+// be read in Stats.
+var Simulate = run.Simulate
+
+// SimulateTemporal is [model.SimulateTemporal], which runs one pass of the
+// temporal step on an n³ grid on the simulator for each k, and checks each
+// against k reference sweeps with the boundary fixed.
+var SimulateTemporal = model.SimulateTemporal
+
+// SliderFigure is [widgets.SliderFigure], which shows the figure draw makes
+// for value, at w×h, at once: a saved notebook and a headless run keep it.
+var SliderFigure = widgets.SliderFigure
+
+// Sweep is [run.Sweep], which runs a 3D step of the lab that runs on a GPU
+// once on a random n×n×n grid with the given tile (0 for the step's default)
+// and compares the output with lab.SevenPoint.
+var Sweep = run.Sweep
+
+// TemporalBenchTable is [data.TemporalBenchTable], which formats recorded
+// benches: for each grid side the float4 copy, the interior copy, then each
+// run with its time steps, its effective bandwidth (8 bytes per interior
+// point and time step), its shares of both copies and its points per second
+// against the fast sweep's in the same file.
+var TemporalBenchTable = data.TemporalBenchTable
+
+// TemporalBenches is [data.TemporalBenches], which returns the recorded
+// benches of TemporalBenchGlob; none (and no error) while nothing is
+// recorded.
+var TemporalBenches = data.TemporalBenches
+
+// TemporalLimits is [model.TemporalLimits], which works out, without a
+// device, what each tile needs and gives at each k: the launch from
+// gpu.PlanLaunch at N = 512, with the march it chooses at k.
+var TemporalLimits = model.TemporalLimits
+
+// TemporalLimitsChart is [draw.TemporalLimitsChart], which draws the ideal
+// DRAM bytes per point and time step of each tile against k, with one
+// sweep's 8 bytes; a tile whose shared memory exceeds HopperSharedOptin at
+// some k is left out there.
+var TemporalLimitsChart = draw.TemporalLimitsChart
+
+// TemporalLimitsTable is [model.TemporalLimitsTable], which formats
+// TemporalLimits.
+var TemporalLimitsTable = model.TemporalLimitsTable
+
+// TemporalSimTable is [model.TemporalSimTable], which formats simulated
+// passes, one line per k: the traffic per interior point and time step,
+// which one sweep keeps at one load and one store.
+var TemporalSimTable = model.TemporalSimTable
+
+// TimelineChart is [draw.TimelineChart], which draws, for one scaling run,
+// each GPU's time of one repetition as a bar of compute, exchange and wait.
+var TimelineChart = draw.TimelineChart
+
+// TimelineRun is [data.TimelineRun], which returns the run whose timeline
+// the notebook draws: strong scaling on the most GPUs at the smallest N,
+// with per-GPU times, the backend's default overlap first.
+var TimelineRun = data.TimelineRun
+
+// TrafficHeight is [draw.TrafficHeight]: a good height for TrafficPlot of n
+// runs.
+var TrafficHeight = draw.TrafficHeight
+
+// TrafficPlot is [draw.TrafficPlot], which draws, for simulated runs, the
+// global-memory bytes each interior output point costs: loaded and stored,
+// as the simulator counted them, against the ideal of one 4-byte read and
+// one 4-byte write per point.
+var TrafficPlot = draw.TrafficPlot
+
+// Unset is [predict.Unset]: the value of a prediction not made yet: the
+// notebooks' question cells start with it.
+var Unset = predict.Unset
+
+// Where is [run.Where], which says where Sweep runs on this machine: the
+// GPU's name, or "no GPU found (reason): running on the CPU simulator".
+var Where = run.Where
+
+// Check is [predict.Check], which grades the prediction got of question id
+// of notebook nb, as Predict does, and once a prediction has been made (got
+// is not Unset) prints the answer and its working under the score.
+func Check[N predict.Number](nb, id string, got N) grading.ExerciseResult {
+	return predict.Check(nb, id, got)
 }

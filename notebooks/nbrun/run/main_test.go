@@ -1,0 +1,18 @@
+package run
+
+import (
+	"io"
+	"os"
+	"testing"
+)
+
+// defaultProgress is ProgressOutput as the package sets it.
+var defaultProgress io.Writer
+
+// TestMain keeps the tests quiet: a long simulated run reports its
+// progress to ProgressOutput, standard output in a notebook.
+func TestMain(m *testing.M) {
+	defaultProgress = ProgressOutput
+	ProgressOutput = nil
+	os.Exit(m.Run())
+}
