@@ -423,9 +423,10 @@ func pollGone(ctx context.Context, within time.Duration) error {
 
 // liveSliders runs each slider cell on its own, as a student does after
 // Run All, waits for its controls, moves it and checks that the figure is
-// redrawn. The first slider is left by running the next cell, which must
-// end the slider's cell at once, saying so; the others by Done. It returns
-// the sliders moved.
+// redrawn. The first slider is left by running the next code cell that
+// is not a slider's, which must end the slider's cell at once, saying so,
+// and give the kernel back; the others by Done. It returns the sliders
+// moved.
 func liveSliders(t *testing.T, ctx context.Context, file string) int {
 	t.Helper()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](jsSliderCells))
@@ -438,7 +439,10 @@ func liveSliders(t *testing.T, ctx context.Context, file string) int {
 		require.NoError(t, err)
 		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelectorAll('.stencillab-slider input[type=range]').length === 1`,
 			chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(3*time.Minute)))
-		require.NoError(t, err, "%s: cell %d run on its own: the slider's controls did not come up", file, i)
+		if err != nil {
+			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`Jupyter.notebook.get_cell(%d).element[0].innerText`, i)))
+			require.NoError(t, err, "%s: cell %d run on its own: the slider's controls did not come up; the cell shows:\n%s", file, i, text)
+		}
 		require.NoError(t, moveSlider(ctx), "%s: cell %d", file, i)
 		moved++
 		if k > 0 {
@@ -446,11 +450,16 @@ func liveSliders(t *testing.T, ctx context.Context, file string) int {
 			require.NoError(t, pollGone(ctx, 60*time.Second), "%s: cell %d: the slider's controls stayed after Done", file, i)
 			continue
 		}
-		// Running another cell ends the slider's cell, which says so.
+		// Running another cell, the next code cell that is not a slider's,
+		// ends the slider's cell, which says so.
 		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const cs = Jupyter.notebook.get_cells();
-			const j = cs.findIndex((c, n) => n > %d && c.cell_type === 'code'); Jupyter.notebook.execute_cells([j < 0 ? %d : j]); return true; })()`, i, i)))
+			const j = cs.findIndex((c, n) => n > %d && c.cell_type === 'code' && !c.get_text().includes('SliderFigure('));
+			Jupyter.notebook.execute_cells([j < 0 ? %d : j]); return true; })()`, i, i)))
 		require.NoError(t, err)
 		require.NoError(t, pollGone(ctx, 30*time.Second), "%s: cell %d: the slider held up the next cell", file, i)
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const s = JSON.parse(`+jsState+`); return s.idle && s.running === 0; })()`,
+			chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(2*time.Minute)))
+		require.NoError(t, err, "%s: cell %d: the kernel did not come back after the slider ended", file, i)
 		note, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`Jupyter.notebook.get_cell(%d).element[0].innerText`, i)))
 		require.NoError(t, err)
 		assert.Contains(t, note, "another cell was run, so the slider stopped", "%s: cell %d", file, i)

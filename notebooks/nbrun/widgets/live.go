@@ -202,9 +202,13 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 // queueProbe is the page's side of SliderFigure: JavaScript that watches,
 // while the slider's root element is on the page, for code cells queued
 // to run (Jupyter Notebook marks each with the class "running" and the
-// prompt "*", this one included) and sends 1 to address, once, when it sees any besides this
-// one. Where the page is no Jupyter Notebook it sends nothing, and the
-// slider waits for Done or its idle bound as before.
+// prompt "*", this one included) and sends 1 to address, once, when it
+// sees any besides this one. It sends 1 too when the slider's element
+// leaves the page: the student ran the same cell again, or cleared its
+// output, and the run that drew it must not hold up the next one (Jupyter
+// shows a cell queued behind itself once, so the count cannot see it).
+// Where the page is no Jupyter Notebook it sends nothing, and the slider
+// waits for Done or its idle bound as before.
 func queueProbe(root, address string) string {
 	// JSON escapes <, > and &, so that no literal ends the script element.
 	r, _ := json.Marshal(root)
@@ -218,7 +222,11 @@ func queueProbe(root, address string) string {
 			((c.element && c.element.hasClass('running')) || c.input_prompt_number === '*')).length - 1;
 	};
 	const timer = setInterval(() => {
-		if (!document.getElementById(root)) { clearInterval(timer); return; }
+		if (!document.getElementById(root)) {
+			clearInterval(timer);
+			if (globalThis.gonb_comm) globalThis.gonb_comm.send(address, 1);
+			return;
+		}
 		if (queued() > 0 && globalThis.gonb_comm) {
 			clearInterval(timer);
 			globalThis.gonb_comm.send(address, 1);

@@ -1,6 +1,7 @@
 package widgets
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -76,8 +77,8 @@ func TestDrawBusy(t *testing.T) {
 }
 
 // TestQueueProbe checks the page's side of the slider: it reports, to
-// the slider's address, code cells queued besides its own, and stops
-// with its slider.
+// the slider's address, code cells queued besides its own and its
+// slider's leaving the page (the cell run again), and stops then.
 func TestQueueProbe(t *testing.T) {
 	js := queueProbe("stencillab_slider_7", "/stencillab/queued/7")
 	assert.Contains(t, js, `"stencillab_slider_7"`)
@@ -86,6 +87,9 @@ func TestQueueProbe(t *testing.T) {
 	assert.Contains(t, js, ".length - 1", "its own cell runs too")
 	assert.Contains(t, js, "clearInterval", "it stops when its slider goes")
 	assert.Contains(t, js, "gonb_comm.send(address, 1)")
+	gone := js[strings.Index(js, "!document.getElementById(root)"):]
+	gone = gone[:strings.Index(gone, "return;")]
+	assert.Contains(t, gone, "gonb_comm.send(address, 1)", "a slider whose element left the page ends its cell")
 	// Hostile-looking ids stay inside their string literals.
 	js = queueProbe(`a"b`, `</script>`)
 	assert.Contains(t, js, `"a\"b"`)
