@@ -24,6 +24,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/notebooks/nbrun/widgets"
 )
 
 // The programs the test drives, from Debian's packages.
@@ -443,6 +445,10 @@ func liveSliders(t *testing.T, ctx context.Context, file string) int {
 			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`Jupyter.notebook.get_cell(%d).element[0].innerText`, i)))
 			require.NoError(t, err, "%s: cell %d run on its own: the slider's controls did not come up; the cell shows:\n%s", file, i, text)
 		}
+		// The slider says it is live once its Go side listens for moves.
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`[...document.querySelectorAll('.stencillab-slider')].some(e => e.innerText.includes(`+
+			"`"+widgets.SliderLive+"`"+`))`, chromedp.WithPollingInterval(300*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
+		require.NoError(t, err, "%s: cell %d: the slider never said it was live", file, i)
 		require.NoError(t, moveSlider(ctx), "%s: cell %d", file, i)
 		moved++
 		if k > 0 {

@@ -72,6 +72,9 @@ func envSeconds(name string, def time.Duration) time.Duration {
 // that it is busy.
 const BusyAfter = time.Second
 
+// SliderLive begins the line a slider shows once it redraws on a move.
+const SliderLive = "move the slider to redraw"
+
 // SliderFigure shows the figure draw makes for value, at w×h, at once: a
 // saved notebook and a headless run keep it. In a live notebook
 // (LiveBrowser) a slider from min to max, labelled label, and a Done
@@ -158,11 +161,13 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 		return nil
 	}
 	idle := sliderIdle()
-	dom.SetInnerHtml(status, fmt.Sprintf("&nbsp;move the slider to redraw; Done, %v without a move, or running another cell lets the notebook go on", idle))
+	// Listening first: the page says the slider is live only once a move
+	// is heard (a move made before would be lost).
 	moves := ws.s.Listen().LatestOnly()
 	done := ws.b.Listen()
 	defer moves.Close()
 	defer done.Close()
+	dom.SetInnerHtml(status, fmt.Sprintf("&nbsp;%s; Done, %v without a move, or running another cell lets the notebook go on", SliderLive, idle))
 	shown := value
 	for {
 		select {
