@@ -8,38 +8,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"stencillab.dev/lab"
 	"stencillab.dev/lab/benchfile"
+	"stencillab.dev/notebooks/nbrun/data/datatest"
 )
 
-// scalingBench is a bench of strong scaling at two N and weak scaling,
-// with per-GPU times whose slowest compute is known.
-func scalingBench() *benchfile.File {
-	rank := func(g int, compute, exchange float64) []lab.RankTime {
-		out := make([]lab.RankTime, g)
-		for i := range out {
-			out[i] = lab.RankTime{Compute: compute - 0.01*float64(i), Exchange: exchange, Wait: 0.01 * float64(i)}
-		}
-		return out
-	}
-	b := &benchfile.File{Device: "NVIDIA H100 80GB HBM3", Command: "stencil bench -gpus 1,2,4 -json"}
-	for _, n := range []int{512, 1024} {
-		base := 0.4 * float64(n*n*n) / (512 * 512 * 512)
-		for _, g := range []int{1, 2, 4} {
-			ms := base/float64(g) + 0.02*float64(g-1)
-			b.Scaling = append(b.Scaling, benchfile.Scale{Kernel: "fast", N: n, NZ: n, GPUs: g, MedianMs: ms, PointsPerSec: 1e9,
-				BaseGPUs: 1, BaseMs: base, Efficiency: base / (float64(g) * ms), RankMs: rank(g, base/float64(g)*1.05, 0.02*float64(g-1))})
-		}
-	}
-	for _, g := range []int{1, 2, 4} {
-		b.Scaling = append(b.Scaling, benchfile.Scale{Kernel: "fast", N: 512, NZ: 512 * g, GPUs: g, Weak: true, MedianMs: 0.4 + 0.01*float64(g),
-			PointsPerSec: 1e9, BaseGPUs: 1, BaseMs: 0.41, Efficiency: 0.41 / (0.4 + 0.01*float64(g)), RankMs: rank(g, 0.405, 0.01)})
-	}
-	return b
-}
-
 func TestComputeOnly(t *testing.T) {
-	b := scalingBench()
+	b := datatest.ScalingBench()
 	for _, s := range b.Scaling {
 		got, ok := ComputeOnly(s)
 		require.True(t, ok)
@@ -56,7 +30,7 @@ func TestComputeOnly(t *testing.T) {
 }
 
 func TestTimelineRun(t *testing.T) {
-	s, device, ok := TimelineRun([]*benchfile.File{scalingBench()})
+	s, device, ok := TimelineRun([]*benchfile.File{datatest.ScalingBench()})
 	require.True(t, ok)
 	assert.Equal(t, "NVIDIA H100 80GB HBM3", device)
 	assert.Equal(t, 4, s.GPUs)
@@ -70,14 +44,14 @@ func TestTimelineRun(t *testing.T) {
 // as scripts/multigpu-gpu.sh gathers them, and keeps every scaling run.
 func TestReadBenches(t *testing.T) {
 	dir := t.TempDir()
-	one, err := json.Marshal(scalingBench())
+	one, err := json.Marshal(datatest.ScalingBench())
 	require.NoError(t, err)
 	plain := filepath.Join(dir, "multigpu_gpu.json")
 	require.NoError(t, os.WriteFile(plain, one, 0o644))
 	bs, err := readBenches(plain)
 	require.NoError(t, err)
 	require.Len(t, bs, 1)
-	assert.Len(t, bs[0].Scaling, len(scalingBench().Scaling))
+	assert.Len(t, bs[0].Scaling, len(datatest.ScalingBench().Scaling))
 
 	named := filepath.Join(dir, "multigpu_gpu_all.json")
 	require.NoError(t, os.WriteFile(named, []byte(`{"weak": `+string(one)+`, "strong": `+string(one)+`}`), 0o644))
