@@ -36,7 +36,7 @@ func TestSampleClassLeaderboard(t *testing.T) {
 	}
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
-	assert.Equal(t, s, string(b), "STENCILLAB_UPDATE_SAMPLE=1 go test ./cmd/grade -run TestSampleClassLeaderboard rewrites it")
+	assert.Equal(t, s, string(b), "STENCILLAB_UPDATE_SAMPLE=1 go test ./exercises/grader -run TestSampleClassLeaderboard rewrites it")
 	names, err := g.Pseudonyms(sampleKey)
 	require.NoError(t, err)
 	require.Len(t, names, len(g.Students))
