@@ -536,22 +536,19 @@ func runNotebook(t *testing.T, ctx context.Context, s *server, file string, live
 	return cells, took, moved
 }
 
-// TestNotebooksInABrowser runs notebooks 01, 04 and 05 in headless
-// Chromium: Run All, timed against the headless run, then each slider on
-// its own.
-func TestNotebooksInABrowser(t *testing.T) {
-	need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
-	defer cancel()
+// startLab copies the module into a temporary folder, starts the Jupyter
+// server on its notebooks and a headless Chromium, all stopped when the
+// test ends (or ctx does), and returns the browser's context, the server
+// and the copy's folder.
+func startLab(t *testing.T, ctx context.Context) (context.Context, *server, string) {
+	t.Helper()
 	mark := make([]byte, 8)
 	_, _ = rand.Read(mark)
 	markS := hex.EncodeToString(mark)
-
 	dir := t.TempDir()
 	copyModule(t, moduleRoot(t), dir)
 	s := startServer(t, ctx, filepath.Join(dir, "notebooks"), markS)
-	defer s.stop(t, markS)
-
+	t.Cleanup(func() { s.stop(t, markS) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Flag("headless", true),
@@ -561,11 +558,23 @@ func TestNotebooksInABrowser(t *testing.T) {
 		chromedp.WindowSize(1400, 1000),
 	)
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
 	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
+	// Cleanups run last first: the browser closes before the server stops.
+	t.Cleanup(acancel)
+	t.Cleanup(bcancel)
 	// The first call starts the browser, which lives as long as bctx.
 	require.NoError(t, chromedp.Do(bctx), "start %s", chromiumPath)
+	return bctx, s, dir
+}
+
+// TestNotebooksInABrowser runs notebooks 01, 04 and 05 in headless
+// Chromium: Run All, timed against the headless run, then each slider on
+// its own.
+func TestNotebooksInABrowser(t *testing.T) {
+	need(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testBudget)
+	defer cancel()
+	bctx, s, dir := startLab(t, ctx)
 
 	// A control: a notebook whose cell panics, which the checks must catch.
 	writeControl(t, filepath.Join(dir, "notebooks", controlNotebook))

@@ -4,11 +4,7 @@ package browser
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,28 +78,7 @@ func TestStartPageInABrowser(t *testing.T) {
 	need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	mark := make([]byte, 8)
-	_, _ = rand.Read(mark)
-	markS := hex.EncodeToString(mark)
-
-	dir := t.TempDir()
-	copyModule(t, moduleRoot(t), dir)
-	s := startServer(t, ctx, filepath.Join(dir, "notebooks"), markS)
-	defer s.stop(t, markS)
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
-		chromedp.Env(runMarkEnv+"="+markS),
-		chromedp.WindowSize(1400, 1000),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	require.NoError(t, chromedp.Do(bctx), "start %s", chromiumPath)
+	bctx, s, _ := startLab(t, ctx)
 
 	for _, p := range coursePages {
 		t.Run(strings.TrimSuffix(p.file, ".ipynb"), func(t *testing.T) {
