@@ -432,3 +432,16 @@ func FuzzZip(f *testing.F) {
 		}
 	})
 }
+
+// A login or id is found as the grader finds a hand-in folder: folded as
+// gradebook.FoldName folds it (case, and Unicode's compatibility forms),
+// so that collection and grading agree on who a name is.
+func TestLoginsFoldAsTheGraderFolds(t *testing.T) {
+	m := newMatcher(roster(t))
+	for _, name := range []string{"BJORN42", "ｂｊｏｒｎ42", "Bjorn42"} {
+		require.Equal(t, gradebook.FoldName("bjorn42"), gradebook.FoldName(name), "the grader's fold makes them one")
+		assert.Equal(t, []string{"bjorn"}, m.login(name), name)
+	}
+	assert.Equal(t, []string{"chloe.m@uni.example"}, m.login("CHLOE.M@UNI.EXAMPLE"), "an id that is an address")
+	assert.Empty(t, m.login("bjorn43"))
+}

@@ -3,6 +3,7 @@ package collect
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -105,19 +106,16 @@ func newMatcher(r *gradebook.Roster) *matcher {
 		if k == "" {
 			return
 		}
-		for _, have := range idx[k] {
-			if have == id {
-				return
-			}
+		if !slices.Contains(idx[k], id) {
+			idx[k] = append(idx[k], id)
 		}
-		idx[k] = append(idx[k], id)
 	}
 	for _, p := range r.People {
 		for _, k := range nameKeys(p.Name) {
 			addTo(m.byName, k, p.ID)
 		}
-		addTo(m.byLogin, strings.ToLower(p.ID), p.ID)
-		addTo(m.byLogin, strings.ToLower(p.Login), p.ID)
+		addTo(m.byLogin, gradebook.FoldName(p.ID), p.ID)
+		addTo(m.byLogin, gradebook.FoldName(p.Login), p.ID)
 	}
 	return m
 }
@@ -125,5 +123,6 @@ func newMatcher(r *gradebook.Roster) *matcher {
 // name returns the roster ids whose name folds to the name given.
 func (m *matcher) name(n string) []string { return m.byName[nameKey(n)] }
 
-// login returns the roster ids whose id or login is l, without case.
-func (m *matcher) login(l string) []string { return m.byLogin[strings.ToLower(l)] }
+// login returns the roster ids whose id or login is l, folded as the
+// grader folds a hand-in folder's name (gradebook.FoldName).
+func (m *matcher) login(l string) []string { return m.byLogin[gradebook.FoldName(l)] }
