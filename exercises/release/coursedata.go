@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -67,21 +68,6 @@ var ErrCourseData = errors.New("course data in the release")
 // five the notebooks show as an example, and its measured grading runs.
 var SampleCourseData = []string{"notebooks/data/cuda_class/", "docs/course_gpu.json"}
 
-// releasedKinds are the file name extensions a release holds.
-var releasedKinds = map[string]bool{
-	".go": true, ".s": true, ".mod": true, ".sum": true,
-	".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true, ".h": true, ".hpp": true,
-	".py": true, ".sh": true, ".patch": true,
-	".md": true, ".txt": true, ".ipynb": true,
-	".json": true, ".csv": true, ".golden": true,
-	".png": true, ".svg": true,
-	".gitignore": true, ".gitattributes": true,
-}
-
-// releasedNames are the file names without a released extension that a
-// release holds.
-var releasedNames = map[string]bool{"Makefile": true, "LICENSE": true, "README": true}
-
 // sourceKinds are program source: the e-mail rule does not read them (a
 // test may hold an address as a literal; a hand-in among them is found by
 // its layout and by the solution scan).
@@ -89,6 +75,24 @@ var sourceKinds = map[string]bool{
 	".go": true, ".s": true, ".cu": true, ".cuh": true, ".c": true, ".cc": true, ".cpp": true,
 	".h": true, ".hpp": true, ".py": true, ".sh": true, ".patch": true,
 }
+
+// releasedKinds are the file name extensions a release holds: the source
+// kinds, and these.
+var releasedKinds = func() map[string]bool {
+	kinds := map[string]bool{
+		".mod": true, ".sum": true,
+		".md": true, ".txt": true, ".ipynb": true,
+		".json": true, ".csv": true, ".golden": true,
+		".png": true, ".svg": true,
+		".gitignore": true, ".gitattributes": true,
+	}
+	maps.Copy(kinds, sourceKinds)
+	return kinds
+}()
+
+// releasedNames are the file names without a released extension that a
+// release holds.
+var releasedNames = map[string]bool{"Makefile": true, "LICENSE": true, "README": true}
 
 // exerciseFolder matches an exercise's folder name, NN_topic.
 var exerciseFolder = regexp.MustCompile(`^[0-9]{2}_[a-z0-9_]+$`)
