@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -204,11 +208,11 @@ func newStepFiles(t *testing.T, root string) map[string]string {
 // promises: in a copy of the module as committed (git archive HEAD), a copy
 // of basic under a new name is three files, lab/basic_copy.go,
 // cuda/basic_copy.cu and its row in figures/fig/steps.go, and with no other
-// edit the whole copy vets and the packages that import the lab pass their
-// tests. It takes minutes, so -short skips it.
+// edit the whole copy vets and the packages that enumerate the steps pass
+// their tests. It takes minutes, so -short skips it.
 func TestANewStepIsThreeFiles(t *testing.T) {
 	if testing.Short() {
-		t.Skip("vets a copy of the whole module and tests its packages that import the lab (minutes): run without -short")
+		t.Skip("vets a copy of the whole module and tests its packages that enumerate the steps (minutes): run without -short")
 	}
 	if os.Getenv(envInner) == "1" {
 		t.Skip("this is the copy the test made; it does not copy itself again")
@@ -273,12 +277,11 @@ func TestANewStepIsThreeFiles(t *testing.T) {
 		defer cancel()
 	}
 	// Every package of the copy must build and vet with the new step; the
-	// tests that run are those of the packages that import the lab itself,
-	// which are the ones that can enumerate the registered steps (a package
-	// that does not import lab cannot name a step it is given). Running the
-	// whole suite a second time inside make test would double its time.
-	// STENCIL_TEST_NEWSTEP_PKGS narrows or widens the list while one looks
-	// into a failure.
+	// tests that run are those of the packages that enumerate the registered
+	// steps (stepEnumerators): a package that only names a step it is given
+	// cannot meet the new one, and running every test a second time inside
+	// make test would double its time. STENCIL_TEST_NEWSTEP_PKGS narrows or
+	// widens the list while one looks into a failure.
 	vet := exec.CommandContext(ctx, goBin, "vet", "./...")
 	vet.Dir = dir
 	vet.Env = append(os.Environ(), envInner+"=1", "GOPROXY=off")
@@ -286,8 +289,9 @@ func TestANewStepIsThreeFiles(t *testing.T) {
 	require.NoError(t, err, "go vet ./... in the copy with a new step of three files:\n%s", out)
 	pkgs := strings.Fields(os.Getenv("STENCIL_TEST_NEWSTEP_PKGS"))
 	if len(pkgs) == 0 {
-		pkgs = labImporters(ctx, t, goBin, dir)
+		pkgs = stepEnumerators(ctx, t, goBin, dir)
 	}
+	t.Logf("testing the packages that enumerate the steps: %s", strings.Join(pkgs, " "))
 	cmd := exec.CommandContext(ctx, goBin, append([]string{"test"}, pkgs...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), envInner+"=1", "STENCILLAB_EXERCISES_UNGRADED=1", "GOPROXY=off")
@@ -297,26 +301,117 @@ func TestANewStepIsThreeFiles(t *testing.T) {
 	require.NoError(t, err, "go test %s in the copy with a new step of three files:\n%s", strings.Join(pkgs, " "), buf.String())
 }
 
-// labImporters lists the packages of the module at dir whose files, tests
-// included, import stencillab.dev/lab directly: the packages that can
-// enumerate its registered steps.
-func labImporters(ctx context.Context, t *testing.T, goBin, dir string) []string {
+// stepEnumerators lists the packages of the module at dir that enumerate
+// the lab's registered steps: the lab itself, and every package whose
+// files, tests included, call one of the lab's enumerating functions. Those
+// are read from the lab's own source (enumerators), so that a new way to
+// list the steps is taken up with no edit here.
+func stepEnumerators(ctx context.Context, t *testing.T, goBin, dir string) []string {
 	t.Helper()
 	const labPath = "stencillab.dev/lab"
 	list := exec.CommandContext(ctx, goBin, "list", "-f",
-		`{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...")
+		`{{.ImportPath}}{{"\t"}}{{.Dir}}{{"\t"}}{{join .GoFiles " "}} {{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}`, "./...")
 	list.Dir = dir
 	list.Env = append(os.Environ(), "GOPROXY=off")
 	out, err := list.Output()
 	require.NoError(t, err, "go list in the copy")
-	var pkgs []string
+	type pkg struct {
+		path, dir string
+		files     []string
+	}
+	var all []pkg
+	var labDir string
+	var labFiles []string
 	for line := range strings.Lines(string(out)) {
-		f := strings.Fields(line)
-		if len(f) > 0 && (f[0] == labPath || slices.Contains(f[1:], labPath)) {
-			pkgs = append(pkgs, f[0])
+		f := strings.SplitN(strings.TrimRight(line, "\n"), "\t", 3)
+		require.Len(t, f, 3, "go list line %q", line)
+		p := pkg{f[0], f[1], strings.Fields(f[2])}
+		all = append(all, p)
+		if p.path == labPath {
+			labDir, labFiles = p.dir, p.files
 		}
 	}
-	require.Contains(t, pkgs, labPath, "the lab itself is among the packages tested")
+	require.NotEmpty(t, labDir, "go list finds the lab")
+	names := enumerators(t, labDir, labFiles)
+	require.Contains(t, names, "Steps3", "the lab's enumerating functions are read from its source")
+	pkgs := []string{labPath}
+	for _, p := range all {
+		if p.path != labPath && callsAny(t, p.dir, p.files, labPath, names) {
+			pkgs = append(pkgs, p.path)
+		}
+	}
 	require.Contains(t, pkgs, "stencillab.dev/gpu", "the GPU launchers enumerate the steps")
+	require.Contains(t, pkgs, "stencillab.dev/cmd/stencil", "stencil steps enumerates the steps")
 	return pkgs
+}
+
+// enumerators returns the names of the lab's exported functions that list
+// its steps: those returning a slice of Step or Step3, or of names
+// (Names…).
+func enumerators(t *testing.T, dir string, files []string) []string {
+	t.Helper()
+	var names []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || fn.Type.Results == nil {
+				continue
+			}
+			for _, r := range fn.Type.Results.List {
+				arr, ok := r.Type.(*ast.ArrayType)
+				if !ok || arr.Len != nil {
+					continue
+				}
+				elem, ok := arr.Elt.(*ast.Ident)
+				if ok && (elem.Name == "Step" || elem.Name == "Step3" || (elem.Name == "string" && strings.HasPrefix(fn.Name.Name, "Names"))) {
+					names = append(names, fn.Name.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// callsAny reports whether a file of the package at dir refers to one of
+// the functions names of the package imported as importPath, under
+// whatever name the file imports it.
+func callsAny(t *testing.T, dir string, files []string, importPath string, names []string) bool {
+	t.Helper()
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		local := ""
+		for _, imp := range f.Imports {
+			if strings.Trim(imp.Path.Value, `"`) != importPath {
+				continue
+			}
+			local = path.Base(importPath)
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+		}
+		if local == "" {
+			continue
+		}
+		found := false
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && slices.Contains(names, sel.Sel.Name) {
+					found = true
+				}
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
