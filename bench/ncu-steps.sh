@@ -10,7 +10,8 @@
 # the first three, and writes its metrics to OUT.json: time, DRAM and L2
 # bytes, DRAM and SM throughput, achieved occupancy, issue activity and
 # the warp-stall breakdown (cycles a warp spends stalled on each reason
-# per instruction issued). Each launch of a temporal step advances k time
+# per instruction issued), the ones the docs cite also under short names
+# (dram_pct, sm_pct, occupancy_pct, issue_pct, stalls). Each launch of a temporal step advances k time
 # steps: time_ns_per_step divides by them.
 set -uo pipefail
 bin=${1:?stencil binary}
@@ -70,6 +71,11 @@ for k in sys.argv[6:]:
     m["time_ns_per_step"] = t / k_per
     m["dram_bytes_per_point_step"] = (m.get("dram__bytes_read.sum", 0) + m.get("dram__bytes_write.sum", 0)) / interior / k_per
     m["l2_bytes_per_point_step"] = m.get("lts__t_bytes.sum", 0) / interior / k_per
+    m["dram_pct"] = m.get("dram__throughput.avg.pct_of_peak_sustained_elapsed", 0)
+    m["sm_pct"] = m.get("sm__throughput.avg.pct_of_peak_sustained_elapsed", 0)
+    m["occupancy_pct"] = m.get("sm__warps_active.avg.pct_of_peak_sustained_active", 0)
+    m["issue_pct"] = m.get("smsp__issue_active.avg.pct_of_peak_sustained_active", 0)
+    m["stalls"] = {kk.split("stalled_")[1].split("_per_issue")[0]: v for kk, v in m.items() if "stalled_" in kk}
     res.append(m)
 doc = {"device": device, "n": n, "steps": steps,
        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -80,8 +86,7 @@ json.dump(doc, open(out, "w"), indent=1, sort_keys=True)
 for m in res:
     if "error" in m:
         print(m["kernel"], "error", m["error"]); continue
-    st = {kk.split("stalled_")[1].split("_per_issue")[0]: v for kk, v in m.items() if "stalled_" in kk}
-    top = sorted(st.items(), key=lambda kv: -kv[1])[:4]
+    top = sorted(m["stalls"].items(), key=lambda kv: -kv[1])[:4]
     print(f"{m['kernel']:11} {m['time_ns_per_step']/1e3:8.1f} us/step  DRAM {m['dram_bytes_per_point_step']:5.2f} B/pt·step  "
           f"L2 {m['l2_bytes_per_point_step']:5.2f}  dram% {m.get('dram__throughput.avg.pct_of_peak_sustained_elapsed',0):5.1f}  "
           f"sm% {m.get('sm__throughput.avg.pct_of_peak_sustained_elapsed',0):5.1f}  occ% {m.get('sm__warps_active.avg.pct_of_peak_sustained_active',0):5.1f}  "
