@@ -50,13 +50,23 @@ cp -r "$here/ebisu" "$out/src"
 # loaded and the output is wrong: seen on the H200); 4 items a thread
 # (64×16 tiles, 256 of them at N = 512) did not launch there, its grid
 # larger than the blocks that fit at once.
+# At N = 512 one 64×32 tile a multiprocessor leaves room for depth 12 of
+# 3d7pt (a100 is depth 8) and 6 of 3d13pt (a100 is 5, which does not divide
+# 24 steps); at N = 1024 the 512 such tiles need 4 blocks a multiprocessor,
+# which caps 3d7pt at depth 2 and 3d13pt at 1, so larger tiles (16 or 32
+# items a thread: 64×64, 64×128) are tried there.
 VARIANTS=${VARIANTS:-"
 a100 3d7pt
-t4 3d7pt -DEBISU_TSTEP=4
 t12 3d7pt -DEBISU_TSTEP=12
+t6 3d7pt -DEBISU_TSTEP=6
 t2 3d7pt -DEBISU_TSTEP=2
 x64i16t2 3d7pt -DEBISU_IPT=16 -DEBISU_TSTEP=2
+x64i32t2 3d7pt -DEBISU_IPT=32 -DEBISU_TSTEP=2
 t4 3d13pt -DEBISU_TSTEP=4
+t6 3d13pt -DEBISU_TSTEP=6
+t3 3d13pt -DEBISU_TSTEP=3
+t1 3d13pt -DEBISU_TSTEP=1
+x64i16t1 3d13pt -DEBISU_IPT=16 -DEBISU_TSTEP=1
 "}
 src=$out/src/3dstencil
 nvflags="-std=c++17 -O3 -arch=sm_90 -rdc=true -Xptxas -v -D_TIMER_ -D__PRINT__ -DEBISU"

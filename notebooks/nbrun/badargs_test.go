@@ -305,6 +305,10 @@ func badCalls() []badCall {
 	add("data.BestTemporal/nil file", false, ignore(func() { data.BestTemporal([]*benchfile.File{nil}) }))
 	add("data.RecordedPeers/no arguments", false, ignore(func() { _, _ = data.RecordedPeers() }))
 	add("data.PeersTable/odd", false, ignore(func() { _ = data.PeersTable([]data.Peers{{}, {Runs: []data.PeersAtN{{N: -1}}}}) }))
+	add("data.RecordedEBISU/no arguments", false, ignore(func() { _, _ = data.RecordedEBISU() }))
+	add("data.EBISUTable/odd", false, ignore(func() {
+		_ = data.EBISUTable([]data.EBISURun{{}, {Rows: []data.EBISURow{{N: -1, EBISU: -1, Star13: 1}}}})
+	}))
 	add("model.TemporalLimits/odd k", false, ignore(func() { model.TemporalLimits([]int{0, -1, huge}) }))
 	add("model.TemporalLimitsTable/odd", false, ignore(func() { _ = model.TemporalLimitsTable([]model.TemporalLimit{{}, {BX: -1, K: -1, Err: "x"}}) }))
 	add("draw.TemporalLimitsChart/nil", true, func() error { return second(draw.TemporalLimitsChart(nil)) })

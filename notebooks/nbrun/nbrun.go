@@ -40,6 +40,10 @@ const MultiGPUGlob = data.MultiGPUGlob
 // H200 datasheets give 900 GB/s in both directions together).
 const NVLinkGBps = model.NVLinkGBps
 
+// EBISUGlob is [data.EBISUGlob], which names the cards' comparisons of the
+// lab with EBISU (bench/peers-gpu.sh) in docs.
+const EBISUGlob = data.EBISUGlob
+
 // PeersGlob is [data.PeersGlob], which names the recorded runs of
 // bench/peers.py in figures/data.
 const PeersGlob = data.PeersGlob
@@ -196,6 +200,15 @@ var PartsTable = model.PartsTable
 // side): one bar each, points per second at 8 bytes per point and time step
 // over the copy measured in the same process.
 var PeersChart = draw.PeersChart
+
+// EBISUTable is [data.EBISUTable], which formats the comparisons with
+// EBISU: per card, grid side and star, the lab's sweep and temporal step
+// beside EBISU's best gated run.
+var EBISUTable = data.EBISUTable
+
+// RecordedEBISU is [data.RecordedEBISU], which returns the comparisons of
+// EBISUGlob.
+var RecordedEBISU = data.RecordedEBISU
 
 // PeersTable is [data.PeersTable], which formats recorded peers.
 var PeersTable = data.PeersTable

@@ -6,8 +6,8 @@
 //	ebisucheck ref -n 512 -steps 8,24 -dir W
 //	    writes W/in_512.f32 (the input EBISU reads through EBISU_INPUT) and
 //	    W/ref7_512_T.f32, lab.Advance of lab.SevenPoint[float32] over T
-//	    steps with EBISU's coefficients, for each T (-stencil 13: lab.Sweep3
-//	    of lab.ThirteenPoint, W/ref13_512_T.f32);
+//	    steps with EBISU's coefficients, for each T (-stencil 13:
+//	    lab.Advance13, W/ref13_512_T.f32);
 //	ebisucheck cmp -n 512 -steps 8 -ref W/ref7_512_8.f32 -got OUT -log LOG -variant V -o runs.jsonl
 //	    compares EBISU's output OUT with the reference and appends one JSON
 //	    record, EBISU's own timing (its EBISU_RESULT line in LOG) and the
@@ -30,7 +30,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -62,17 +61,6 @@ const maxN = 2048
 func coeffs7() lab.Coeffs {
 	f := func(x float32) float64 { return float64(x) }
 	return lab.Coeffs{f(-1.67), f(0.162), f(0.161), f(0.164), f(0.163), f(0.166), f(0.165)}
-}
-
-// stencil13 returns EBISU's 3d13pt (3dstencil/3d13pt/config.cuh): centre
-// −0.996, every other point 0.083.
-func stencil13() lab.Stencil3 {
-	var c [13]float64
-	c[0] = float64(float32(-0.996))
-	for i := 1; i < 13; i++ {
-		c[i] = float64(float32(0.083))
-	}
-	return lab.ThirteenPoint(c)
 }
 
 func main() {
@@ -160,31 +148,16 @@ func parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// sweep13 is lab.Sweep3 of the thirteen-point stencil, split over the
-// cores by z slabs (each slab a Sweep3 of its planes and their halo).
-func sweep13(st lab.Stencil3) func(dst, src *lab.Grid3[float32], _ lab.Coeffs) error {
-	return func(dst, src *lab.Grid3[float32], _ lab.Coeffs) error {
-		n, plane := src.NZ, src.NY*src.NX
-		w := min(runtime.GOMAXPROCS(0), n-4)
-		errs := make([]error, w)
-		var wg sync.WaitGroup
-		for t := range w {
-			lo, hi := 2+(n-4)*t/w, 2+(n-4)*(t+1)/w // output planes [lo, hi)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s := &lab.Grid3[float32]{NZ: hi - lo + 4, NY: src.NY, NX: src.NX, Data: src.Data[(lo-2)*plane : (hi+2)*plane]}
-				d := &lab.Grid3[float32]{NZ: hi - lo + 4, NY: src.NY, NX: src.NX, Data: make([]float32, (hi-lo+4)*plane)}
-				if err := lab.Sweep3(d, s, st); err != nil {
-					errs[t] = err
-					return
-				}
-				copy(dst.Data[lo*plane:hi*plane], d.Data[2*plane:(hi-lo+2)*plane])
-			}()
-		}
-		wg.Wait()
-		return errors.Join(errs...)
+// coeffs13 returns EBISU's 3d13pt coefficients (3dstencil/3d13pt/config.cuh)
+// in the lab's order (lab.Coeffs13): centre −0.996, every other point
+// 0.083, each the float32 value EBISU's kernel multiplies by.
+func coeffs13() lab.Coeffs13 {
+	var c lab.Coeffs13
+	c[0] = float64(float32(-0.996))
+	for i := 1; i < len(c); i++ {
+		c[i] = float64(float32(0.083))
 	}
+	return c
 }
 
 func cmdRef(args []string) error {
@@ -193,7 +166,8 @@ func cmdRef(args []string) error {
 	stepsFlag := fs.String("steps", "8,24", "time steps, comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the input")
 	dir := fs.String("dir", ".", "folder for the input and the references")
-	stencil := fs.Int("stencil", 7, "7 (3d7pt, lab.SevenPoint) or 13 (3d13pt, lab.Sweep3 of lab.ThirteenPoint)")
+	writeIn := fs.Bool("input", true, "write the input too (false where another ref of the same N and seed writes it)")
+	stencil := fs.Int("stencil", 7, "7 (3d7pt, lab.Advance of lab.SevenPoint) or 13 (3d13pt, lab.Advance13)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -204,12 +178,16 @@ func cmdRef(args []string) error {
 	if err != nil {
 		return err
 	}
-	var sweep func(dst, src *lab.Grid3[float32], c lab.Coeffs) error
+	var advance func(dst, src *lab.Grid3[float32], steps int) error
 	switch *stencil {
 	case 7:
-		sweep = lab.SevenPoint[float32]
+		advance = func(dst, src *lab.Grid3[float32], steps int) error {
+			return lab.Advance(lab.SevenPoint[float32], dst, src, coeffs7(), steps)
+		}
 	case 13:
-		sweep = sweep13(stencil13())
+		advance = func(dst, src *lab.Grid3[float32], steps int) error {
+			return lab.Advance13(dst, src, coeffs13(), steps)
+		}
 	default:
 		return fmt.Errorf("-stencil %d: want 7 or 13", *stencil)
 	}
@@ -218,14 +196,16 @@ func cmdRef(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeF32(InputPath(*dir, *n), in.Data); err != nil {
-		return err
+	if *writeIn {
+		if err := writeF32(InputPath(*dir, *n), in.Data); err != nil {
+			return err
+		}
 	}
 	cur, done := in, 0
 	for _, t := range steps {
 		next := cur.Clone()
 		if t > done {
-			if err := lab.Advance(sweep, next, cur, coeffs7(), t-done); err != nil {
+			if err := advance(next, cur, t-done); err != nil {
 				return fmt.Errorf("reference of %d steps at N = %d: %w", t, *n, err)
 			}
 		}
@@ -444,7 +424,7 @@ func cmdCmp(args []string) error {
 		radius := 1
 		what := "lab.Advance of lab.SevenPoint[float32]"
 		if *stencil == 13 {
-			radius, what = 2, "lab.Advance of lab.Sweep3(lab.ThirteenPoint)"
+			radius, what = lab.Radius13, "lab.Advance13"
 		}
 		gate := Compare(g, w, *n, radius**steps, *steps)
 		gate.Reference = what
@@ -490,7 +470,8 @@ func lastLine(s string) string {
 }
 
 // Row is one line of the table: the lab and EBISU's best gated run at one
-// grid and step count.
+// grid and step count, for the seven-point star (fast, temporal, 3d7pt)
+// and the thirteen-point star (star13, temporal13, 3d13pt).
 type Row struct {
 	N                int     `json:"n"`
 	Steps            int     `json:"steps"`
@@ -500,6 +481,11 @@ type Row struct {
 	EBISUVariant     string  `json:"ebisu_variant"`                // its build and L2 setting
 	EBISUA100        float64 `json:"ebisu_a100_points_per_second"` // the artifact's own settings, 0 when they do not run
 	TemporalOverBest float64 `json:"temporal_over_ebisu"`          // Temporal / EBISU, 0 when EBISU has none
+	Star13           float64 `json:"star13_points_per_second,omitempty"`
+	Temporal13       float64 `json:"temporal13_points_per_second,omitempty"`
+	EBISU13          float64 `json:"ebisu13_points_per_second,omitempty"` // best gated 3d13pt run
+	EBISU13Variant   string  `json:"ebisu13_variant,omitempty"`
+	Lab13OverEBISU13 float64 `json:"lab13_over_ebisu13,omitempty"` // the faster of Star13 and Temporal13 over EBISU13
 }
 
 // Report is the card's file.
@@ -569,13 +555,15 @@ func cmdReport(args []string) error {
 	for _, r := range rep.Rows {
 		fmt.Printf("N=%4d steps=%2d fast %7.1f temporal %7.1f EBISU %7.1f (%s; A100 settings %7.1f) temporal/EBISU %.2f\n",
 			r.N, r.Steps, r.Fast/1e9, r.Temporal/1e9, r.EBISU/1e9, r.EBISUVariant, r.EBISUA100/1e9, r.TemporalOverBest)
+		fmt.Printf("N=%4d steps=%2d star13 %7.1f temporal13 %7.1f EBISU 3d13pt %7.1f (%s) lab13/EBISU %.2f\n",
+			r.N, r.Steps, r.Star13/1e9, r.Temporal13/1e9, r.EBISU13/1e9, r.EBISU13Variant, r.Lab13OverEBISU13)
 	}
 	return nil
 }
 
-// Rows derives the table from the runs: per grid and step count of the
-// lab's default fast and temporal, EBISU's fastest 3d7pt run that passed
-// its gate.
+// Rows derives the table from the runs: per grid and step count, the
+// lab's default fast, temporal, star13 and temporal13, and EBISU's
+// fastest 3d7pt and 3d13pt runs that passed their gates.
 func Rows(labRuns []benchfile.Run, ebisu []Record) []Row {
 	type key struct{ n, steps int }
 	rows := map[key]*Row{}
@@ -594,18 +582,29 @@ func Rows(labRuns []benchfile.Run, ebisu []Record) []Row {
 			rows[k].Fast = r.PointsPerSecond()
 		case "temporal":
 			rows[k].Temporal = r.PointsPerSecond()
+		case "star13":
+			rows[k].Star13 = r.PointsPerSecond()
+		case "temporal13":
+			rows[k].Temporal13 = r.PointsPerSecond()
 		}
 	}
 	for _, e := range ebisu {
 		row := rows[key{e.N, e.Steps}]
-		if row == nil || e.Stencil != "3d7pt" || e.Status != "ok" {
+		if row == nil || e.Status != "ok" {
 			continue
 		}
-		if e.PointsPerSec > row.EBISU {
-			row.EBISU, row.EBISUVariant = e.PointsPerSec, e.Variant+"/"+e.L2
-		}
-		if e.Variant == "a100" && e.L2 == "artifact" {
-			row.EBISUA100 = e.PointsPerSec
+		switch e.Stencil {
+		case "3d7pt":
+			if e.PointsPerSec > row.EBISU {
+				row.EBISU, row.EBISUVariant = e.PointsPerSec, e.Variant+"/"+e.L2
+			}
+			if e.Variant == "a100" && e.L2 == "artifact" {
+				row.EBISUA100 = e.PointsPerSec
+			}
+		case "3d13pt":
+			if e.PointsPerSec > row.EBISU13 {
+				row.EBISU13, row.EBISU13Variant = e.PointsPerSec, e.Variant+"/"+e.L2
+			}
 		}
 	}
 	sort.Slice(keys, func(a, b int) bool {
@@ -619,6 +618,9 @@ func Rows(labRuns []benchfile.Run, ebisu []Record) []Row {
 		r := *rows[k]
 		if r.EBISU > 0 {
 			r.TemporalOverBest = r.Temporal / r.EBISU
+		}
+		if r.EBISU13 > 0 {
+			r.Lab13OverEBISU13 = max(r.Star13, r.Temporal13) / r.EBISU13
 		}
 		out = append(out, r)
 	}
