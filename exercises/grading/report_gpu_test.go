@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"stencillab.dev/internal/testlimit"
 )
 
 // A student without a GPU: the total counts what could be graded here, and
@@ -18,7 +19,7 @@ func TestReportShowsGPUPointsApart(t *testing.T) {
 	a := Run(Exercise{ID: "01_a", Title: "A", Checks: []Check{
 		{ID: "ok", Points: 2, Run: func(t *T) {}},
 		{ID: "bad", Points: 3, Run: func(t *T) { t.Fail("wrong") }},
-	}}, Options{Seed: 7})
+	}}, Options{Seed: 7, CheckTimeout: testlimit.Legit(t)})
 	gpuEx := func(id string, pts ...int) ExerciseResult {
 		e := Exercise{ID: id, Title: "On a GPU"}
 		for i, p := range pts {
