@@ -80,7 +80,7 @@ func divergentTiled(a star.Args) (sim.Kernel, error) {
 // the exercise's barrier check with the sites and a hint; the values alone
 // would pass, since the simulator runs the two barriers as one.
 func TestDivergentBarrierMessage(t *testing.T) {
-	res := grading.Run(KernelExercise("tiled", divergentTiled), grading.Options{})
+	res := grading.Run(KernelExercise("tiled", divergentTiled), legitOptions(t, 0))
 	var msg string
 	for _, c := range res.Checks {
 		if c.ID == "barriers" {

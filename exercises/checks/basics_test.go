@@ -61,7 +61,7 @@ func TestSineDerivFiveIntensSolutionsScoreFullMarks(t *testing.T) {
 			if how != "here" {
 				ex = remote(t, e)
 			}
-			res := grading.Run(ex, grading.Options{})
+			res := grading.Run(ex, legitOptions(t, 0))
 			require.Equal(t, grading.Graded, res.Status, "%s %s: %s", e.ID, how, res.Message)
 			for _, c := range res.Checks {
 				assert.True(t, c.Passed, "%s %s, check %s: %s", e.ID, how, c.ID, c.Message)
@@ -86,9 +86,9 @@ func TestSineDerivFiveIntensPublicPoints(t *testing.T) {
 }
 
 // results runs e and returns its checks by id.
-func results(e grading.Exercise) map[string]grading.CheckResult {
+func results(t *testing.T, e grading.Exercise) map[string]grading.CheckResult {
 	out := map[string]grading.CheckResult{}
-	for _, c := range grading.Run(e, grading.Options{}).Checks {
+	for _, c := range grading.Run(e, legitOptions(t, 0)).Checks {
 		out[c.ID] = c
 	}
 	return out
@@ -98,7 +98,7 @@ func results(e grading.Exercise) map[string]grading.CheckResult {
 // hint.
 func failsWith(t *testing.T, e grading.Exercise, id, hint string) {
 	t.Helper()
-	c, ok := results(e)[id]
+	c, ok := results(t, e)[id]
 	require.True(t, ok, "no check %q", id)
 	assert.False(t, c.Passed, "check %s passed", id)
 	assert.Contains(t, c.Message, hint, "check %s", id)
@@ -239,7 +239,7 @@ func TestFiveMistakesAreNamed(t *testing.T) {
 		return lab.Sweep2(dst, src, lab.NinePoint(c)) // the chapter's fixed boundary
 	}
 	failsWith(t, FivePoint(fixed), "periodic", "the edges do not wrap")
-	assert.True(t, results(FivePoint(fixed))["interior"].Passed, "away from the edges a fixed sweep is right")
+	assert.True(t, results(t, FivePoint(fixed))["interior"].Passed, "away from the edges a fixed sweep is right")
 
 	xy := fiveFuncs()
 	xy.Sweep = func(dst, src *lab.Grid2[float64], c [9]float64) error {
@@ -417,8 +417,8 @@ func TestFivePointSharedGridCrossesAsOne(t *testing.T) {
 	}, Iterate: fivepoint.Iterate}
 	for how, e := range map[string]grading.Exercise{"here": FivePoint(lax), "remote": remote(t, FivePoint(lax))} {
 		failsWith(t, e, "bad-input", "same grid")
-		assert.True(t, results(e)["interior"].Passed, how)
+		assert.True(t, results(t, e)["interior"].Passed, how)
 	}
 	honest := remote(t, FivePoint(FivePointFuncs{Sweep: fivepoint.Sweep, Iterate: fivepoint.Iterate}))
-	assert.True(t, results(honest)["bad-input"].Passed)
+	assert.True(t, results(t, honest)["bad-input"].Passed)
 }

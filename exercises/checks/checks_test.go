@@ -41,7 +41,7 @@ func TestSolutionsScoreFullMarks(t *testing.T) {
 			exs = append(exs, KernelExercise(s.name, solutions[s.name]))
 		}
 		for _, e := range exs {
-			res := grading.Run(e, grading.Options{Seed: seed})
+			res := grading.Run(e, legitOptions(t, seed))
 			require.Equal(t, grading.Graded, res.Status, "%s: %s", e.ID, res.Message)
 			for _, c := range res.Checks {
 				assert.True(t, c.Passed, "%s/%s (seed %d): %s", e.ID, c.ID, seed, c.Message)
@@ -83,7 +83,7 @@ func withLaunch(k star.Kernel, f func(*sim.Kernel, star.Args)) star.Kernel {
 
 // outcome runs e and returns the result of check id.
 func outcome(t *testing.T, e grading.Exercise, id string, seed uint64) grading.CheckResult {
-	res := grading.Run(e, grading.Options{Seed: seed})
+	res := grading.Run(e, legitOptions(t, seed))
 	require.Equal(t, grading.Graded, res.Status, "%s: %s", e.ID, res.Message)
 	for _, c := range res.Checks {
 		if c.ID == id {
@@ -169,7 +169,7 @@ func TestLaunchAndTrafficNeedVerifiedValues(t *testing.T) {
 		}
 	})
 	for _, seed := range seeds {
-		res := grading.Run(KernelExercise("coarsened", wrong), grading.Options{Seed: seed})
+		res := grading.Run(KernelExercise("coarsened", wrong), legitOptions(t, seed))
 		for _, c := range res.Checks {
 			if c.ID == "launch" || c.ID == "traffic" || c.ID == "default-tile" || c.ID == "hidden-values" {
 				assert.False(t, c.Passed, "%s passed on wrong values (seed %d)", c.ID, seed)
@@ -192,7 +192,7 @@ func TestEachMistakeOfTheBugHuntLosesItsCheck(t *testing.T) {
 		{"barrier", bugBarrier, "barriers", []string{"hazard"}},
 	} {
 		for _, seed := range seeds {
-			res := grading.Run(FindTheBug(c.k), grading.Options{Seed: seed})
+			res := grading.Run(FindTheBug(c.k), legitOptions(t, seed))
 			require.Equal(t, grading.Graded, res.Status, res.Message)
 			for _, r := range res.Checks {
 				switch {
@@ -215,7 +215,7 @@ func TestEachMistakeOfTheBugHuntLosesItsCheck(t *testing.T) {
 			}
 		}
 	}
-	res := grading.Run(FindTheBug(bugAll), grading.Options{Seed: 7})
+	res := grading.Run(FindTheBug(bugAll), legitOptions(t, 7))
 	assert.Equal(t, 0, res.Points, "the kernel as handed out scores 0")
 }
 
@@ -227,7 +227,7 @@ func TestSolutionsScoreFullMarksAcrossTheChannel(t *testing.T) {
 		exs = append(exs, s.exercise(submitted{remote: servedKernel(t, solutions[s.name])}))
 	}
 	for _, e := range exs {
-		res := grading.Run(e, grading.Options{Seed: 11})
+		res := grading.Run(e, legitOptions(t, 11))
 		require.Equal(t, grading.Graded, res.Status, "%s: %s", e.ID, res.Message)
 		for _, c := range res.Checks {
 			assert.True(t, c.Passed, "%s/%s: %s", e.ID, c.ID, c.Message)

@@ -43,7 +43,7 @@ func TestDeclaredExercisesAreStubbedAndServed(t *testing.T) {
 		require.True(t, ok, "%s is in All", id)
 		require.NotEmpty(t, e.Checks)
 		require.NotNil(t, e.Serve)
-		res := grading.Run(e, grading.Options{Seed: 7})
+		res := grading.Run(e, legitOptions(t, 7))
 		assert.Zero(t, res.Points, id)
 		for _, c := range res.Checks {
 			assert.True(t, c.NotImplemented, "%s/%s: %s", id, c.ID, c.Message)

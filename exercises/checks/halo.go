@@ -109,6 +109,8 @@ const (
 	maxHaloRanks  = 64
 	maxHaloSide   = 256
 	maxHaloPoints = 1 << 22
+	// maxHaloTimeoutMs is the longest time limit a case may ask for.
+	maxHaloTimeoutMs = 60000
 )
 
 // haloTimeout is how long the ranks of a case may take, all together,
@@ -201,8 +203,8 @@ func checkHaloCase(a haloCase) error {
 		return fmt.Errorf("a case of %d ranks with %d buffers", ranks, len(a.Local))
 	case a.NY < -maxHaloSide || a.NY > maxHaloSide || a.NX < -maxHaloSide || a.NX > maxHaloSide:
 		return fmt.Errorf("a case of rows of %d×%d: each side must be within ±%d", a.NY, a.NX, maxHaloSide)
-	case a.TimeoutMs < 1 || a.TimeoutMs > 60000:
-		return fmt.Errorf("a case with a time limit of %d ms: want 1 … 60000", a.TimeoutMs)
+	case a.TimeoutMs < 1 || a.TimeoutMs > maxHaloTimeoutMs:
+		return fmt.Errorf("a case with a time limit of %d ms: want 1 … %d", a.TimeoutMs, maxHaloTimeoutMs)
 	}
 	total := 0
 	for _, l := range a.Local {

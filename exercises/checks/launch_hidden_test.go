@@ -22,7 +22,7 @@ import (
 // that a correct answer passes them all.
 func TestLaunchChecksNameTheMistake(t *testing.T) {
 	good := launchAnswer()
-	res := grading.Run(Launch(good), grading.Options{Seed: 11})
+	res := grading.Run(Launch(good), legitOptions(t, 11))
 	require.Equal(t, res.MaxPoints, res.Points, "%+v", res.Checks)
 
 	outTile := good
@@ -70,7 +70,7 @@ func TestLaunchChecksNameTheMistake(t *testing.T) {
 		"limit not wrapped":    {noLimitWrap, []string{"threads", "shared", "dimensions"}, "does not wrap sim.ErrLimit"},
 		"wait checked first":   {syncFirst, []string{"report"}, "checked first"},
 	} {
-		res := grading.Run(Launch(c.fn), grading.Options{Seed: 12})
+		res := grading.Run(Launch(c.fn), legitOptions(t, 12))
 		failed := map[string]string{}
 		for _, r := range res.Checks {
 			if !r.Passed && !r.Hidden { // the hidden checks repeat the public ones
@@ -115,7 +115,7 @@ func TestLaunchRefusalsScoreOnlyWhatTheyVerify(t *testing.T) {
 	validateChecks := []string{"legal", "threads", "shared", "dimensions"}
 	for seed := uint64(1); seed <= 5; seed++ {
 		score := func(fn LaunchFuncs) map[string]int {
-			res := grading.Run(Launch(fn), grading.Options{Seed: seed})
+			res := grading.Run(Launch(fn), legitOptions(t, seed))
 			pts := map[string]int{}
 			for _, r := range res.Checks {
 				pts[r.ID] = r.Points

@@ -131,7 +131,7 @@ func TestValuesChecksNameTheCoefficientMistake(t *testing.T) {
 }
 
 func outcomeOf(t *testing.T, e grading.Exercise, id string, seed uint64) grading.CheckResult {
-	res := grading.Run(e, grading.Options{Seed: seed})
+	res := grading.Run(e, legitOptions(t, seed))
 	require.Equal(t, grading.Graded, res.Status, res.Message)
 	for _, c := range res.Checks {
 		if c.ID == id {
@@ -147,13 +147,13 @@ func stubKernel(star.Args) (sim.Kernel, error) { return sim.Kernel{}, grading.Er
 
 func TestStubsAreNotImplemented(t *testing.T) {
 	for _, e := range []grading.Exercise{KernelExercise("tiled", stubKernel), FindTheBug(stubKernel)} {
-		res := grading.Run(e, grading.Options{Seed: 5})
+		res := grading.Run(e, legitOptions(t, 5))
 		for _, c := range res.Checks {
 			assert.True(t, c.NotImplemented, "%s/%s: %s", e.ID, c.ID, c.Message)
 			assert.Equal(t, 0, c.Points)
 		}
 	}
-	res := grading.Run(KernelExercise("five_point", stubKernel), grading.Options{Seed: 5})
+	res := grading.Run(KernelExercise("five_point", stubKernel), legitOptions(t, 5))
 	require.Len(t, res.Checks, 1)
 	assert.Contains(t, res.Checks[0].Message, `no kernel exercise "five_point"`)
 }
@@ -227,7 +227,7 @@ func TestAKernelThatDoesNothingScoresNothing(t *testing.T) {
 		exs = append(exs, s.exercise(submitted{local: idle(s)}))
 	}
 	for _, e := range exs {
-		res := grading.Run(e, grading.Options{Seed: 9})
+		res := grading.Run(e, legitOptions(t, 9))
 		require.Equal(t, grading.Graded, res.Status, res.Message)
 		for _, c := range res.Checks {
 			assert.False(t, c.Passed, "%s/%s gives points to a kernel that writes nothing", e.ID, c.ID)
@@ -252,7 +252,7 @@ func TestAKernelRunOfTheWrongLengthScoresNothing(t *testing.T) {
 			exs = append(exs, s.exercise(submitted{remote: pairFuncs(t, child)}))
 		}
 		for _, e := range exs {
-			res := grading.Run(e, grading.Options{Seed: 5})
+			res := grading.Run(e, legitOptions(t, 5))
 			assert.Zero(t, res.Points, "%s: %s", name, e.ID)
 		}
 		grid := func() *lab.Grid3[float32] {

@@ -50,7 +50,7 @@ func TestBugHuntPaysOnlyForRightOutputs(t *testing.T) {
 		"a boundary point":  spoiled(1),
 	} {
 		for _, seed := range seeds[:2] {
-			res := grading.Run(FindTheBug(k), grading.Options{Seed: seed})
+			res := grading.Run(FindTheBug(k), legitOptions(t, seed))
 			require.Equal(t, grading.Graded, res.Status, res.Message)
 			for _, c := range res.Checks {
 				assert.False(t, c.Passed, "%s passed with %s wrong (seed %d)", c.ID, name, seed)

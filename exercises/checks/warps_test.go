@@ -21,8 +21,8 @@ import (
 // bank 0 with tx = 0, ty = 0. T = 32: one row a warp, any odd pitch: 33.
 var handPitch = map[int]int{4: 4, 8: 12, 16: 18, 32: 33}
 
-func gradeWarps(fn WarpsFuncs) map[string]grading.CheckResult {
-	res := grading.Run(Warps(fn), grading.Options{})
+func gradeWarps(t *testing.T, fn WarpsFuncs) map[string]grading.CheckResult {
+	res := grading.Run(Warps(fn), legitOptions(t, 0))
 	out := map[string]grading.CheckResult{}
 	for _, c := range res.Checks {
 		out[c.ID] = c
@@ -39,7 +39,7 @@ func TestWarpsHandWorkedAnswersScoreFullMarks(t *testing.T) {
 			}
 			return 0, errors.New("no such tile")
 		},
-	}), grading.Options{})
+	}), legitOptions(t, 0))
 	require.Equal(t, grading.Graded, res.Status, res.Message)
 	for _, c := range res.Checks {
 		assert.True(t, c.Passed, "%s: %s", c.ID, c.Message)
@@ -53,7 +53,7 @@ func TestWarpsWrongAnswersFail(t *testing.T) {
 	}
 	assert.Equal(t, int64(7*8), columnConflicts(16, 16), "pitch 16: each of the 8 warps reads 8 words from each of 4 banks, 8-way")
 
-	cube := gradeWarps(WarpsFuncs{
+	cube := gradeWarps(t, WarpsFuncs{
 		Block: func() (sim.Dim3, error) { return sim.Dim3{X: 8, Y: 8, Z: 8}, nil },
 		Pitch: func(T int) (int, error) { return T, nil },
 	})
@@ -65,7 +65,7 @@ func TestWarpsWrongAnswersFail(t *testing.T) {
 	assert.Contains(t, cube["no-conflicts"].Message, "T = 8, pitch 8")
 	assert.False(t, cube["bad-input"].Passed)
 
-	wasteful := gradeWarps(WarpsFuncs{
+	wasteful := gradeWarps(t, WarpsFuncs{
 		Block: func() (sim.Dim3, error) { return sim.Dim3{X: 64, Y: 32, Z: 1}, nil },
 		Pitch: func(T int) (int, error) { return 3*T + 1, nil }, // 13, 25, 49, 97: conflict-free but not the least
 	})
@@ -79,7 +79,7 @@ func TestWarpsWrongAnswersFail(t *testing.T) {
 // pitch below the answer or allocating its tile.
 func TestWarpsAbsurdAnswersFailQuickly(t *testing.T) {
 	huge := 1 << 62
-	res := gradeWarps(WarpsFuncs{
+	res := gradeWarps(t, WarpsFuncs{
 		Block: func() (sim.Dim3, error) { return sim.Dim3{X: 1 << 32, Y: 1 << 32, Z: 1}, nil },
 		Pitch: func(T int) (int, error) { return huge + T, nil },
 	})
