@@ -21,10 +21,10 @@ import (
 // checks: these tests run the CPU stand-in of the child (CPUChildMain)
 // honest, then misbehaving as a cheating kernel or a subverted child would.
 
-func fakeCfg(mode string) Config {
-	c := self(envFake + "=" + mode)
-	c.Timeout = 20 * time.Second
-	return c
+// fakeCfg is self with the CPU stand-in of the child in mode: its
+// requests get the test's remaining time, as self's do.
+func fakeCfg(t *testing.T, mode string) Config {
+	return self(t, envFake+"="+mode)
 }
 
 func checkByID(r grading.ExerciseResult, id string) grading.CheckResult {
@@ -39,7 +39,7 @@ func checkByID(r grading.ExerciseResult, id string) grading.CheckResult {
 func TestHonestChildGetsFullMarksAndItsShare(t *testing.T) {
 	for _, id := range []string{"20_cuda_basic", "25_cuda_challenge"} {
 		spec, _ := Lookup(id)
-		r := Grade(fakeCfg(FakeHonest), spec, []byte("// a kernel\n#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n"))
+		r := Grade(fakeCfg(t, FakeHonest), spec, []byte("// a kernel\n#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n"))
 		require.Equal(t, grading.Graded, r.Status, r.Message)
 		assert.Equal(t, r.MaxPoints, r.Points, id)
 		assert.InDelta(t, fakePct, r.Metrics["pct_copy"], 1e-9, id)
@@ -56,7 +56,7 @@ func TestHonestChildGetsFullMarksAndItsShare(t *testing.T) {
 func TestCheatingChildLosesTheSpeedPointsAndIsNotRanked(t *testing.T) {
 	spec, _ := Lookup("25_cuda_challenge")
 	src := []byte("#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n")
-	honest := Grade(fakeCfg(FakeHonest), spec, src)
+	honest := Grade(fakeCfg(t, FakeHonest), spec, src)
 	speed := 0
 	for _, c := range spec.Exercise(nil, false).Checks {
 		if strings.HasPrefix(c.ID, "speed-") {
@@ -70,7 +70,7 @@ func TestCheatingChildLosesTheSpeedPointsAndIsNotRanked(t *testing.T) {
 		FakeNegativeTime: "is not a finite positive number",
 		FakeNoMemory:     "allocate the first grid of the timed chain",
 	} {
-		r := Grade(fakeCfg(mode), spec, src)
+		r := Grade(fakeCfg(t, mode), spec, src)
 		require.Equal(t, grading.Graded, r.Status, "%s: %s", mode, r.Message)
 		assert.Equal(t, honest.Points-speed, r.Points, mode)
 		assert.Equal(t, 0.0, r.Metrics["correct"], "%s is not ranked", mode)
@@ -85,7 +85,7 @@ func TestCheatingChildLosesTheSpeedPointsAndIsNotRanked(t *testing.T) {
 func TestForgedLinesOnStdoutAreOnlyLogs(t *testing.T) {
 	spec, _ := Lookup("25_cuda_challenge")
 	src := []byte("#define BLOCK_X 8\n#define BLOCK_Y 8\n#define BLOCK_Z 1\n#define TILE_X 8\n#define TILE_Y 8\n#define TILE_Z 8\n")
-	r := Grade(fakeCfg(FakeForgeStdout), spec, src)
+	r := Grade(fakeCfg(t, FakeForgeStdout), spec, src)
 	require.Equal(t, grading.Graded, r.Status, r.Message)
 	assert.Equal(t, spec.Exercise(nil, false).MaxPoints(), r.MaxPoints)
 	assert.LessOrEqual(t, r.Points, r.MaxPoints, "the forged 1000 points are never read")
@@ -94,7 +94,7 @@ func TestForgedLinesOnStdoutAreOnlyLogs(t *testing.T) {
 
 func TestChildThatBreaksTheChannelScoresZero(t *testing.T) {
 	spec, _ := Lookup("20_cuda_basic")
-	r := Grade(fakeCfg(FakeShort), spec, []byte("// k\n"))
+	r := Grade(fakeCfg(t, FakeShort), spec, []byte("// k\n"))
 	assert.Equal(t, grading.Crashed, r.Status)
 	assert.Zero(t, r.Points)
 	assert.Contains(t, r.Message, "broke the channel's rules")
@@ -103,9 +103,7 @@ func TestChildThatBreaksTheChannelScoresZero(t *testing.T) {
 
 func TestHangInTheTimedRunIsKilled(t *testing.T) {
 	spec, _ := Lookup("20_cuda_basic")
-	cfg := fakeCfg(FakeHangTimed)
-	cfg.Timeout = 3 * time.Second
-	r := Grade(cfg, spec, []byte("// k\n"))
+	r := gradeHung(t, fakeCfg(t, FakeHangTimed), spec, []byte("// k\n"), "performance", 3*time.Second)
 	assert.Equal(t, grading.TimedOut, r.Status)
 	assert.Zero(t, r.Points)
 	assert.Contains(t, r.Message, `during check "performance"`)
@@ -263,7 +261,7 @@ func TestSanitizerCountsOnlyForACorrectKernel(t *testing.T) {
 	require.NoError(t, os.WriteFile(tool, []byte("#!/bin/sh\nshift 6\nexec \"$@\"\n"), 0o755))
 	spec, _ := Lookup("20_cuda_basic")
 	for src, correct := range map[string]bool{"// a kernel\n": true, "// stand-in: swap\n": false} {
-		cfg := fakeCfg(FakeHonest)
+		cfg := fakeCfg(t, FakeHonest)
 		cfg.Sanitizer = tool
 		r := Grade(cfg, spec, []byte(src))
 		require.Equal(t, grading.Graded, r.Status, r.Message)

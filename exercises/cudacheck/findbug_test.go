@@ -82,7 +82,7 @@ var fixWords = []string{"swap", "exchange", "barrier", "syncthreads", "OUT_TILE_
 func TestSeedMistakesLoseTheCheckNamedForThem(t *testing.T) {
 	spec, ok := Lookup("24_cuda_find_the_bug")
 	require.True(t, ok)
-	honest := Grade(fakeCfg(FakeHonest), spec, findBugSource(""))
+	honest := Grade(fakeCfg(t, FakeHonest), spec, findBugSource(""))
 	require.Equal(t, grading.Graded, honest.Status, honest.Message)
 	assert.Equal(t, honest.MaxPoints, honest.Points)
 	named := map[string]struct{ check, says, also string }{
@@ -92,7 +92,7 @@ func TestSeedMistakesLoseTheCheckNamedForThem(t *testing.T) {
 		FakeRace:  {"barriers", "inputs that vary along z only", ""},
 	}
 	for mode, want := range named {
-		r := Grade(fakeCfg(FakeHonest), spec, findBugSource(mode))
+		r := Grade(fakeCfg(t, FakeHonest), spec, findBugSource(mode))
 		require.Equal(t, grading.Graded, r.Status, "%s: %s", mode, r.Message)
 		for _, c := range r.Checks {
 			switch c.ID {
@@ -137,7 +137,7 @@ func TestHaloOfOneLeavesTwoRowsOfEachTile(t *testing.T) {
 // that judges the points written asks that some be written.
 func TestFindBugKernelThatWritesNothingScoresZero(t *testing.T) {
 	spec, _ := Lookup("24_cuda_find_the_bug")
-	r := Grade(fakeCfg(FakeHonest), spec, findBugSource(FakeNothing))
+	r := Grade(fakeCfg(t, FakeHonest), spec, findBugSource(FakeNothing))
 	require.Equal(t, grading.Graded, r.Status, r.Message)
 	require.NotEmpty(t, r.Checks)
 	for _, c := range r.Checks {

@@ -4,7 +4,6 @@ package cudacheck
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,9 +56,7 @@ func TestIndexMistakeLosesItsHiddenCheck(t *testing.T) {
 	}
 	spec, _ := Lookup("24_cuda_find_the_bug")
 	for _, mode := range []string{FakeHonest, FakeIndex32, FakeZLoop, FakeHalo, FakeSwap, FakeRace} {
-		cfg := fakeCfg(FakeHonest)
-		cfg.Timeout = 2 * time.Minute
-		r := Grade(cfg, spec, findBugSource(mode))
+		r := Grade(fakeCfg(t, FakeHonest), spec, findBugSource(mode))
 		require.Equal(t, grading.Graded, r.Status, "%s: %s", mode, r.Message)
 		c := checkByID(r, "index-64bit")
 		require.Equal(t, "index-64bit", c.ID)
@@ -85,9 +82,7 @@ func TestIndexMistakeLosesItsHiddenCheck(t *testing.T) {
 // default.
 func TestIndexCheckOfAKernelThatWritesNothingScoresZero(t *testing.T) {
 	spec, _ := Lookup("24_cuda_find_the_bug")
-	cfg := fakeCfg(FakeHonest)
-	cfg.Timeout = 2 * time.Minute
-	r := Grade(cfg, spec, findBugSource(FakeNothing))
+	r := Grade(fakeCfg(t, FakeHonest), spec, findBugSource(FakeNothing))
 	require.Equal(t, grading.Graded, r.Status, r.Message)
 	c := checkByID(r, "index-64bit")
 	require.Equal(t, "index-64bit", c.ID)

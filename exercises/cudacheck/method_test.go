@@ -66,7 +66,7 @@ func TestMethodDodgesLoseTheMethodAndTheSpeed(t *testing.T) {
 		if m == nil {
 			continue
 		}
-		honest := Grade(fakeCfg(FakeHonest), s, standIn(""))
+		honest := Grade(fakeCfg(t, FakeHonest), s, standIn(""))
 		require.Equal(t, grading.Graded, honest.Status, "%s: %s", s.ID, honest.Message)
 		assert.Equal(t, honest.MaxPoints, honest.Points, "%s: %+v", s.ID, honest.Checks)
 		assert.Contains(t, honest.Message, "Method check: Measured by the grader", s.ID)
@@ -80,7 +80,7 @@ func TestMethodDodgesLoseTheMethodAndTheSpeed(t *testing.T) {
 			modes[FakeRewritten] = "the given kernel's shared arrays inPrev2_s, inPrev_s, inCurr_s, inNext_s, inNext2_s"
 		}
 		for mode, says := range modes {
-			r := Grade(fakeCfg(FakeHonest), s, standIn(mode))
+			r := Grade(fakeCfg(t, FakeHonest), s, standIn(mode))
 			require.Equal(t, grading.Graded, r.Status, "%s %s: %s", s.ID, mode, r.Message)
 			correct := 0
 			for _, c := range r.Checks {

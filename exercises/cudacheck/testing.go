@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/internal/testlimit"
 )
 
 // envChild marks the test binary started as the child of the GPU checks.
@@ -37,7 +37,7 @@ func Test(t *testing.T, id string) {
 	if err != nil {
 		t.Fatalf("read %s: %v", spec.File, err)
 	}
-	res := Grade(Config{Command: []string{os.Args[0]}, Env: []string{envChild + "=1"}, Timeout: 5 * time.Minute}, spec, src)
+	res := Grade(Config{Command: []string{os.Args[0]}, Env: []string{envChild + "=1"}, Timeout: testlimit.Legit(t)}, spec, src)
 	if res.Status == grading.NeedsGPU {
 		t.Skipf("graded on a GPU later, not counted here: %s", res.Message)
 	}
