@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"stencillab.dev/exercises/grading"
+	"stencillab.dev/internal/testlimit"
 )
 
 // The attacks of a student who wants a better grade, each a submission in
@@ -141,7 +142,7 @@ func gradeAttacks(t *testing.T, attacks []attack, correct string, static bool) {
 	sub := makeSubmission(t, root, ids, correct)
 	cache := t.TempDir()
 	tag := hex.EncodeToString([]byte(filepath.Base(cache))) + fmt.Sprint(time.Now().UnixNano())
-	rep, err := Grade(Config{Root: root, Submission: sub, runTag: tag, Timeout: 30 * time.Second, MemBytes: 1 << 30,
+	rep, err := Grade(Config{Root: root, Submission: sub, runTag: tag, Timeout: testlimit.Legit(t), MemBytes: 1 << 30,
 		Only: append(ids, correct), CacheDir: cache, RequireSandbox: !static, NoSandbox: static && noSandbox != nil,
 		skipStaticCheck: !static})
 	require.NoError(t, err)
@@ -397,7 +398,7 @@ func TestStaticAttacksScoreZeroBesideACorrectExercise(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(filepath.Join(sub, correct, f), b, 0o644))
 		}
-		rep, err := Grade(Config{Root: root, Submission: sub, Timeout: 60 * time.Second, MemBytes: 1 << 30,
+		rep, err := Grade(Config{Root: root, Submission: sub, Timeout: testlimit.Legit(t), MemBytes: 1 << 30,
 			Only: only, CacheDir: cache, NoSandbox: noSandbox != nil})
 		require.NoError(t, err)
 		got := byID(rep)

@@ -120,7 +120,7 @@ func GradeClass(cfg ClassConfig) (*Gradebook, error) {
 	}
 	gcfg.RequireSandbox = !gcfg.NoSandbox
 	if gcfg.Timeout <= 0 {
-		gcfg.Timeout = 60 * time.Second
+		gcfg.Timeout = defaultTimeout
 	}
 	if gcfg.MemBytes <= 0 {
 		gcfg.MemBytes = 1 << 30

@@ -22,6 +22,7 @@ import (
 	"stencillab.dev/exercises/gradebook"
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/exercises/handin"
+	"stencillab.dev/internal/testlimit"
 )
 
 // A class in which hand-ins are broken in every way a folder can be: the
@@ -358,7 +359,9 @@ func TestClassRunNeverAbortsForOneHandIn(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Minute):
+	case <-time.After(testlimit.Legit(t)):
+		// The class run ends by itself (a FIFO is refused, not read),
+		// so only the test's deadline bounds it: load cannot fail it.
 		t.Fatal("the class run hangs (on a FIFO?)")
 	}
 	require.Error(t, err, "the grader's own failures are reported")
@@ -433,7 +436,7 @@ func TestClassWithBrokenHandInsGradesEveryoneElse(t *testing.T) {
 	out := t.TempDir()
 	tag := fmt.Sprintf("class-%d", time.Now().UnixNano())
 	var progress bytes.Buffer
-	_, err = GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4243, Timeout: 30 * time.Second, Only: only, runTag: tag},
+	_, err = GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4243, Timeout: testlimit.Legit(t), Only: only, runTag: tag},
 		Class: c.dir, Out: out, Jobs: 2, Progress: &progress})
 	require.NoError(t, err, progress.String())
 	checkBrokenClass(t, c, out, only, nil)

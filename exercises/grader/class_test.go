@@ -18,6 +18,7 @@ import (
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/exercises/handin"
 	"stencillab.dev/exercises/release"
+	"stencillab.dev/internal/testlimit"
 )
 
 // copyExercise writes the instructor's file of exercise id into
@@ -112,7 +113,7 @@ func TestClassGradingOfTenStudents(t *testing.T) {
 
 	out := t.TempDir()
 	var summary, progress bytes.Buffer
-	book, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4242, Timeout: 30 * time.Second, Only: only},
+	book, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 4242, Timeout: testlimit.Legit(t), Only: only},
 		Class: class, Out: out, Jobs: 2, Overrides: overrides, Progress: &progress, Summary: &summary})
 	require.NoError(t, err, progress.String())
 

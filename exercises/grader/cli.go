@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/gradebook"
@@ -58,7 +57,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	var (
 		asJSON     = fs.Bool("json", false, "write the report as JSON")
 		seed       = fs.Uint64("seed", 0, "seed of the random inputs (0: a fresh one)")
-		timeout    = fs.Duration("timeout", 60*time.Second, "time limit of one exercise")
+		timeout    = fs.Duration("timeout", defaultTimeout, "time limit of one exercise")
 		mem        = fs.String("mem", "1GiB", "memory limit of one exercise, e.g. 1GiB or 512MiB")
 		hidden     = fs.Bool("hidden", true, "run the instructor-only checks when present")
 		submission = fs.String("submission", "", "grade the student files found in this copy of the repository")

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +14,7 @@ import (
 	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/exercises/release"
+	"stencillab.dev/internal/testlimit"
 )
 
 // The attacks on the CUDA exercises, one folder each under
@@ -127,7 +127,7 @@ func TestCUDAAttacksRefusedBeforeCompiling(t *testing.T) {
 		q := filepath.Join(sub, "exercises", ok, okSpec.File)
 		require.NoError(t, os.MkdirAll(filepath.Dir(q), 0o755))
 		require.NoError(t, os.WriteFile(q, []byte("// any kernel: the stand-in answers as a correct one\n"), 0o644))
-		rep, err := Grade(Config{Root: root, Submission: sub, Only: []string{a.Exercise, ok}, Seed: 9, Timeout: 30 * time.Second})
+		rep, err := Grade(Config{Root: root, Submission: sub, Only: []string{a.Exercise, ok}, Seed: 9, Timeout: testlimit.Legit(t)})
 		require.NoError(t, err, a.Name)
 		got := byID(rep)
 		r := got[a.Exercise]

@@ -17,6 +17,10 @@ import (
 	"stencillab.dev/exercises/grading"
 )
 
+// defaultTimeout is the wall-clock limit of one exercise's process when
+// Config.Timeout is 0 (the tests raise it to their deadline: see TestMain).
+var defaultTimeout = 60 * time.Second
+
 // Config configures one grading run.
 type Config struct {
 	Root       string        // the repository; "" finds it from the working directory
@@ -230,7 +234,7 @@ func gradeUnscrubbed(cfg Config) (grading.Report, error) {
 		cfg.Notice = io.Discard
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 60 * time.Second
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.MemBytes <= 0 {
 		cfg.MemBytes = 1 << 30

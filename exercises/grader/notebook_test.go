@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +15,7 @@ import (
 	"stencillab.dev/exercises/grading"
 	"stencillab.dev/exercises/handin"
 	"stencillab.dev/exercises/release"
+	"stencillab.dev/internal/testlimit"
 )
 
 // TestNotebookAndFilesScoreTheSame grades one partly finished piece of
@@ -91,7 +91,7 @@ func TestNotebookAndFilesScoreTheSame(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(class, "notebook", handin.NotebookName), b, 0o644))
 
 	out := t.TempDir()
-	book, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 7171, Timeout: 30 * time.Second, Only: only},
+	book, err := GradeClass(ClassConfig{Grade: Config{Root: root, Seed: 7171, Timeout: testlimit.Legit(t), Only: only},
 		Class: class, Out: out, Jobs: 1})
 	require.NoError(t, err)
 	fromFiles, fromNotebook := book.Students["files"], book.Students["notebook"]

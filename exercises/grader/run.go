@@ -89,7 +89,7 @@ func (j *job) run(cfg Config) grading.ExerciseResult {
 	if err != nil {
 		return grading.Fail(j.ex, grading.NotAvailable, err.Error(), cfg.Seed)
 	}
-	res := grading.Run(ex, grading.Options{Seed: cfg.Seed, CheckTimeout: min(grading.DefaultCheckTimeout, cfg.Timeout*3/4)})
+	res := grading.Run(ex, grading.Options{Seed: cfg.Seed, CheckTimeout: checkTimeout(cfg.Timeout)})
 	end(2 * time.Second)
 	if res.Status != grading.Graded {
 		fmt.Fprintf(cfg.Log, "grade: %s: %s; the process's last output:\n%s\n", j.ex.ID, res.Status, firstLines(stderr.String(), 30))
@@ -223,4 +223,14 @@ func (b *limitedBuffer) String() string {
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// checkTimeout is the limit of one check of an exercise whose process may
+// run for timeout: grading's default (20 s), within three quarters of the
+// process's time so that a check that never ends is named before the
+// process is stopped, and a third of it for a longer timeout than the
+// default (an instructor's -timeout 10m, a test's deadline), so that a
+// limit raised for a slow machine raises the checks' limits with it.
+func checkTimeout(timeout time.Duration) time.Duration {
+	return max(min(grading.DefaultCheckTimeout, timeout*3/4), timeout/3)
 }

@@ -7,7 +7,10 @@
 // is for everything else the same code path bounds.
 package testlimit
 
-import "time"
+import (
+	"flag"
+	"time"
+)
 
 // NoDeadline is the limit Legit gives a test that has no deadline
 // (go test -timeout 0).
@@ -39,4 +42,36 @@ func Legit(t Deadliner) time.Duration {
 func fromLeft(left time.Duration) time.Duration {
 	margin := min(left/10, MaxMargin)
 	return max(left-margin, time.Second)
+}
+
+// deadline is a Deadliner of a fixed time.
+type deadline struct {
+	at time.Time
+	ok bool
+}
+
+func (d deadline) Deadline() (time.Time, bool) { return d.at, d.ok }
+
+// FromFlags returns the deadline that go test's -timeout flag sets for the
+// whole test binary, counted from now, for a TestMain, where no test (and
+// no test's deadline) exists yet. It parses the command line's flags, as
+// a TestMain that reads them must. Without the flag, or with -timeout 0,
+// there is no deadline.
+func FromFlags() Deadliner {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	f := flag.Lookup("test.timeout")
+	if f == nil {
+		return deadline{}
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return deadline{}
+	}
+	d, ok := g.Get().(time.Duration)
+	if !ok || d <= 0 {
+		return deadline{}
+	}
+	return deadline{at: time.Now().Add(d), ok: true}
 }

@@ -1,10 +1,12 @@
 package testlimit
 
 import (
+	"flag"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 type fixed struct {
@@ -38,4 +40,22 @@ func TestLegitReadsTheTestsDeadline(t *testing.T) {
 	} else {
 		assert.Equal(t, NoDeadline, got)
 	}
+}
+
+// TestFromFlagsReadsTheTimeout: the binary's -timeout (10m by default
+// under go test) gives a deadline that far ahead.
+func TestFromFlagsReadsTheTimeout(t *testing.T) {
+	f := flag.Lookup("test.timeout")
+	require.NotNil(t, f)
+	want := f.Value.(flag.Getter).Get().(time.Duration)
+	before := time.Now()
+	d, ok := FromFlags().Deadline()
+	after := time.Now()
+	if want <= 0 {
+		assert.False(t, ok)
+		return
+	}
+	require.True(t, ok)
+	assert.False(t, d.Before(before.Add(want)), "%v is at least the timeout ahead", d)
+	assert.False(t, d.After(after.Add(want)), "%v is at most the timeout ahead", d)
 }
