@@ -250,3 +250,24 @@ func TestChooseOnTheFake(t *testing.T) {
 
 	}
 }
+
+// A cache file of any content reads back as a choice of its own key with
+// C identifiers for defines, or as a miss; it never panics.
+func FuzzLoadChoice(f *testing.F) {
+	key := ChoiceKey{Device: "NVIDIA H200", Step: "fast", Class: 1024, Steps: 24, Source: "ab"}
+	f.Add([]byte(`{"key":{"device":"NVIDIA H200","step":"fast","size_class":1024,"steps":24,"source_sha256":"ab"},"setting":{"tile":256}}`))
+	f.Add([]byte(`{"key":{"device":"NVIDIA H200","step":"fast","size_class":1024,"steps":24,"source_sha256":"ab"},"setting":{"defines":[{"Name":"X;","Value":"1"}]}}`))
+	f.Add([]byte("{"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, key.file()), b, 0o644))
+		c, ok := LoadChoice(dir, key)
+		if !ok {
+			return
+		}
+		assert.Equal(t, key, c.Key)
+		for _, d := range c.Setting.Defines {
+			assert.True(t, validIdent(d.Name), d.Name)
+		}
+	})
+}
