@@ -87,6 +87,9 @@ func (d *Device) Choose(p lab.Plan, sp ChooseSpec) (Choice, error) {
 		if c, ok := LoadChoice(sp.Dir, key); ok {
 			for _, s := range cands {
 				if s.String() == c.Setting.String() {
+					// The candidate of the step's own table runs, never
+					// what the file holds.
+					c.Setting = s
 					logf("choice: %s at N=%d (class %d, %d steps): %s, cached (timed at N=%d: %.4f ms)\n",
 						key.Step, sp.N, key.Class, key.Steps, c.Setting, c.N, c.Ms)
 					return c, nil
