@@ -50,11 +50,11 @@ func (p *fastParams) ring(nx int) bool { return p.bulk() && vec(nx) == 4 }
 var fastTable = paramTable[fastParams]{
 	{Param{Name: "FAST_MODE", Lo: 0, Hi: 3, Help: "0: planes in registers, y neighbours through L1 (fast_registers.cu); 3: a ring of whole-row tiles moved by bulk copies (fast_bulk.cu, the default)"},
 		func(p *fastParams) *int { return &p.Mode }, nil},
-	{Param{Name: "FAST_BY", Lo: 1, Hi: 32, Help: "rows of threads per block (mode 3: output rows per block)"},
+	{Param{Name: "FAST_BY", Lo: 1, Hi: 32, Help: "rows of threads per block (mode 3: output rows per block)", Tried: []int{4, 2}},
 		func(p *fastParams) *int { return &p.BY }, nil},
 	{Param{Name: "FAST_RY", Lo: 1, Hi: 8, Help: "output rows per thread", Applies: "FAST_MODE=0"},
 		func(p *fastParams) *int { return &p.RY }, (*fastParams).mode0},
-	{Param{Name: "FAST_WX", Lo: 1, Hi: 32, Help: "warps across a row (mode 0) or per block (mode 3)"},
+	{Param{Name: "FAST_WX", Lo: 1, Hi: 32, Help: "warps across a row (mode 0) or per block (mode 3)", Tried: []int{8, 16}},
 		func(p *fastParams) *int { return &p.WX }, nil},
 	{Param{Name: "FAST_DEPTH", Lo: 1, Hi: 8, Help: "planes the ring's copies run ahead of the plane computed", Applies: "FAST_MODE=3"},
 		func(p *fastParams) *int { return &p.Depth }, (*fastParams).bulk},
@@ -84,6 +84,13 @@ func fastDefaults(mode int) fastParams {
 type fastTuning struct{}
 
 func (fastTuning) params() []Param { return fastTable.params() }
+
+// fastTriedTiles are the planes per block the timed choice tries: the
+// wave-filling chunk (0) and the chunks that won the sweeps of the H200
+// at N = 1024 and 2048 (docs/gpu.md).
+var fastTriedTiles = []int{0, 256, 64}
+
+func (fastTuning) triedTiles() []int { return fastTriedTiles }
 
 // configure starts from the defaults of the mode the user chose and reads
 // the other defines over them.

@@ -137,6 +137,10 @@ type Param struct {
 	Applies string
 	// Launch is true for a launch setting, which is not passed to NVRTC.
 	Launch bool
+	// Tried are the values the timed choice of a setting tries (Candidates,
+	// every combination with the other rows' tried values); none: the
+	// choice leaves the parameter at its default.
+	Tried []int
 }
 
 // paramRow is a row of a step's parameter table over its configuration

@@ -212,7 +212,7 @@ var temporal13Table = paramTable[temporal13Params]{
 		func(p *temporal13Params) *int { return &p.BX }, nil},
 	{Param{Name: "T13_BY", Lo: 8, Hi: 1024, Help: "input rows of a block's tile, one thread row each"},
 		func(p *temporal13Params) *int { return &p.BY }, nil},
-	{Param{Name: "T13_MINB", Lo: 1, Hi: 32, Help: "the fewest resident blocks per multiprocessor the compiler must allow (__launch_bounds__)"},
+	{Param{Name: "T13_MINB", Lo: 1, Hi: 32, Help: "the fewest resident blocks per multiprocessor the compiler must allow (__launch_bounds__)", Tried: []int{1, 2}},
 		func(p *temporal13Params) *int { return &p.MinBlocks }, nil},
 	{Param{Name: "T13_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
 		func(p *temporal13Params) *int { return &p.CZ }, nil},
@@ -226,6 +226,12 @@ var temporal13Defaults = temporal13Params{BX: 32, BY: 32, MinBlocks: 1}
 type temporal13Tuning struct{}
 
 func (temporal13Tuning) params() []Param { return temporal13Table.params() }
+
+// temporal13TriedTiles are the time steps a pass temporal13's timed choice
+// tries: the default and k = 3.
+var temporal13TriedTiles = []int{0, 3}
+
+func (temporal13Tuning) triedTiles() []int { return temporal13TriedTiles }
 
 func (temporal13Tuning) configure(s lab.Step3, tile int, user map[string]string) (tuned, error) {
 	p := temporal13Defaults

@@ -40,11 +40,11 @@ var temporalTable = paramTable[temporalParams]{
 		func(p *temporalParams) *int { return &p.BY }, nil},
 	{Param{Name: "TB_L2PF", Lo: 0, Hi: 16, Help: "planes ahead of the bulk L2 prefetch of the input (0: none)"},
 		func(p *temporalParams) *int { return &p.L2PF }, nil},
-	{Param{Name: "TB_MINB", Lo: 1, Hi: 32, Help: "the fewest resident blocks per multiprocessor the compiler must allow (__launch_bounds__); default 2 for k ≤ 4, else 1"},
+	{Param{Name: "TB_MINB", Lo: 1, Hi: 32, Help: "the fewest resident blocks per multiprocessor the compiler must allow (__launch_bounds__); default 2 for k ≤ 4, else 1", Tried: []int{2, 1}},
 		func(p *temporalParams) *int { return &p.MinBlocks }, nil},
 	{Param{Name: "TB_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
 		func(p *temporalParams) *int { return &p.Stream }, nil},
-	{Param{Name: "TB_V", Lo: 0, Hi: 2, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (the default for k ≤ 4); 2 as 1 with two of each, copied, unrolled by two (the default above)"},
+	{Param{Name: "TB_V", Lo: 0, Hi: 2, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (the default for k ≤ 4); 2 as 1 with two of each, copied, unrolled by two (the default above)", Tried: []int{1, 2}},
 		func(p *temporalParams) *int { return &p.V }, nil},
 	{Param{Name: "TB_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
 		func(p *temporalParams) *int { return &p.CZ }, nil},
@@ -103,6 +103,13 @@ func (p temporalParams) outputs() (ox, oy int) { return p.BX - 2*p.halo(), p.BY 
 type temporalTuning struct{}
 
 func (temporalTuning) params() []Param { return temporalTable.params() }
+
+// temporalTriedTiles are the time steps a pass the timed choice tries: the
+// default k and its neighbours, which came within 2 % of it at N = 512
+// (docs/gpu.md).
+var temporalTriedTiles = []int{0, 3, 6}
+
+func (temporalTuning) triedTiles() []int { return temporalTriedTiles }
 
 // configure reads the temporal kernel's defines over its defaults for k =
 // tile time steps a pass.

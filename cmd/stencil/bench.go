@@ -41,7 +41,14 @@ type benchConfig struct {
 
 // engine is the configuration as the bench engine takes it.
 func (c benchConfig) engine() bench.Config {
-	return bench.Config{Label: c.label, Plan: c.plan, Defines: c.opts.Defines}
+	return bench.Config{Label: c.label, Plan: c.plan, Defines: c.opts.Defines, Tune: c.own()}
+}
+
+// own reports whether the configuration sets nothing itself (no tile,
+// block or define): the step as registered, which the timed choice may
+// tune (-tune).
+func (c benchConfig) own() bool {
+	return c.opts.Tile == 0 && c.opts.Block == [3]int{} && len(c.opts.Defines) == 0
 }
 
 // resolve resolves the configuration's tile and block against its step.
@@ -231,6 +238,8 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	weak := fs.Bool("weak", false, "with -gpus: weak scaling, an N×N×(N·G) grid on G GPUs (efficiency t_base/t_G); without: strong scaling of the N³ grid (efficiency G_base·t_base/(G·t_G))")
 	py := fs.Int("py", 0, "with -gpus: GPUs along y for a pencil split (each count above 1 a multiple of it); 0 or 1: z-slabs")
 	overlap := fs.String("overlap", "", "with -gpus: the overlap variant of the split (the gpu backend's names); empty: its default")
+	tuneDefault, tuneErr := gpu.DefaultTuneMode()
+	tune := fs.String("tune", tuneDefault.String(), "the timed choice of a step given without settings: cache (time each step's candidate settings at the first run on this device and size class, keep the fastest that matched the reference, cache it), fresh (time again), off (the registered defaults); $"+gpu.EnvTune+" sets the default, $"+gpu.EnvTuneDir+" the cache's folder")
 	var variants listFlag
 	fs.Var(&variants, "variant", "another configuration, KERNEL:key=value,... (tile=T, block=XxYxZ, or a define such as FAST_BY=16); repeatable")
 	if err := fs.Parse(args); err != nil {
@@ -245,6 +254,20 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := checkRepsFlag(*reps); err != nil {
 		return 2, err
+	}
+	if tuneErr != nil && !flagSet(fs, "tune") {
+		return 2, tuneErr
+	}
+	tuneMode, err := gpu.ParseTuneMode(*tune)
+	if err != nil {
+		return 2, fmt.Errorf("-tune: %w", err)
+	}
+	tuneDir := ""
+	if tuneMode != gpu.TuneOff {
+		if tuneDir, err = gpu.ChoiceDir(); err != nil {
+			fmt.Fprintf(stderr, "bench: %v; the choices are timed and not cached\n", err)
+			tuneDir = ""
+		}
 	}
 	if *warmup < 0 || *warmup > lab.MaxReps {
 		return 2, fmt.Errorf("-warmup %d: must be 0 to %d", *warmup, lab.MaxReps)
@@ -322,7 +345,16 @@ func benchMain(args []string, stdout, stderr io.Writer) (int, error) {
 	res, err := b.Run(bench.Spec{Sizes: ns, Steps: *steps, Warmup: *warmup, Reps: *reps,
 		Seed:  func(n int) uint64 { return *seed + uint64(n) },
 		Check: *check, Tolerance: 1e-5, StepsTolerance: CheckTolerance, Interior: true, Log: stderr,
-		Each: func(r benchfile.Run) { printRun(stdout, r, p) }})
+		Each: func(r benchfile.Run) { printRun(stdout, r, p) },
+		Tune: tuneMode, TuneDir: tuneDir,
+		Choices: func(c gpu.Choice) {
+			how := "timed now"
+			if c.Cached {
+				how = "cached"
+			}
+			fmt.Fprintf(stdout, "timed choice: %s at N=%d (size class %d, %d steps): %s, %.4f ms, %s\n",
+				c.Key.Step, c.N, c.Key.Class, c.Key.Steps, c.Setting, c.Ms, how)
+		}})
 	if err != nil {
 		return 1, err
 	}

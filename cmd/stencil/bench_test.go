@@ -115,6 +115,21 @@ func TestBenchJSONReadsAsFigBench(t *testing.T) {
 	}
 }
 
+// Only a configuration that sets nothing itself runs its timed choice
+// (-tune): a tile, a block or a define is the user's setting.
+func TestBenchConfigsTuneOnlyTheirOwn(t *testing.T) {
+	cs, err := benchConfigs("fast,temporal,basic:tile=8", []string{"fast:FAST_MODE=3", "temporal:tile=4", "fast"}, "")
+	require.NoError(t, err)
+	got := map[string]bool{}
+	for _, c := range cs {
+		got[c.label] = c.engine().Tune
+	}
+	assert.Equal(t, map[string]bool{"fast": true, "temporal": true, "basic[tile=8]": false, "fast[FAST_MODE=3]": false, "temporal[tile=4]": false}, got)
+	cs, err = benchConfigs("fast", nil, "64")
+	require.NoError(t, err)
+	assert.False(t, cs[0].engine().Tune, "-tile sets the tile")
+}
+
 func TestBenchBadFlagsExit2(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "-n", "2"},
@@ -122,6 +137,7 @@ func TestBenchBadFlagsExit2(t *testing.T) {
 		{"bench", "-kernels", "reference"},
 		{"bench", "-kernels", "", "-n", "64"},
 		{"bench", "-bogus"},
+		{"bench", "-tune", "always"},
 	} {
 		code, _, errOut := stencil(args...)
 		assert.Equal(t, 2, code, "%v", args)

@@ -25,6 +25,10 @@ type Config struct {
 	Plan lab.Plan
 	// Defines are the step's tuning parameters (gpu.Params).
 	Defines []gpu.Define
+	// Tune runs the step with the setting of its timed choice at each N
+	// (gpu.Device.Choose, as Spec.Tune says) instead of its registered
+	// default; for a configuration that sets nothing itself.
+	Tune bool
 }
 
 // Spec says how the configurations are timed.
@@ -52,6 +56,13 @@ type Spec struct {
 	// Each hears every run once it is measured and checked, a wrong one
 	// too, before Run returns its error.
 	Each func(benchfile.Run)
+	// Tune is the mode of the timed choice of the configurations that
+	// ask for it (Config.Tune), and TuneDir where the choices are cached
+	// ("": not cached).
+	Tune    gpu.TuneMode
+	TuneDir string
+	// Choices hears every timed or cached choice.
+	Choices func(gpu.Choice)
 }
 
 // ErrSteps is matched (errors.Is) by the error of time steps that are not
@@ -111,6 +122,12 @@ func (b *Bench) Run(sp Spec) (Result, error) {
 	steps := max(sp.Steps, 1)
 	for _, n := range sp.Sizes {
 		total := n * n * n
+		// The timed choices first, before this size's grids are allocated:
+		// each holds three grids of its own while it runs.
+		kernels, err := b.choose(sp, n, steps, logf)
+		if err != nil {
+			return res, err
+		}
 		grids := 2
 		if steps > 1 || b.thirteen() {
 			grids = 3 // the input, and two buffers to ping-pong between
@@ -118,7 +135,7 @@ func (b *Bench) Run(sp Spec) (Result, error) {
 		if err := d.CheckFree(fmt.Sprintf("%d grids of %d×%d×%d", grids, n, n, n), uint64(grids)*uint64(total)*4); err != nil {
 			return res, err
 		}
-		err := func() error {
+		err = func() error {
 			src, err := d.Alloc(total)
 			if err != nil {
 				return err
@@ -159,7 +176,7 @@ func (b *Bench) Run(sp Spec) (Result, error) {
 				inner = &r
 			}
 			for i := range b.configs {
-				r, err := b.one(i, sp, dst, src, n, steps, coeffs, full, inner, logf)
+				r, err := b.one(i, kernels[i], sp, dst, src, n, steps, coeffs, full, inner, logf)
 				if r != nil && sp.Each != nil {
 					sp.Each(*r)
 				}
@@ -175,6 +192,42 @@ func (b *Bench) Run(sp Spec) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// choose returns the kernel each configuration runs at side n: its
+// compiled default, or for one that asks for it the setting of its timed
+// choice (gpu.Device.Choose), compiled.
+func (b *Bench) choose(sp Spec, n, steps int, logf func(string, ...any)) ([]*gpu.Stencil3, error) {
+	out := append([]*gpu.Stencil3(nil), b.kernels...)
+	if sp.Tune == gpu.TuneOff {
+		return out, nil
+	}
+	seed := uint64(n)
+	if sp.Seed != nil {
+		seed = sp.Seed(n)
+	}
+	for i, c := range b.configs {
+		if !c.Tune {
+			continue
+		}
+		logf("bench: N=%d: %s: the timed choice (%s)\n", n, c.Label, sp.Tune)
+		ch, err := b.d.Choose(c.Plan, gpu.ChooseSpec{N: n, Steps: steps, Warmup: 1, Reps: max(1, min(sp.Reps, 10)),
+			Tolerance: sp.StepsTolerance, Mode: sp.Tune, Dir: sp.TuneDir, Seed: seed, Log: sp.Log})
+		if err != nil {
+			return nil, fmt.Errorf("%s at N=%d: %w", c.Label, n, err)
+		}
+		if sp.Choices != nil {
+			sp.Choices(ch)
+		}
+		p, err := c.Plan.Configure(lab.Config{Tile: ch.Setting.Tile})
+		if err != nil {
+			return nil, fmt.Errorf("%s at N=%d: %w", c.Label, n, err)
+		}
+		if out[i], err = b.d.Compile(p, ch.Setting.Defines); err != nil {
+			return nil, fmt.Errorf("%s at N=%d: %w", c.Label, n, err)
+		}
+	}
+	return out, nil
 }
 
 // Coeffs are the coefficients the bench runs every step with: the
@@ -202,9 +255,9 @@ func (b *Bench) thirteen() bool {
 
 // one times configuration i at side n and checks its output; a wrong
 // output comes back with its record and an error.
-func (b *Bench) one(i int, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs Coeffs, full benchfile.Copy, inner *benchfile.Copy,
+func (b *Bench) one(i int, k *gpu.Stencil3, sp Spec, dst, src *gpu.Buffer, n, steps int, coeffs Coeffs, full benchfile.Copy, inner *benchfile.Copy,
 	logf func(string, ...any)) (*benchfile.Run, error) {
-	c, k, d := b.configs[i], b.kernels[i], b.d
+	c, d := b.configs[i], b.d
 	logf("bench: N=%d: %s\n", n, c.Label)
 	if err := dst.Poison(); err != nil {
 		return nil, err
