@@ -1,64 +1,58 @@
 #!/usr/bin/env bash
 # Runs each fuzz target of the repository for a few seconds (FUZZTIME,
-# default 2s) and prints how long each took. A failing input is written by
-# go test under the package's testdata/fuzz; commit it with the fix.
+# default 2s) and prints how long each took. A failing input is written
+# under the package's testdata/fuzz, as go test -fuzz writes it; commit it
+# with the fix.
 #
 #   scripts/fuzz.sh            every target
 #   scripts/fuzz.sh FuzzCheck  the targets whose name matches
+#
+# The targets are read from the tests themselves (every func FuzzX(f
+# *testing.F) of a _test.go file), so that a new one is fuzzed with no edit
+# here. Each package's instrumented test binary is built once (go test -c
+# -fuzz) and run for each of its targets, as go test -fuzz would run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZTIME=${FUZZTIME:-2s}
-# Package and target, one a line, in step with the Fuzz functions: the
-# check below fails when one is missing here.
-TARGETS="
-./cmd/stencil FuzzRunSizeFlag
-./cmd/stencil FuzzRunTileFlag
-./cmd/stencil FuzzSedimentSizeFlags
-./cmd/stencil FuzzSpecs
-./cmd/stencil FuzzGpusFlag
-./exercises/grader FuzzResolveGPUs
-./exercises/grader FuzzParseDeadline
-./lab/halo FuzzDecompose
-./lab FuzzParseBytes
-./lab/benchfile FuzzRead
-./lab/sediment FuzzLoadBench
-./cmd/nbcheck FuzzCheck
-./exercises/release FuzzStrip
-./exercises/release FuzzCourseData
-./exercises/cudacheck FuzzCheckDirectives
-./exercises/cudacheck FuzzStudentLog
-./gpu/multi FuzzProcessRank
-./gpu/multi FuzzRendezvousMessages
-./exercises/cudacheck FuzzReadAnswer
-./exercises/cudacheck FuzzParsePTX
-./exercises/handin FuzzNotebookCells
-./exercises/handin FuzzCellFile
-./exercises/collect FuzzZip
-./exercises/gradebook FuzzSafeCell
-./exercises/gradebook FuzzFeedback
-./exercises/gradebook FuzzReadRoster
-./exercises/grading FuzzStaticCheck
-./figures/fig FuzzParseThreadRecord
-./notebooks/nbrun/data FuzzShardedJAX
-"
 
-# Every Fuzz function in the tree must be listed.
-found=$(grep -rhoE --include='*_test.go' '^func (Fuzz[A-Za-z0-9_]+)\(f \*testing\.F\)' . | sed -E 's/^func (Fuzz[A-Za-z0-9_]+).*/\1/' | sort)
-listed=$(awk 'NF == 2 {print $2}' <<<"$TARGETS" | sort)
-if [[ "$found" != "$listed" ]]; then
-	echo "scripts/fuzz.sh: the fuzz targets listed differ from those in the tests:" >&2
-	diff <(echo "$listed") <(echo "$found") >&2 || true
+# "DIR TARGET" a line, for every fuzz target outside testdata folders.
+targets=$(grep -rEo --include='*_test.go' --exclude-dir=testdata \
+	'^func Fuzz[A-Za-z0-9_]+\(f \*testing\.F\)' . |
+	sed -E 's#^(.*)/[^/]+_test\.go:func (Fuzz[A-Za-z0-9_]+).*#\1 \2#' | sort -u)
+if [[ -z "$targets" ]]; then
+	echo "fuzz: no fuzz targets found" >&2
 	exit 1
 fi
 
-failed=""
+bin=$(mktemp -d)
 log=$(mktemp)
-while read -r pkg target; do
-	[[ -z "$pkg" ]] && continue
+trap 'rm -rf "$bin" "$log"' EXIT
+cache="$(go env GOCACHE)/fuzz"
+failed=""
+built=""
+while read -r dir target; do
 	[[ $# -gt 0 && ! "$target" =~ $1 ]] && continue
+	pkg=$(go list "$dir")
+	exe="$bin/$(tr '/.' '__' <<<"$pkg").test"
+	if [[ " $built " != *" $pkg "* ]]; then
+		start=$SECONDS
+		if ! go test -c -fuzz=. -o "$exe" "$dir" >"$log" 2>&1; then
+			echo "fuzz: $pkg FAILED to build ($((SECONDS - start)) s)"
+			tail -30 "$log"
+			failed="$failed $pkg"
+			built="$built $pkg"
+			continue
+		fi
+		echo "fuzz: $pkg built ($((SECONDS - start)) s)"
+		built="$built $pkg"
+	fi
+	[[ -x "$exe" ]] || continue
 	start=$SECONDS
-	if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+	# As go test -fuzz runs it: in the package's folder, so that the seed
+	# corpus and a failing input are under its testdata/fuzz.
+	if (cd "$dir" && "$exe" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="$FUZZTIME" \
+		-test.fuzzcachedir="$cache/$pkg" -test.paniconexit0 -test.timeout=10m) >"$log" 2>&1; then
 		echo "fuzz: $pkg $target ok ($((SECONDS - start)) s)"
 	elif grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log" &&
 		[[ $(grep -c -- '--- FAIL' "$log") -le 1 ]]; then
@@ -71,8 +65,7 @@ while read -r pkg target; do
 		tail -30 "$log"
 		failed="$failed $target"
 	fi
-done <<<"$TARGETS"
-rm -f "$log"
+done <<<"$targets"
 if [[ -n "$failed" ]]; then
 	echo "fuzz: FAILED:$failed"
 	exit 1
