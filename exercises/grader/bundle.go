@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
 	"stencillab.dev/exercises/cudacheck"
 	"stencillab.dev/exercises/release"
@@ -81,7 +80,7 @@ func writeBundle(out, root, goos, goarch string, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goBin, "build", "-tags", "hidden", "-trimpath", "-o", bin, "./cmd/grade")
 	cmd.Dir = root

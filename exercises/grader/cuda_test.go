@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 	// those tests but cannot fail them. A test of work that never ends
 	// sets its own short limit.
 	lim := testlimit.Legit(testlimit.FromFlags())
-	defaultTimeout, defaultBuildLimits.Wall = lim, lim
+	defaultTimeout, defaultBuildLimits.Wall, toolTimeout = lim, lim, lim
 	// The tests' gradebooks are signed with a key of their own, not
 	// with the instructor key of the user running them.
 	keyDir, err := os.MkdirTemp("", "grade-key-")

@@ -21,6 +21,13 @@ import (
 // Config.Timeout is 0 (the tests raise it to their deadline: see TestMain).
 var defaultTimeout = 60 * time.Second
 
+// toolTimeout bounds the grader's own tool runs on the instructor's tree,
+// never a student's process: the static check's type-check, the build of
+// the trusted grader and of a bundle's. They end on their own; the limit
+// only keeps a wedged toolchain from holding a class run for ever (the
+// tests raise it to their deadline: see TestMain).
+var toolTimeout = 10 * time.Minute
+
 // Config configures one grading run.
 type Config struct {
 	Root       string        // the repository; "" finds it from the working directory

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"stencillab.dev/exercises/grading"
 )
@@ -22,7 +21,7 @@ var statics sync.Map // root → *grading.Static
 // the student's.
 func staticCheck(root string, e grading.Exercise, files map[string][]byte) (grading.Status, error) {
 	v, _ := statics.LoadOrStore(root, grading.NewStatic(root))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	vs, err := v.(*grading.Static).Check(ctx, e, files)
 	if err != nil {

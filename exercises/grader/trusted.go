@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"time"
 
 	"stencillab.dev/exercises/grading"
 )
@@ -62,7 +61,7 @@ func trustedBinary(root, goBin, cache string) (string, error) {
 		return "", fmt.Errorf("a folder for the grader: %w", err)
 	}
 	bin := filepath.Join(dir, "grade")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goBin, "build", "-tags", "hidden", "-o", bin, "./cmd/grade")
 	cmd.Dir = root
