@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/internal/testlimit"
+
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/halo"
 )
@@ -115,7 +117,7 @@ func TestRendezvous(t *testing.T) {
 	var wg sync.WaitGroup
 	for rank := 1; rank < size; rank++ {
 		wg.Go(func() {
-			r, b, err := Dial(addr, rank, size, 10*time.Second)
+			r, b, err := Dial(addr, rank, size, testlimit.Legit(t))
 			if err != nil {
 				errs[rank] = err
 				return
@@ -134,7 +136,7 @@ func TestRendezvous(t *testing.T) {
 	r0, err := Listen(addr, size)
 	require.NoError(t, err)
 	defer r0.Close()
-	require.NoError(t, r0.Accept(id, 10*time.Second))
+	require.NoError(t, r0.Accept(id, testlimit.Legit(t)))
 	all, err := r0.Gather([]byte("zero"))
 	require.NoError(t, err)
 	copy(gathered, all)
@@ -178,7 +180,8 @@ func TestRendezvousRefuses(t *testing.T) {
 				conn.Close()
 			}
 		}()
-		err = r0.Accept(make([]byte, 128), 5*time.Second)
+		// The stranger does come: its greeting, not the limit, ends Accept.
+		err = r0.Accept(make([]byte, 128), testlimit.Legit(t))
 		require.Error(t, err)
 		assert.ErrorIs(t, err, ErrRendezvous)
 		assert.Contains(t, err.Error(), c.want)
