@@ -2,10 +2,12 @@
 #
 #   make lab    install what is missing and open the notebooks in Jupyter
 #   make test   install what is missing, then go vet (and go mod tidy -diff),
-#               go test, each fuzz target for a few seconds (scripts/fuzz.sh) and run
-#               every notebook headless with the GoNB kernel into notebooks/_out/,
-#               comparing notebooks 01 to 08 with their committed outputs, and
-#               open notebooks 01, 04 and 05 in headless Chromium (make browser);
+#               go test, each fuzz target for a few seconds (scripts/fuzz.sh), and
+#               run every notebook of the students' copy in headless Chromium from
+#               the Cell menu, save it and check it with cmd/nbcheck into
+#               notebooks/_out/, comparing notebooks 01 to 08 with their committed
+#               outputs (make browser; scripts/run-notebooks.sh runs them headless
+#               with nbconvert instead, by hand or make run-notebooks);
 #               then a term on a JupyterHub started on loopback: three students
 #               log in through Chromium, run notebook 01, edit an exercise, and
 #               their work is collected, graded and returned (make hub-test, as root);
@@ -47,11 +49,10 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # whose tests did not build, a notebook that did not run, the browser
 # test's notebooks). The exit status is non-zero on any failure. When the
 # install fails, nothing runs, and the summary says so.
-STAGES := vet unit fuzz run-notebooks browser hub
+STAGES := vet unit fuzz browser hub
 vet_STEPS := vet-go vet-tidy
 unit_STEPS := unit-all unit-hidden unit-simd unit-simd-purego unit-purego
 fuzz_STEPS := fuzz
-run-notebooks_STEPS := run-notebooks
 browser_STEPS := browser-vet browser-test
 hub_STEPS := hub-vet hub-test
 
@@ -129,13 +130,16 @@ run-notebooks: install
 	@scripts/run-notebooks.sh
 
 # The notebooks as a student meets them: the Jupyter server and headless
-# Chromium run notebooks 01 and 04 from the Cell menu, move their sliders and
-# check the figures (notebooks/browser, built with the tag browser).
+# Chromium run every notebook of the students' copy from the Cell menu, save
+# it and check it as run-notebooks does (it replaces run-notebooks in make
+# test), move the sliders of 01, 04 and 05, and check that no answer shows
+# before its check (notebooks/browser, built with the tag browser). -v
+# shows its "run-notebooks: NAME ran in X s" lines.
 browser: $(browser_STEPS)
 browser-vet:
 	go vet -tags browser ./notebooks/browser
 browser-test: install
-	STENCILLAB_REQUIRE_BROWSER=1 go test -tags browser -count=1 -timeout 12m ./notebooks/browser
+	STENCILLAB_REQUIRE_BROWSER=1 go test -v -tags browser -count=1 -timeout 30m ./notebooks/browser
 
 # A term on the course's JupyterHub (notebooks/browser/hub_test.go, tags
 # browser and hub; docs/hub.md): it makes Linux accounts, so it runs as root.
