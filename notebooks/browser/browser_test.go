@@ -762,8 +762,6 @@ func TestNotebooksInABrowser(t *testing.T) {
 	// The notebooks as run and saved, checked as run-notebooks.sh checks
 	// its executed ones; kept in notebooks/_out as it keeps them.
 	saved := t.TempDir()
-	took := map[string]time.Duration{}
-	ran := map[string]bool{}
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(file, ".ipynb"), func(t *testing.T) {
 			headless := time.Duration(headlessSeconds(t, root, file) * float64(time.Second))
@@ -773,9 +771,14 @@ func TestNotebooksInABrowser(t *testing.T) {
 				t.Errorf("%s", f)
 			}
 			cells, d := runAll(t, tab, file)
-			took[file] = d
 			ps := problems(cells)
-			ran[file] = len(ps) == 0
+			// The line run-notebooks.sh prints for a run: FAILED when a
+			// cell failed or did not run (make test's summary names it).
+			result := "ran"
+			if len(ps) > 0 {
+				result = "FAILED"
+			}
+			fmt.Println(runLine(strings.TrimSuffix(file, ".ipynb"), result, d))
 			assert.Empty(t, ps, "cells that failed, did not run or lost their figure")
 			images := 0
 			for _, c := range cells {
@@ -806,13 +809,6 @@ func TestNotebooksInABrowser(t *testing.T) {
 	}
 	report, failed := nbcheck(t, root, saved, names)
 	fmt.Print(report)
-	for _, f := range files {
-		result := "ran"
-		if !ran[f] || failed[f] {
-			result = "FAILED"
-		}
-		fmt.Println(runLine(strings.TrimSuffix(f, ".ipynb"), result, took[f]))
-	}
 	assert.Empty(t, failed, "nbcheck on the notebooks saved from the browser:\n%s", report)
 	out := filepath.Join(root, "notebooks", "_out")
 	if err := os.MkdirAll(out, 0o755); err == nil {
