@@ -159,6 +159,7 @@ func answersAfterChecks(t *testing.T, ctx context.Context, file string) []string
 	cells := readCells(t, ctx)
 	var run []int
 	checks := map[int][]checkCall{}
+	guessed := map[string]bool{} // the prediction variables already written
 	for i, c := range cells {
 		if c.Kind != "code" {
 			continue
@@ -170,9 +171,10 @@ func answersAfterChecks(t *testing.T, ctx context.Context, file string) []string
 		checks[i] = calls
 		run = append(run, i)
 		for _, call := range calls {
-			if call.reveal || call.variable == "" || !call.q.Graded() {
+			if call.reveal || call.variable == "" || !call.q.Graded() || guessed[call.variable] {
 				continue
 			}
+			guessed[call.variable] = true
 			decl := regexp.MustCompile(`\bvar\s+` + regexp.QuoteMeta(call.variable) + `\s*=\s*nbrun\.Unset\b`)
 			j := i - 1
 			for j >= 0 && !(cells[j].Kind == "code" && decl.MatchString(cells[j].Source)) {
@@ -347,4 +349,50 @@ func hasTag(c map[string]any, tag string) bool {
 	meta, _ := c["metadata"].(map[string]any)
 	tags, _ := meta["tags"].([]any)
 	return slices.Contains(tags, any(tag))
+}
+
+// attackAnswerShown runs a notebook with two checks of one question: the
+// real check, and a cell that names the check only in a comment and prints
+// a score of its own, as a check whose answer was taken out would. After a
+// prediction, answersAfterChecks must name the second alone.
+func attackAnswerShown(t *testing.T, bctx context.Context, s *server, nbdir string) {
+	t.Run("a check that shows no answer is caught", func(t *testing.T) {
+		var q predict.Question
+		for _, x := range predict.Questions() {
+			if x.Graded() {
+				q = x
+				break
+			}
+		}
+		require.True(t, q.Graded(), "predict declares no graded question")
+		call := fmt.Sprintf("nbrun.Check(%q, %q, guess)", q.Notebook, q.ID)
+		cell := func(id, src string) map[string]any {
+			return map[string]any{"cell_type": "code", "id": id, "metadata": map[string]any{}, "outputs": []any{},
+				"execution_count": nil, "source": src}
+		}
+		nb := map[string]any{
+			"nbformat": 4, "nbformat_minor": 5,
+			"metadata": map[string]any{"kernelspec": map[string]any{"name": "gonb", "display_name": "Go (gonb)", "language": "go"}},
+			"cells": []any{
+				cell("setup", "!*go mod edit -replace=stencillab.dev=${GONB_DIR}/.. -require=stencillab.dev@v0.0.0-00010101000000-000000000000"),
+				cell("prediction", "import \"stencillab.dev/notebooks/nbrun\"\n\nvar guess = nbrun.Unset"),
+				cell("check", "%%\n"+call),
+				cell("no-answer", "%%\n// the answer was taken out of "+call+"\nfmt.Println(\"Score 0/1\", guess)"),
+			},
+		}
+		raw, err := json.Marshal(nb)
+		require.NoError(t, err)
+		const file = "zz_noanswer.ipynb"
+		require.NoError(t, os.WriteFile(filepath.Join(nbdir, file), raw, 0o644))
+		tab, done := openNotebook(t, bctx, s, file, 3*time.Minute)
+		defer done()
+		_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`(() => { Jupyter.notebook.execute_cells([0]); return true; })()`))
+		require.NoError(t, err)
+		waitIdle(t, tab, file, false)
+		findings := answersAfterChecks(t, tab, file)
+		t.Logf("%s", strings.Join(findings, "\n"))
+		if assert.Len(t, findings, 1, "the cell with no answer, and it alone") {
+			assert.Contains(t, findings[0], "check cell 3 shows no answer")
+		}
+	})
 }

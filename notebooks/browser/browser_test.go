@@ -758,6 +758,7 @@ func TestNotebooksInABrowser(t *testing.T) {
 		assert.Len(t, ps, 3, "only the faults of the two bad cells: %v", ps)
 	})
 	attackAnswerCheck(t, bctx, s, nbdir)
+	attackAnswerShown(t, bctx, s, nbdir)
 
 	// The notebooks as run and saved, checked as run-notebooks.sh checks
 	// its executed ones; kept in notebooks/_out as it keeps them.
