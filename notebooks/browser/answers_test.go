@@ -148,17 +148,22 @@ func wrongGuess(call checkCall) string {
 	return strconv.FormatFloat(math.Round(call.want+10*call.tol+7), 'f', -1, 64)
 }
 
-// answersAfterChecks writes a wrong prediction into the prediction cell of
-// every checked question of the open notebook (its `var x = nbrun.Unset`
-// becomes a number), runs those cells and the check cells, as a student
-// does, and returns, one line each, every check whose output does not then
-// show the answer ("Answer." and, when graded, the value in a form the
-// check accepts). A Reveal shows its answer with no prediction.
-func answersAfterChecks(t *testing.T, ctx context.Context, file string) []string {
+// predictions are the predictions the test wrote into a notebook: the
+// checks by cell, and the prediction cells' sources as they were.
+type predictions struct {
+	checks   map[int][]checkCall
+	original map[int]string
+}
+
+// writePredictions writes a wrong prediction into the prediction cell of
+// every checked question of the open notebook, as a student does before
+// Run All: its `var x = nbrun.Unset` becomes a number further from the
+// answer than the check's tolerance. It returns the checks and the
+// prediction cells' sources as they were.
+func writePredictions(t *testing.T, ctx context.Context, file string) predictions {
 	t.Helper()
 	cells := readCells(t, ctx)
-	var run []int
-	checks := map[int][]checkCall{}
+	p := predictions{checks: map[int][]checkCall{}, original: map[int]string{}}
 	guessed := map[string]bool{} // the prediction variables already written
 	for i, c := range cells {
 		if c.Kind != "code" {
@@ -168,8 +173,7 @@ func answersAfterChecks(t *testing.T, ctx context.Context, file string) []string
 		if len(calls) == 0 {
 			continue
 		}
-		checks[i] = calls
-		run = append(run, i)
+		p.checks[i] = calls
 		for _, call := range calls {
 			if call.reveal || call.variable == "" || !call.q.Graded() || guessed[call.variable] {
 				continue
@@ -181,35 +185,36 @@ func answersAfterChecks(t *testing.T, ctx context.Context, file string) []string
 				j--
 			}
 			require.GreaterOrEqual(t, j, 0, "%s: no prediction cell declares %s = nbrun.Unset above the check of %s", file, call.variable, call.q.ID)
+			if _, ok := p.original[j]; !ok {
+				p.original[j] = cells[j].Source
+			}
 			cells[j].Source = decl.ReplaceAllString(cells[j].Source, "var "+call.variable+" = "+wrongGuess(call))
 			_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { Jupyter.notebook.get_cell(%d).set_text(%s); return true; })()`,
 				j, mustJSON(t, cells[j].Source))))
 			require.NoError(t, err)
-			if !slices.Contains(run, j) {
-				run = append(run, j)
-			}
 		}
 	}
-	if len(run) == 0 {
-		return nil
-	}
-	sort.Ints(run)
-	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { Jupyter.notebook.execute_cells(%s); return true; })()`, mustJSON(t, run))))
-	require.NoError(t, err)
-	start := time.Now()
-	waitIdle(t, ctx, file, false)
-	t.Logf("%s: %d prediction and check cells ran in %v", file, len(run), time.Since(start).Round(100*time.Millisecond))
+	return p
+}
+
+// answersAfterChecks reads the open notebook, its cells run after
+// writePredictions, and returns, one line each, every check whose output
+// does not show the answer: "Answer." and, when graded, the value in a
+// form the check accepts. A Reveal shows its answer with no prediction.
+func answersAfterChecks(t *testing.T, ctx context.Context, file string, p predictions) []string {
+	t.Helper()
 	after := readCells(t, ctx)
+	var idx []int
+	for i := range p.checks {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
 	var findings []string
-	for _, i := range run {
-		calls, ok := checks[i]
-		if !ok {
-			continue
-		}
+	for _, i := range idx {
 		out := after[i].Output
-		for _, call := range calls {
+		for _, call := range p.checks[i] {
 			what := fmt.Sprintf("%s: question %s/%s (%s), check cell %d", file, call.q.Notebook, call.q.ID, call.q.Name, i)
-			if strings.Count(out, "Answer.") < 1 {
+			if !strings.Contains(out, "Answer.") {
 				findings = append(findings, fmt.Sprintf("%s shows no answer after it has run: %q", what, out))
 				continue
 			}
@@ -386,10 +391,10 @@ func attackAnswerShown(t *testing.T, bctx context.Context, s *server, nbdir stri
 		require.NoError(t, os.WriteFile(filepath.Join(nbdir, file), raw, 0o644))
 		tab, done := openNotebook(t, bctx, s, file, 3*time.Minute)
 		defer done()
-		_, err = chromedp.Run(tab, chromedp.Evaluate[bool](`(() => { Jupyter.notebook.execute_cells([0]); return true; })()`))
-		require.NoError(t, err)
-		waitIdle(t, tab, file, false)
-		findings := answersAfterChecks(t, tab, file)
+		p := writePredictions(t, tab, file)
+		assert.Equal(t, map[int]string{1: "import \"stencillab.dev/notebooks/nbrun\"\n\nvar guess = nbrun.Unset"}, p.original)
+		runAll(t, tab, file)
+		findings := answersAfterChecks(t, tab, file, p)
 		t.Logf("%s", strings.Join(findings, "\n"))
 		if assert.Len(t, findings, 1, "the cell with no answer, and it alone") {
 			assert.Contains(t, findings[0], "check cell 3 shows no answer")

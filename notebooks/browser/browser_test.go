@@ -630,13 +630,15 @@ func courseNotebook(file string) bool {
 // scripts/run-notebooks.sh checks the executed ones: cmd/nbcheck on every
 // one, and notebooks 01 to 08 compared with the committed notebooks of the
 // repository at root (nbcheck -committed). The committed outputs come from
-// a headless run, in which a slider is its static figure alone: a
-// slider's controls and notes (text/html outputs of the cells that call
-// SliderFigure) are shown only in a browser, so the comparison reads a
-// copy without them (comparableCopy); nbcheck's own checks read the
-// notebook as saved. It returns nbcheck's report and the notebooks it
-// failed.
-func nbcheck(t *testing.T, root, saved string, files []string) (string, map[string]bool) {
+// a headless run of the notebooks as committed, in which a slider is its
+// static figure alone, so the comparison reads a copy (comparableCopy)
+// without what the student's run alone has: the predictions the test
+// wrote (written: the prediction cells as they were, by notebook and
+// cell) and a slider's controls and notes (text/html outputs of the cells
+// that call SliderFigure), which only a browser shows. nbcheck's own
+// checks read the notebooks as saved. It returns nbcheck's report and
+// the notebooks it failed.
+func nbcheck(t *testing.T, root, saved string, files []string, written map[string]map[int]string) (string, map[string]bool) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "nbcheck")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/nbcheck")
@@ -647,7 +649,7 @@ func nbcheck(t *testing.T, root, saved string, files []string) (string, map[stri
 	var compared []string
 	for _, f := range files {
 		if courseNotebook(f) {
-			comparableCopy(t, filepath.Join(saved, f), filepath.Join(compare, f))
+			comparableCopy(t, filepath.Join(saved, f), filepath.Join(compare, f), written[f])
 			compared = append(compared, f)
 		}
 	}
@@ -677,19 +679,23 @@ func nbcheck(t *testing.T, root, saved string, files []string) (string, map[stri
 	return report.String(), failed
 }
 
-// comparableCopy writes the notebook at from to to without the outputs
+// comparableCopy writes the notebook at from to to with the prediction
+// cells' sources as they were (original, by cell) and without the outputs
 // that only a browser shows: in the code cells that call SliderFigure,
 // the display outputs whose one kind is text/html (the slider's controls,
 // its busy sign and its notes). The figures and printed text stay.
-func comparableCopy(t *testing.T, from, to string) {
+func comparableCopy(t *testing.T, from, to string, original map[int]string) {
 	t.Helper()
 	raw, err := os.ReadFile(from)
 	require.NoError(t, err)
 	var nb map[string]any
 	require.NoError(t, json.Unmarshal(raw, &nb), from)
 	cells, _ := nb["cells"].([]any)
-	for _, c := range cells {
+	for i, c := range cells {
 		cm, _ := c.(map[string]any)
+		if src, ok := original[i]; ok {
+			cm["source"] = src
+		}
 		if cm["cell_type"] != "code" || !strings.Contains(sourceOf(cm), "SliderFigure(") {
 			continue
 		}
@@ -721,11 +727,11 @@ var sliders = map[string]int{
 
 // TestNotebooksInABrowser runs every notebook of the students' copy in
 // headless Chromium, as a student does: it reads the page before running
-// anything (no answer before its check), runs all its cells from the Cell
-// menu within twice the notebook's headless run time, saves it from the
-// File menu, runs the sliders of notebooks 01, 04 and 05 on their own,
-// then writes a prediction into each prediction cell and runs the checks
-// (each shows the answer with its working). The saved notebooks are
+// anything (no answer before its check), writes a prediction into each
+// prediction cell, runs all its cells from the Cell menu within twice the
+// notebook's headless run time (each check then shows the answer with its
+// working), saves it from the File menu and runs the sliders of notebooks
+// 01, 04 and 05 on their own. The saved notebooks are
 // checked as scripts/run-notebooks.sh checks the ones nbconvert executes
 // (cmd/nbcheck), which make test therefore does not run.
 func TestNotebooksInABrowser(t *testing.T) {
@@ -763,6 +769,7 @@ func TestNotebooksInABrowser(t *testing.T) {
 	// The notebooks as run and saved, checked as run-notebooks.sh checks
 	// its executed ones; kept in notebooks/_out as it keeps them.
 	saved := t.TempDir()
+	written := map[string]map[int]string{} // the prediction cells as they were, by notebook
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(file, ".ipynb"), func(t *testing.T) {
 			headless := time.Duration(headlessSeconds(t, root, file) * float64(time.Second))
@@ -771,6 +778,9 @@ func TestNotebooksInABrowser(t *testing.T) {
 			for _, f := range answersBeforeChecks(t, tab, file) {
 				t.Errorf("%s", f)
 			}
+			// Predictions written, as a student does, before Run All.
+			p := writePredictions(t, tab, file)
+			written[file] = p.original
 			cells, d := runAll(t, tab, file)
 			ps := problems(cells)
 			// The line run-notebooks.sh prints for a run: FAILED when a
@@ -790,12 +800,12 @@ func TestNotebooksInABrowser(t *testing.T) {
 			// Run All never waits on a slider: it ends within twice the
 			// notebook's headless run.
 			assert.LessOrEqual(t, d, 2*headless, "Run All took %v against %v headless (%s)", d, headless, runTimesFile)
+			for _, f := range answersAfterChecks(t, tab, file, p) {
+				t.Errorf("%s", f)
+			}
 			saveNotebook(t, tab, nbdir, file, saved)
 			if n, ok := sliders[file]; ok {
 				assert.Equal(t, n, liveSliders(t, tab, file), "sliders run on their own and moved, each redrawing its figure")
-			}
-			for _, f := range answersAfterChecks(t, tab, file) {
-				t.Errorf("%s", f)
 			}
 		})
 	}
@@ -808,7 +818,7 @@ func TestNotebooksInABrowser(t *testing.T) {
 			t.Errorf("%s was not saved from the browser, so nbcheck cannot check it", f)
 		}
 	}
-	report, failed := nbcheck(t, root, saved, names)
+	report, failed := nbcheck(t, root, saved, names, written)
 	fmt.Print(report)
 	assert.Empty(t, failed, "nbcheck on the notebooks saved from the browser:\n%s", report)
 	out := filepath.Join(root, "notebooks", "_out")

@@ -6,17 +6,19 @@
 // protocol (chromedp). Before anything runs, the text the page shows
 // above each question's check holds no answer that the check accepts
 // (predict.AnswerLeaks); a doctored notebook that states two answers must
-// be caught. Then every cell runs from the notebook's Cell menu. Run All
+// be caught. A wrong prediction is then written into every prediction
+// cell, as a student does, and every cell runs from the notebook's Cell
+// menu; each check must then show the answer and its working. Run All
 // must never wait on a slider: it must end within twice the notebook's
 // headless run time (notebooks/data/run_times.json) with no slider's
 // controls left. The notebook is saved from the File menu, and the saved
 // notebooks are checked with cmd/nbcheck as scripts/run-notebooks.sh
-// checks the ones it executes (01 to 08 against their committed outputs),
-// so that make test runs each notebook once. The sliders of notebooks 01,
+// checks the ones it executes (01 to 08 against their committed outputs,
+// read without the predictions and the sliders' controls), so that make
+// test runs each notebook once. The sliders of notebooks 01,
 // 04 and 05 then run on their own: each is moved and its figure must be
-// redrawn, and running another cell ends the slider's cell. Last, a wrong
-// prediction is written into every prediction cell and the checks run:
-// each shows the answer and its working. Every figure must appear, no
+// redrawn, and running another cell ends the slider's cell. Every figure
+// must appear, no
 // cell may show an error, and no process is left behind.
 //
 //	go test -tags browser -count=1 -v ./notebooks/browser
