@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -400,4 +401,46 @@ func attackAnswerShown(t *testing.T, bctx context.Context, s *server, nbdir stri
 			assert.Contains(t, findings[0], "check cell 3 shows no answer")
 		}
 	})
+}
+
+// TestComparableWithAStudentsCopy: in the students' copy, whose committed
+// notebooks have no outputs between a question and its check, a run of
+// notebooks 01 to 08 (here the instructor's committed notebooks, which
+// have them all) is compared with them as nbcheck -committed compares it
+// once the cleared cells are left out, and fails without that. It needs
+// no browser.
+func TestComparableWithAStudentsCopy(t *testing.T) {
+	root := moduleRoot(t)
+	student := filepath.Join(t.TempDir(), "student")
+	writeRelease(t, root, student)
+	bin := filepath.Join(t.TempDir(), "nbcheck")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/nbcheck")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	plain, compare := t.TempDir(), t.TempDir()
+	var files []string
+	for _, f := range courseNotebooks(t, filepath.Join(root, "notebooks")) {
+		if !courseNotebook(f) {
+			continue
+		}
+		files = append(files, f)
+		fresh := filepath.Join(root, "notebooks", f)
+		cleared := clearedCells(t, filepath.Join(student, "notebooks", f))
+		assert.NotEmpty(t, cleared, "%s: the students' copy clears the outputs between a question and its check", f)
+		assert.Empty(t, clearedCells(t, fresh), "%s: the instructor's copy clears nothing", f)
+		comparableCopy(t, fresh, filepath.Join(plain, f), nil, nil)
+		comparableCopy(t, fresh, filepath.Join(compare, f), nil, cleared)
+	}
+	require.NotEmpty(t, files)
+	nbcheck := func(dir string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"-min", "0", "-committed", filepath.Join(student, "notebooks")}, files...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out1, err := nbcheck(compare)
+	assert.NoError(t, err, "the cleared cells left out:\n%s", out1)
+	out2, err := nbcheck(plain)
+	assert.Error(t, err, "with the cleared cells compared, the students' copy fails:\n%s", out2)
 }

@@ -634,10 +634,13 @@ func courseNotebook(file string) bool {
 // static figure alone, so the comparison reads a copy (comparableCopy)
 // without what the student's run alone has: the predictions the test
 // wrote (written: the prediction cells as they were, by notebook and
-// cell) and a slider's controls and notes (text/html outputs of the cells
-// that call SliderFigure), which only a browser shows. nbcheck's own
-// checks read the notebooks as saved. It returns nbcheck's report and
-// the notebooks it failed.
+// cell), a slider's controls and notes (text/html outputs of the cells
+// that call SliderFigure), which only a browser shows, and, where the
+// repository is itself a students' copy, the outputs its committed
+// notebooks lack between a question and its check (clearedCells).
+// nbcheck's own checks, the images a notebook must show included, read
+// the notebooks as saved. It returns nbcheck's report and the notebooks
+// it failed.
 func nbcheck(t *testing.T, root, saved string, files []string, written map[string]map[int]string) (string, map[string]bool) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "nbcheck")
@@ -649,7 +652,8 @@ func nbcheck(t *testing.T, root, saved string, files []string, written map[strin
 	var compared []string
 	for _, f := range files {
 		if courseNotebook(f) {
-			comparableCopy(t, filepath.Join(saved, f), filepath.Join(compare, f), written[f])
+			committed := filepath.Join(root, "notebooks", f)
+			comparableCopy(t, filepath.Join(saved, f), filepath.Join(compare, f), written[f], clearedCells(t, committed))
 			compared = append(compared, f)
 		}
 	}
@@ -659,9 +663,11 @@ func nbcheck(t *testing.T, root, saved string, files []string, written map[strin
 		args []string
 	}{
 		{saved, files},
-		{compare, append([]string{"-committed", filepath.Join(root, "notebooks")}, compared...)},
+		// The images a notebook must show are counted above, on the
+		// notebooks as saved: -min 0 here.
+		{compare, append([]string{"-min", "0", "-committed", filepath.Join(root, "notebooks")}, compared...)},
 	} {
-		if len(run.args) == 0 || run.args[0] == "-committed" && len(run.args) == 2 {
+		if len(run.args) == 0 || run.args[0] == "-min" && len(run.args) == 4 {
 			continue
 		}
 		cmd := exec.Command(bin, run.args...)
@@ -679,12 +685,45 @@ func nbcheck(t *testing.T, root, saved string, files []string, written map[strin
 	return report.String(), failed
 }
 
+// clearedCells returns the code cells of the committed notebook at path
+// that the students' copy cleared (cmd/release): between a question and
+// its check, the check included, with no outputs and never run. In the
+// instructor's copy, whose committed notebooks make notebooks ran whole,
+// there are none.
+func clearedCells(t *testing.T, path string) map[int]bool {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var nb map[string]any
+	require.NoError(t, json.Unmarshal(raw, &nb), path)
+	cells, _ := nb["cells"].([]any)
+	cleared := map[int]bool{}
+	open := false // a question whose check has not come yet
+	for i, c := range cells {
+		cm, _ := c.(map[string]any)
+		if cm["cell_type"] == "markdown" && hasTag(cm, "question") {
+			open = true
+		}
+		if cm["cell_type"] != "code" || !open {
+			continue
+		}
+		if outs, _ := cm["outputs"].([]any); len(outs) == 0 && cm["execution_count"] == nil {
+			cleared[i] = true
+		}
+		if checkCallRe.MatchString(sourceOf(cm)) {
+			open = false
+		}
+	}
+	return cleared
+}
+
 // comparableCopy writes the notebook at from to to with the prediction
-// cells' sources as they were (original, by cell) and without the outputs
+// cells' sources as they were (original, by cell), with no outputs in the
+// cells the students' copy cleared (cleared), and without the outputs
 // that only a browser shows: in the code cells that call SliderFigure,
 // the display outputs whose one kind is text/html (the slider's controls,
 // its busy sign and its notes). The figures and printed text stay.
-func comparableCopy(t *testing.T, from, to string, original map[int]string) {
+func comparableCopy(t *testing.T, from, to string, original map[int]string, cleared map[int]bool) {
 	t.Helper()
 	raw, err := os.ReadFile(from)
 	require.NoError(t, err)
@@ -695,6 +734,9 @@ func comparableCopy(t *testing.T, from, to string, original map[int]string) {
 		cm, _ := c.(map[string]any)
 		if src, ok := original[i]; ok {
 			cm["source"] = src
+		}
+		if cleared[i] {
+			cm["outputs"] = []any{}
 		}
 		if cm["cell_type"] != "code" || !strings.Contains(sourceOf(cm), "SliderFigure(") {
 			continue
