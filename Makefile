@@ -2,10 +2,14 @@
 #
 #   make lab    install what is missing and open the notebooks in Jupyter
 #   make test   install what is missing, then go vet (and go mod tidy -diff),
-#               go test, each fuzz target for a second (scripts/fuzz.sh) and run
-#               every notebook headless with the GoNB kernel into notebooks/_out/,
-#               comparing notebooks 01 to 08 with their committed outputs, and
-#               open notebooks 01, 04 and 05 in headless Chromium (make browser);
+#               go test, each fuzz target for a second (scripts/fuzz.sh), and
+#               run every notebook of the students' copy in headless Chromium from
+#               the Cell menu, save it and check it with cmd/nbcheck into
+#               notebooks/_out/, comparing notebooks 01 to 08 with their committed
+#               outputs (make browser), after running headless with nbconvert the
+#               notebooks that hold solutions, as this copy holds them (the students'
+#               copy has stubs there; scripts/run-notebooks.sh runs every notebook
+#               headless, by hand or make run-notebooks);
 #               then a term on a JupyterHub started on loopback: three students
 #               log in through Chromium, run notebook 01, edit an exercise, and
 #               their work is collected, graded and returned (make hub-test, as root);
@@ -40,7 +44,7 @@ LAB_FLAGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .DEFAULT_GOAL := test
-.PHONY: test check lab install install-lab vet unit fuzz run-notebooks browser notebooks hub \
+.PHONY: test check lab install install-lab vet unit fuzz run-notebooks run-solutions browser notebooks hub \
 	$(vet_STEPS) $(unit_STEPS) $(browser_STEPS) $(hub_STEPS)
 
 # The stages of make test, each a list of steps. Every step runs even when
@@ -53,7 +57,7 @@ STAGES := vet unit fuzz run-notebooks browser hub
 vet_STEPS := vet-go vet-tidy
 unit_STEPS := unit-all unit-hidden unit-simd unit-simd-purego unit-purego
 fuzz_STEPS := fuzz
-run-notebooks_STEPS := run-notebooks
+run-notebooks_STEPS := run-solutions
 browser_STEPS := browser-vet browser-test
 hub_STEPS := hub-vet hub-test
 
@@ -146,14 +150,23 @@ fuzz:
 run-notebooks: install
 	@scripts/run-notebooks.sh
 
+# make test runs, headless with nbconvert, only the notebooks whose code the
+# students' copy changes (their solutions become stubs), as this copy holds
+# them; the browser test runs the students' copy of every notebook.
+run-solutions: install
+	@scripts/run-notebooks.sh --solutions
+
 # The notebooks as a student meets them: the Jupyter server and headless
-# Chromium run notebooks 01 and 04 from the Cell menu, move their sliders and
-# check the figures (notebooks/browser, built with the tag browser).
+# Chromium run every notebook of the students' copy from the Cell menu, save
+# it and check it as run-notebooks does (in make test it replaces the
+# headless run, but for the notebooks with solutions: run-solutions), move the sliders of 01, 04 and 05, and check that no answer shows
+# before its check (notebooks/browser, built with the tag browser). -v
+# shows its "run-notebooks: NAME ran in X s" lines.
 browser: $(browser_STEPS)
 browser-vet:
 	go vet -tags browser ./notebooks/browser
 browser-test: install
-	STENCILLAB_REQUIRE_BROWSER=1 go test -tags browser -count=1 -timeout 12m ./notebooks/browser
+	STENCILLAB_REQUIRE_BROWSER=1 go test -v -tags browser -count=1 -timeout 30m ./notebooks/browser
 
 # A term on the course's JupyterHub (notebooks/browser/hub_test.go, tags
 # browser and hub; docs/hub.md): it makes Linux accounts, so it runs as root.

@@ -14,6 +14,11 @@
 #   run-notebooks.sh --update [NOTEBOOK...]   run, check, then write the executed
 #                                             course notebooks over the committed ones
 #                                             (make notebooks); with no NOTEBOOK, 01 to 08
+#   run-notebooks.sh --solutions              run and check only the notebooks that hold
+#                                             solutions ("// BEGIN SOLUTION", which the
+#                                             students' copy replaces by stubs), as this
+#                                             copy holds them (make test: the browser
+#                                             test runs the students' copy of every notebook)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,11 +26,21 @@ out=notebooks/_out
 mkdir -p "$out"
 export PATH="$(go env GOPATH)/bin:$PATH"
 
-update=0
-if [[ ${1:-} == --update ]]; then
+update=0 solutions=0
+case ${1:-} in
+--update)
 	update=1
 	shift
-fi
+	;;
+--solutions)
+	solutions=1
+	shift
+	if [[ $# -gt 0 ]]; then
+		echo "run-notebooks: --solutions takes no notebooks" >&2
+		exit 2
+	fi
+	;;
+esac
 
 # course reports whether a notebook is one of those committed with outputs.
 course() {
@@ -34,6 +49,8 @@ course() {
 
 if [[ $# -gt 0 ]]; then
 	notebooks=("$@")
+elif [[ $solutions == 1 ]]; then
+	mapfile -t notebooks < <(grep -l -F -- '// BEGIN SOLUTION' notebooks/[0-9][0-9]*_*.ipynb || true)
 else
 	shopt -s nullglob
 	if [[ $update == 1 ]]; then
@@ -50,6 +67,10 @@ if [[ $update == 1 ]]; then
 			exit 2
 		fi
 	done
+fi
+if [[ ${#notebooks[@]} -eq 0 && $solutions == 1 ]]; then
+	echo "run-notebooks: no notebook holds a solution (the students' copy): the browser test runs them all"
+	exit 0
 fi
 if [[ ${#notebooks[@]} -eq 0 ]]; then
 	echo "run-notebooks: no notebooks to run" >&2

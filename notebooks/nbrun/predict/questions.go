@@ -120,7 +120,7 @@ const answerWidth = 100
 func wrap(text string, width int) string {
 	var b strings.Builder
 	line := 0
-	for i, w := range strings.Fields(text) {
+	for i, w := range words(text) {
 		n := utf8.RuneCountInString(w)
 		switch {
 		case i == 0:
@@ -136,6 +136,39 @@ func wrap(text string, width int) string {
 	}
 	return b.String()
 }
+
+// words splits text at its spaces, except inside a number whose digits
+// are grouped by threes ("262 144", "1 048 576"): broken across two lines
+// it would read as two numbers.
+func words(text string) []string {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if n := len(out); n > 0 && endsInDigitGroup(out[n-1]) && startsWithDigitGroup(w) {
+			out[n-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// endsInDigitGroup reports whether w ends in one to three digits that
+// follow no other digit or decimal point: the head of a grouped number.
+func endsInDigitGroup(w string) bool {
+	n := 0
+	for n < len(w) && n < 4 && isDigit(w[len(w)-1-n]) {
+		n++
+	}
+	return n >= 1 && n <= 3 && (n == len(w) || w[len(w)-1-n] != '.' && !isDigit(w[len(w)-1-n]))
+}
+
+// startsWithDigitGroup reports whether w is three digits, alone or before
+// a punctuation mark ("144", "432.", "576,"): "128-wide" is a name.
+func startsWithDigitGroup(w string) bool {
+	return len(w) >= 3 && isDigit(w[0]) && isDigit(w[1]) && isDigit(w[2]) && (len(w) == 3 || strings.IndexByte(",.;:)", w[3]) >= 0)
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // group writes a whole number with a space between groups of three
 // digits, as the notebooks' prose does: 262 144.

@@ -133,3 +133,22 @@ func TestWrap(t *testing.T) {
 	}
 	assert.Equal(t, strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(wrap(text, 30)), " "))
 }
+
+// A number grouped by threes is never broken across two lines: "262" at
+// the end of one and "144" at the start of the next read as two numbers.
+func TestWrapKeepsGroupedNumbers(t *testing.T) {
+	for pad := 0; pad < 12; pad++ {
+		text := strings.Repeat("x", pad) + " so 262 144 bytes, 1 048 576 in all, at 64 128-wide blocks."
+		got := wrap(text, 14)
+		assert.Equal(t, strings.Join(strings.Fields(text), " "), strings.Join(strings.Fields(got), " "))
+		for _, line := range strings.Split(got, "\n") {
+			assert.False(t, strings.HasSuffix(line, "262") || strings.HasSuffix(line, "048") || strings.HasSuffix(line, " 1"),
+				"pad %d: a grouped number broken after %q", pad, line)
+		}
+		assert.Contains(t, got, "262 144")
+		assert.Contains(t, got, "1 048 576")
+	}
+	assert.Equal(t, []string{"at", "64", "128-wide"}, words("at 64 128-wide"), "64 and 128 are two numbers")
+	assert.Equal(t, []string{"0.5", "125"}, words("0.5 125"), "a decimal is no group's head")
+	assert.Equal(t, []string{"1234", "567"}, words("1234 567"))
+}
