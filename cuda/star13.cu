@@ -1,6 +1,8 @@
 // star13.cu: one sweep of the 3D thirteen-point star of radius 2
 // (Fig. 8.3D) on a GPU, beyond the chapter.
 //
+// release: instructor only — it is the technique CUDA exercises 21–25 ask for, on their stencil
+//
 //   out(i,j,k) = c0·in(i,j,k)
 //              + c1·in(i,j,k−1) + c2·in(i,j,k+1) + c3·in(i,j−1,k) + c4·in(i,j+1,k)
 //              + c5·in(i−1,j,k) + c6·in(i+1,j,k)

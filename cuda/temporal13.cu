@@ -1,6 +1,8 @@
 // temporal13.cu: temporal blocking of the 3D thirteen-point star of radius
 // 2, T13_K time steps in one pass over the grid.
 //
+// release: instructor only — it is the technique CUDA exercises 21–25 ask for, on their stencil
+//
 // The design of temporal.cu with a halo twice as deep: a block owns an xy
 // input tile of T13_BX × T13_BY points, one a thread, and streams the
 // planes of its column of the grid through a pipeline of T13_K stages, one

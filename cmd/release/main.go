@@ -15,7 +15,13 @@
 //     outputs; every notebook loses the outputs of the code cells between
 //     a Check-yourself question and its check (questions.go);
 //   - Go files built with the tag "hidden" (the instructor-only checks) are
-//     left out.
+//     left out;
+//   - a CUDA source (.cu, .cuh) whose opening comment has a line
+//     "// release: instructor only — REASON" (a lab kernel that answers an
+//     exercise) is written as a placeholder: its extern "C" signatures byte
+//     for byte, its define defaults and an #error that stops NVRTC with
+//     the reason (release.Placeholder); a line that reads as that marker
+//     anywhere else stops the release, naming the file and line.
 //
 // An untracked file, ignored or not, is never copied: the roster, the
 // gradebook, the overrides and the hand-ins of a term graded inside the
@@ -34,7 +40,7 @@
 // notebook or a file with `git checkout -- FILE`.
 //
 // With -scan it then searches every file it wrote for every solution,
-// hidden check and notebook answer of the repository, by their lines and
+// hidden check, notebook answer and withheld kernel of the repository, by their lines and
 // by their token fingerprints with identifiers renamed
 // (release.CollectSecrets, release.Scan), prints each finding with the
 // file and line that holds it, and exits with status 1 when there is one.
@@ -79,13 +85,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err) // the package's errors start with "release:"
 		return 1
 	}
-	fmt.Fprintf(stdout, "release: wrote %s: %d files copied, %d with solutions replaced by stubs, %d instructor-only files left out\n",
-		*out, sum.Copied, len(sum.Stripped), len(sum.Left))
+	fmt.Fprintf(stdout, "release: wrote %s: %d files copied, %d with solutions replaced by stubs, %d instructor-only files left out, %d kernels withheld\n",
+		*out, sum.Copied, len(sum.Stripped), len(sum.Left), len(sum.Withheld))
 	for _, f := range sum.Stripped {
 		fmt.Fprintf(stdout, "  stubbed  %s\n", f)
 	}
 	for _, f := range sum.Left {
 		fmt.Fprintf(stdout, "  left out %s\n", f)
+	}
+	for _, f := range sum.Withheld {
+		fmt.Fprintf(stdout, "  withheld %s (its signatures kept, its body an #error)\n", f)
 	}
 	cleared, err := stripQuestionOutputs(*out)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/cuda"
 	"stencillab.dev/exercises/checks"
 	"stencillab.dev/exercises/release"
 )
@@ -150,6 +151,25 @@ func TestReleaseOfThisRepository(t *testing.T) {
 	released, err := os.ReadFile(filepath.Join(out, "exercises", "release", "release_test.go"))
 	require.NoError(t, err)
 	assert.Equal(t, string(own), string(released), "markers inside string literals are left alone")
+
+	// Every lab kernel that withholds itself is its placeholder in the
+	// release, and the output names it.
+	for _, name := range cuda.Names() {
+		src, err := cuda.Source(name)
+		require.NoError(t, err)
+		why, err := release.WithheldReason(name+".cu", []byte(src))
+		require.NoError(t, err, name)
+		got, err := os.ReadFile(filepath.Join(out, "cuda", name+".cu"))
+		require.NoError(t, err, name)
+		if why == "" {
+			assert.Equal(t, src, string(got), "%s.cu is copied as it is", name)
+			continue
+		}
+		want, err := release.Placeholder("cuda/"+name+".cu", []byte(src))
+		require.NoError(t, err, name)
+		assert.Equal(t, string(want), string(got), "%s.cu is withheld", name)
+		assert.Contains(t, stdout.String(), "  withheld cuda/"+name+".cu ")
+	}
 
 	// A second release into the same folder is refused.
 	assert.Equal(t, 1, run([]string{"-C", root, "-out", out}, &stdout, &stderr))

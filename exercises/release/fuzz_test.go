@@ -81,3 +81,65 @@ func FuzzCourseData(f *testing.F) {
 		}
 	})
 }
+
+// A CUDA source is outside input too (an instructor's file): the
+// withholding marker's reader and the placeholder never panic; a refusal
+// wraps ErrWithhold (or is cuda2go's, for signatures it cannot read); a
+// placeholder keeps the marker and the kernels' entries, stops at the
+// #error before any other code, and is its own placeholder.
+func FuzzWithhold(f *testing.F) {
+	if b, err := os.ReadFile("../../cuda/star13.cu"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(withheldKernel))
+	f.Add([]byte(strings.ReplaceAll(withheldKernel, "\n", "\r\n")))
+	for _, s := range []string{
+		"// release: instructor only — why\nextern \"C\" __global__ void k(float* o) { o[0] = 1; }\n",
+		"// release: instructor only — why\nextern \"C\" __global__ void k(float* o);\n",
+		"// release: instructor only — why\nextern \"C\" { __global__ void k(float* o) {} }\n",
+		"// release: instructor only — why\nextern \"C\" __global__ void k(float* o\n",
+		"// release: instructor only — why\n#ifndef A\n#define A 1\n#endif",
+		"x\n// release: instructor only — why\n", "/* release: instructor only — why */\n", "",
+		"// release: instructor only — why\nextern \"C\" __global__ void k(const char* s = \"{\", float c) {}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		why, err := WithheldReason("f.cu", src)
+		if err != nil {
+			if !errors.Is(err, ErrWithhold) {
+				t.Fatalf("WithheldReason: error %v does not wrap ErrWithhold", err)
+			}
+			return
+		}
+		out, err := Placeholder("f.cu", src)
+		if why == "" {
+			if !errors.Is(err, ErrWithhold) {
+				t.Fatalf("Placeholder of a file that is not withheld: %v", err)
+			}
+			return
+		}
+		if err != nil {
+			if !errors.Is(err, ErrWithhold) && !strings.HasPrefix(err.Error(), "release: f.cu: the instructor's kernels: cuda2go: ") {
+				t.Fatalf("Placeholder: error %v", err)
+			}
+			return
+		}
+		if again, err := WithheldReason("f.cu", out); err != nil || again != why {
+			t.Fatalf("the placeholder's reason is %q (%v), the file's %q", again, err, why)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			trim := strings.TrimSpace(line)
+			if trim == "" || strings.HasPrefix(trim, "//") {
+				continue
+			}
+			if trim != `#error "`+WithheldMessage(why)+`"` {
+				t.Fatalf("the first line of code of the placeholder is %q", trim)
+			}
+			break
+		}
+		if again, err := Placeholder("f.cu", out); err != nil || string(again) != string(out) {
+			t.Fatalf("the placeholder's placeholder differs (%v):\n%s\n%s", err, out, again)
+		}
+	})
+}

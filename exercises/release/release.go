@@ -26,6 +26,23 @@
 // Imports that only the solution used are removed and the file is
 // gofmt-ed. Go files built with the tag "hidden" are left out. Notebook
 // cells follow the same markers, and their outputs are cleared.
+//
+// A lab kernel that answers an exercise declares it in its own file, with
+// a line of its opening comment (before any code):
+//
+//	// release: instructor only — it is the technique CUDA exercises 21–25 ask for, on their stencil
+//
+// The release writes a placeholder in its place (Placeholder): the marker,
+// every extern "C" __global__ signature byte for byte (package gpu's
+// launchers are generated from them, so go generate ./gpu stays fresh),
+// the defaults of its defines, and an #error that stops NVRTC with
+// "withheld from the students' copy: REASON; your instructor can release it
+// after grading". A line that reads as the marker anywhere else (after the
+// first line of code, in a string or a block comment, in another form, or
+// without a reason) stops the release with its file and line
+// (ErrWithhold): the file is withheld whole or the release refuses, never
+// copied by mistake. The solution scan looks for each withheld file's body
+// in the whole release.
 package release
 
 import (

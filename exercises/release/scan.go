@@ -20,7 +20,8 @@ import (
 // The solution scan: a proof that the students' copy holds no answer. The
 // instructor's secrets (every solution block of the exercises, in Go, in
 // CUDA and in the notebooks; the hidden checks; the notebooks' answer
-// cells) are collected from the instructor's tree, and every file of a
+// cells; the lab's CUDA sources withheld from the students' copy) are
+// collected from the instructor's tree, and every file of a
 // release is searched for them twice:
 //
 //   - line by line: each secret's non-trivial lines, whitespace collapsed,
@@ -40,12 +41,13 @@ const (
 	SecretSolution = "solution" // a block between BEGIN SOLUTION and END SOLUTION
 	SecretHidden   = "hidden"   // a file built with the tag "hidden"
 	SecretAnswer   = "answer"   // a notebook cell tagged AnswerTag
+	SecretWithheld = "withheld" // a CUDA source withheld from the students' copy (WithheldReason)
 )
 
 // Secret is text of the instructor's tree that the students' copy must not
 // hold.
 type Secret struct {
-	Kind string // SecretSolution, SecretHidden or SecretAnswer
+	Kind string // SecretSolution, SecretHidden, SecretAnswer or SecretWithheld
 	File string // the file it is in, relative to the root, with slashes
 	Cell string // a notebook cell's id, or ""
 	Line int    // its first line in the file (in a notebook: in the cell)
@@ -53,7 +55,8 @@ type Secret struct {
 	Text string
 	// Stub is public text: the lines and tokens the secret shares with it
 	// are not secret. A solution's is its own stub (in a find-the-bug
-	// exercise, the broken code it fixes); a hidden file's, every stub.
+	// exercise, the broken code it fixes); a hidden file's, every stub; a
+	// withheld file's, its placeholder.
 	Stub string
 }
 
@@ -72,8 +75,9 @@ var exerciseDir = regexp.MustCompile(`^exercises/[0-9]{2}_[a-z0-9_]+/`)
 
 // CollectSecrets returns the secrets of the instructor's tree at root: the
 // solution blocks of every exercise file (Go and CUDA) and of every
-// notebook's code cells, every Go file built with the tag "hidden", and
-// every notebook cell tagged AnswerTag.
+// notebook's code cells, every Go file built with the tag "hidden", every
+// notebook cell tagged AnswerTag, and every CUDA source withheld from the
+// students' copy (the whole file; a misplaced marker is an error).
 func CollectSecrets(root string) ([]Secret, error) {
 	files, err := listFiles(root)
 	if err != nil {
@@ -89,7 +93,19 @@ func CollectSecrets(root string) ([]Secret, error) {
 			}
 			return nil, fmt.Errorf("release: collect secrets: %w", err)
 		}
+		why := ""
+		if IsCUDA(slash) {
+			if why, err = WithheldReason(slash, b); err != nil {
+				return nil, err
+			}
+		}
 		switch {
+		case why != "":
+			stub, err := Placeholder(slash, b)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Secret{Kind: SecretWithheld, File: slash, Line: 1, Text: string(b), Stub: string(stub)})
 		case strings.HasSuffix(slash, ".go") && IsHidden(b):
 			out = append(out, Secret{Kind: SecretHidden, File: slash, Line: 1, Go: true, Text: string(b)})
 		case strings.HasSuffix(slash, ".go") && exerciseDir.MatchString(slash) && GoHasSolution(b):

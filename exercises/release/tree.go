@@ -101,6 +101,7 @@ type Summary struct {
 	Copied   int      // files copied unchanged
 	Stripped []string // files whose solutions were replaced by stubs
 	Left     []string // instructor-only files left out
+	Withheld []string // CUDA sources replaced by their placeholders (Placeholder)
 }
 
 // Tree writes the student version of the repository at root into out, which
@@ -108,7 +109,10 @@ type Summary struct {
 // and only those: an untracked file, ignored or not, is never released, so
 // that a roster, a gradebook or the hand-ins an instructor left in the
 // checkout stay there. A tracked file that is course data by its content
-// (CourseData) stops the release, naming it. out itself is never read.
+// (CourseData) stops the release, naming it. A CUDA source whose opening
+// comment withholds it (WithheldReason) is written as its Placeholder; a
+// misplaced withholding marker stops the release, naming the file and
+// line. out itself is never read.
 func Tree(root, out string) (Summary, error) {
 	var sum Summary
 	root, err := filepath.Abs(root)
@@ -151,7 +155,20 @@ func Tree(root, out string) (Summary, error) {
 				return sum, err
 			}
 		}
+		why := ""
+		if IsCUDA(rel) {
+			if why, err = WithheldReason(slash, b); err != nil {
+				return sum, err
+			}
+		}
 		switch {
+		case why != "":
+			// A lab kernel that answers an exercise: its signatures stay,
+			// its body never leaves the instructor's copy.
+			if b, err = Placeholder(slash, b); err != nil {
+				return sum, err
+			}
+			sum.Withheld = append(sum.Withheld, slash)
 		case strings.HasSuffix(rel, ".go") && IsHidden(b):
 			sum.Left = append(sum.Left, slash)
 			continue
