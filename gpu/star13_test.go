@@ -230,6 +230,10 @@ func TestGPUThirteenPoint(t *testing.T) {
 		{"temporal13", Options{Tile: 2, Defines: []Define{{"T13_BX", "64"}, {"T13_BY", "16"}}}},
 	}
 	for _, c := range configs {
+		if msg := withheld(t, c.step); msg != "" {
+			t.Run(c.step+"["+optionsName(c.o)+"]", func(t *testing.T) { t.Skip(msg) })
+			continue
+		}
 		k, err := d.Stencil3(c.step, c.o)
 		require.NoError(t, err, "%s %+v", c.step, c.o)
 		per := k.StepsPerPass()
