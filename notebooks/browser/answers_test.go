@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -323,7 +322,7 @@ func attackAnswerCheck(t *testing.T, bctx context.Context, s *server, nbdir stri
 		const doctored = "zz_doctored.ipynb"
 		require.NoError(t, os.WriteFile(filepath.Join(nbdir, doctored), raw, 0o644))
 
-		tab, done := openNotebook(t, bctx, s, doctored, time.Minute)
+		tab, done := openNotebook(t, bctx, s, doctored)
 		defer done()
 		findings := answersBeforeChecks(t, tab, doctored)
 		all := strings.Join(findings, "\n")
@@ -390,7 +389,7 @@ func attackAnswerShown(t *testing.T, bctx context.Context, s *server, nbdir stri
 		require.NoError(t, err)
 		const file = "zz_noanswer.ipynb"
 		require.NoError(t, os.WriteFile(filepath.Join(nbdir, file), raw, 0o644))
-		tab, done := openNotebook(t, bctx, s, file, 3*time.Minute)
+		tab, done := openNotebook(t, bctx, s, file)
 		defer done()
 		p := writePredictions(t, tab, file)
 		assert.Equal(t, map[int]string{1: "import \"stencillab.dev/notebooks/nbrun\"\n\nvar guess = nbrun.Unset"}, p.original)

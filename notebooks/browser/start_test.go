@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"stencillab.dev/internal/testlimit"
 )
 
 // The course's pages, as a student first meets them in Jupyter: rendered,
@@ -76,7 +78,7 @@ type pageReport struct {
 // (status 200) and no text is garbled.
 func TestStartPageInABrowser(t *testing.T) {
 	need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testlimit.Legit(t))
 	defer cancel()
 	bctx, s, _ := startLab(t, ctx)
 
@@ -86,12 +88,11 @@ func TestStartPageInABrowser(t *testing.T) {
 			defer closeTab()
 			require.NoError(t, chromedp.Do(tab, chromedp.Navigate(s.url+"/notebooks/"+p.file+"?token="+s.token)), "open %s", p.file)
 			var rep pageReport
-			deadline := time.Now().Add(60 * time.Second)
 			for {
 				raw, err := chromedp.Run(tab, chromedp.Evaluate[string](jsPage))
 				require.NoError(t, err)
 				require.NoError(t, json.Unmarshal([]byte(raw), &rep))
-				if rep.Title != "" || time.Now().After(deadline) {
+				if rep.Title != "" || tab.Err() != nil {
 					break
 				}
 				time.Sleep(300 * time.Millisecond)

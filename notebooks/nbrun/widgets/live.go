@@ -72,6 +72,11 @@ func envSeconds(name string, def time.Duration) time.Duration {
 // that it is busy.
 const BusyAfter = time.Second
 
+// SliderIdleNote begins the line a slider leaves when it stopped for want
+// of a move (SliderIdleEnv), so that a student, and a test, can tell it
+// from Done, which leaves none.
+const SliderIdleNote = "the slider stopped after no move for"
+
 // SliderLive begins the line a slider shows once it redraws on a move.
 const SliderLive = "move the slider to redraw"
 
@@ -198,7 +203,7 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 			end("")
 			return nil
 		case <-time.After(idle):
-			end("")
+			end(fmt.Sprintf("%s %v at %s = %d: run this cell again to move it", SliderIdleNote, idle, html.EscapeString(label), shown))
 			return nil
 		}
 	}
