@@ -66,8 +66,13 @@
 #define TB_V 0
 #endif
 
+#if TB_V == 3
+#define TB_RY 2                           // rows of the tile a thread owns (march 3)
+#else
+#define TB_RY 1
+#endif
 #define TB_TX (TB_BX / 4)                 // threads per row of the tile
-#define TB_THREADS (TB_TX * TB_BY)        // threads per block
+#define TB_THREADS (TB_TX * (TB_BY / TB_RY)) // threads per block
 #define TB_HX ((TB_K + 3) / 4 * 4)        // x halo: TB_K rounded up to whole float4s
 #define TB_OX (TB_BX - 2 * TB_HX)         // output points per row
 #define TB_OY (TB_BY - 2 * TB_K)          // output rows
@@ -76,12 +81,12 @@
 #else
 #define TB_PLANE (TB_BX * (TB_BY + 2))    // floats of one shared plane: a row of padding above and below
 #endif
-#if TB_V == 1
-#define TB_NBUF 3                         // shared planes per level (TB_V = 1: one per phase of three)
+#if TB_V == 1 || TB_V == 3
+#define TB_NBUF 3                         // shared planes per level (TB_V = 1, 3: one per phase of three)
 #else
 #define TB_NBUF 2                         // shared planes per level, used alternately
 #endif
-#define TB_SLOTS (TB_V == 1 ? 3 : 2)      // register slots per level of marches 1 and 2
+#define TB_SLOTS ((TB_V == 1 || TB_V == 3) ? 3 : 2) // register slots per level of marches 1, 2 and 3
 
 #if TB_K < 1
 #error "TB_K must be at least 1"
@@ -92,8 +97,11 @@
 #if TB_THREADS % 32 != 0
 #error "TB_BX/4 × TB_BY must be a multiple of 32 threads (whole warps)"
 #endif
-#if TB_V < 0 || TB_V > 2
-#error "TB_V must be 0, 1 or 2"
+#if TB_V < 0 || TB_V > 3
+#error "TB_V must be 0, 1, 2 or 3"
+#endif
+#if TB_BY % TB_RY != 0
+#error "march 3 needs an even TB_BY: two rows a thread"
 #endif
 #if TB_OX < 4 || TB_OY < 1
 #error "the tile leaves no output: TB_BX > 2·TB_HX and TB_BY > 2·TB_K are needed"
@@ -310,6 +318,7 @@ __device__ __forceinline__ float4 tb_stencil(float4 a, float4 b, float4 c, float
 __device__ __forceinline__ int tb_y() { return 1 + (int)blockIdx.y * TB_OY - TB_K + (int)threadIdx.y; }
 __device__ __forceinline__ int tb_x0() { return (int)blockIdx.x * TB_OX - TB_HX + 4 * (int)threadIdx.x; }
 
+#if TB_V == 1 || TB_V == 2
 // tb_iteration is iteration i of the march at phase PH. CAREFUL: the tile or
 // a stage's plane may touch a face of the grid, whose points keep their
 // values; without it every point of the tile is updated.
@@ -490,4 +499,237 @@ temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, 
     }
 #undef TB_ITERATION
 }
+#endif // TB_V == 1 || TB_V == 2
+
+#if TB_V == 3
+// TB_V = 3: march 1 with two rows a thread. A block is TB_BX/4 × TB_BY/2
+// threads; thread (tx, ty) owns the 4 points at x0 of tile rows 2ty and
+// 2ty + 1, each with march 1's three register slots a level. The rows'
+// inner y neighbours are in the thread's own registers, so a stage reads
+// two float4s from shared memory for 8 points where march 1 reads four,
+// and a block of 512 threads covers a 64×64 tile, whose halo is a smaller
+// share of the stage work than a 64×32 tile's. The slots hold 24k
+// registers: it is meant for one block of 512 threads (or two of 256) a
+// multiprocessor, with up to 128 registers each.
+
+// TbLane3 is what a thread of march 3 keeps from plane to plane besides
+// its register slots; [r] is its row r (tile row 2ty + r).
+struct TbLane3 {
+    int row;                  // row 0's first point in a plane, y·nx + x0
+    int nx;                   // floats per row: row 1 is row 0 + nx
+    bool load0, load1;        // it loads row r with float4s (vec and inside the grid)
+    bool store0, store1;      // row r is an output row of the block
+    int sw;                   // row 0's own point in a shared plane (padded row 2ty + 1)
+    long long sz;             // floats per plane
+    int z0, iEnd;
+    bool vec;
+    bool m00, m01, m02, m03;  // row 0's x and y masks
+    bool m10, m11, m12, m13;  // row 1's
+    bool whole0, whole1;      // row r is one float4 store
+};
+
+// tb_y3 and tb_x03 are the thread's first row and first point.
+__device__ __forceinline__ int tb_y3() { return 1 + (int)blockIdx.y * TB_OY - TB_K + 2 * (int)threadIdx.y; }
+__device__ __forceinline__ int tb_x03() { return (int)blockIdx.x * TB_OX - TB_HX + 4 * (int)threadIdx.x; }
+
+// tb_select3 keeps the points of v on a face of the grid at their values b.
+__device__ __forceinline__ float4 tb_select3(float4 v, float4 b, bool m0, bool m1, bool m2, bool m3)
+{
+    v.x = m0 ? v.x : b.x;
+    v.y = m1 ? v.y : b.y;
+    v.z = m2 ? v.z : b.z;
+    v.w = m3 ? v.w : b.w;
+    return v;
+}
+
+// tb_store3 writes the output row o (masks m, whole: one float4).
+template <bool CAREFUL>
+__device__ __forceinline__ void tb_store3(float* o, float4 v, bool whole, bool m0, bool m1, bool m2, bool m3)
+{
+    if (!CAREFUL || whole) {
+#if TB_STREAM
+        __stcs(reinterpret_cast<float4*>(o), v);
+#else
+        *reinterpret_cast<float4*>(o) = v;
+#endif
+        return;
+    }
+    const float r[4] = {v.x, v.y, v.z, v.w};
+    const bool m[4] = {m0, m1, m2, m3};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        if (m[e]) {
+#if TB_STREAM
+            __stcs(o + e, r[e]);
+#else
+            o[e] = r[e];
+#endif
+        }
+    }
+}
+
+// tb_iteration3 is iteration i of march 3 at phase PH (CAREFUL as in
+// march 1).
+template <int PH, bool CAREFUL>
+__device__ __forceinline__ void tb_iteration3(float* S, float4 (&R)[TB_K][TB_SLOTS][2], float4 (&next)[2], int i, const TbLane3& L,
+                                              const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
+                                              float c0, float c1, float c2, float c3, float c4, float c5, float c6)
+{
+    R[0][TB_SL(PH, 0)][0] = next[0];
+    R[0][TB_SL(PH, 0)][1] = next[1];
+    *reinterpret_cast<float4*>(S + L.sw + (TB_BUF(PH, 0) * TB_K) * TB_PLANE) = next[0];
+    *reinterpret_cast<float4*>(S + L.sw + TB_BX + (TB_BUF(PH, 0) * TB_K) * TB_PLANE) = next[1];
+    const int q = i + 1;
+    if (L.vec) {
+        next[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next[1] = next[0];
+        if (q < nz && q <= L.iEnd) {
+            const float* src = in + q * L.sz + L.row;
+            if (L.load0) {
+                next[0] = __ldg(reinterpret_cast<const float4*>(src));
+            }
+            if (L.load1) {
+                next[1] = __ldg(reinterpret_cast<const float4*>(src + L.nx));
+            }
+        }
+    } else if (q <= L.iEnd) {
+        next[0] = tb_load(in, q, tb_y3(), tb_x03(), nz, ny, nx, false);
+        next[1] = tb_load(in, q, tb_y3() + 1, tb_x03(), nz, ny, nx, false);
+    }
+#pragma unroll
+    for (int s = 1; s <= TB_K; ++s) {
+        const int p = i - s; // the plane of level s this stage computes
+        const int level = (TB_BUF(PH, s) * TB_K + (s - 1)) * TB_PLANE; // level s − 1 of plane p
+        const float4 up = *reinterpret_cast<const float4*>(S + L.sw - TB_BX + level);
+        const float4 dn = *reinterpret_cast<const float4*>(S + L.sw + 2 * TB_BX + level);
+        const float4 a0 = R[s - 1][TB_SL(PH, s + 1)][0], a1 = R[s - 1][TB_SL(PH, s + 1)][1];
+        const float4 b0 = R[s - 1][TB_SL(PH, s)][0], b1 = R[s - 1][TB_SL(PH, s)][1];
+        const float4 e0 = R[s - 1][TB_SL(PH, s - 1)][0], e1 = R[s - 1][TB_SL(PH, s - 1)][1];
+        const float l0 = __shfl_up_sync(TB_FULL, b0.w, 1);
+        const float r0 = __shfl_down_sync(TB_FULL, b0.x, 1);
+        const float l1 = __shfl_up_sync(TB_FULL, b1.w, 1);
+        const float r1 = __shfl_down_sync(TB_FULL, b1.x, 1);
+        float4 v0 = tb_stencil(a0, b0, e0, up, b1, l0, r0, c0, c1, c2, c3, c4, c5, c6);
+        float4 v1 = tb_stencil(a1, b1, e1, b0, dn, l1, r1, c0, c1, c2, c3, c4, c5, c6);
+        // A point on a face of the grid keeps its value at every level.
+        if (CAREFUL) {
+            if (p <= 0 || p >= nz - 1) {
+                v0 = b0;
+                v1 = b1;
+            } else {
+                v0 = tb_select3(v0, b0, L.m00, L.m01, L.m02, L.m03);
+                v1 = tb_select3(v1, b1, L.m10, L.m11, L.m12, L.m13);
+            }
+        }
+        if (s < TB_K) {
+            R[s][TB_SL(PH, s)][0] = v0;
+            R[s][TB_SL(PH, s)][1] = v1;
+            float* W = S + L.sw + (TB_BUF(PH, s) * TB_K + s) * TB_PLANE;
+            *reinterpret_cast<float4*>(W) = v0;
+            *reinterpret_cast<float4*>(W + TB_BX) = v1;
+        } else if (p >= L.z0) {
+            float* o = out + p * L.sz + L.row;
+            if (L.store0) {
+                tb_store3<CAREFUL>(o, v0, L.whole0, L.m00, L.m01, L.m02, L.m03);
+            }
+            if (L.store1) {
+                tb_store3<CAREFUL>(o + L.nx, v1, L.whole1, L.m10, L.m11, L.m12, L.m13);
+            }
+        }
+    }
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(TB_THREADS, TB_MINB)
+temporal(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx,
+         float c0, float c1, float c2, float c3, float c4, float c5, float c6, int cz)
+{
+    // S[slot][level][row][point]: three planes of each level 0 … TB_K−1,
+    // each with a row of padding above and below the tile.
+    extern __shared__ __align__(16) float S[];
+    const int tx = threadIdx.x;
+    const int ty = threadIdx.y;
+    TbLane3 L;
+    const int x0 = tb_x03();
+    const int y = tb_y3(); // rows y and y + 1
+    L.z0 = 1 + blockIdx.z * cz;
+    const int z1 = min(L.z0 + cz, nz - 1);
+    const int zs = max(L.z0 - TB_K, 0);
+    L.iEnd = z1 - 1 + TB_K;
+    L.sz = (long long)ny * nx;
+    L.nx = nx;
+    L.vec = (nx & 3) == 0;
+    const bool ri0 = y >= 1 && y <= ny - 2;
+    const bool ri1 = y + 1 >= 1 && y + 1 <= ny - 2;
+    const bool xi0 = x0 >= 1 && x0 <= nx - 2;
+    const bool xi1 = x0 + 1 >= 1 && x0 + 1 <= nx - 2;
+    const bool xi2 = x0 + 2 >= 1 && x0 + 2 <= nx - 2;
+    const bool xi3 = x0 + 3 >= 1 && x0 + 3 <= nx - 2;
+    L.m00 = ri0 && xi0, L.m01 = ri0 && xi1, L.m02 = ri0 && xi2, L.m03 = ri0 && xi3;
+    L.m10 = ri1 && xi0, L.m11 = ri1 && xi1, L.m12 = ri1 && xi2, L.m13 = ri1 && xi3;
+    L.whole0 = L.vec && L.m00 && L.m03;
+    L.whole1 = L.vec && L.m10 && L.m13;
+    const bool outX = tx * 4 >= TB_HX && tx * 4 < TB_HX + TB_OX;
+    L.store0 = outX && 2 * ty >= TB_K && 2 * ty < TB_K + TB_OY && ri0;
+    L.store1 = outX && 2 * ty + 1 >= TB_K && 2 * ty + 1 < TB_K + TB_OY && ri1;
+    const bool inX = x0 >= 0 && x0 + 3 < nx;
+    L.load0 = L.vec && inX && y >= 0 && y < ny;
+    L.load1 = L.vec && inX && y + 1 >= 0 && y + 1 < ny;
+    L.row = y * nx + x0;
+    L.sw = (2 * ty + 1) * TB_BX + 4 * tx;
+
+    for (int t = ty * TB_TX + tx; t < TB_NBUF * TB_K * TB_PLANE; t += TB_THREADS) {
+        S[t] = 0.0f;
+    }
+    __syncthreads();
+
+    float4 R[TB_K][TB_SLOTS][2];
+#pragma unroll
+    for (int s = 0; s < TB_K; ++s) {
+#pragma unroll
+        for (int j = 0; j < TB_SLOTS; ++j) {
+            R[s][j][0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            R[s][j][1] = R[s][j][0];
+        }
+    }
+    float4 next[2];
+    next[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    next[1] = next[0];
+    if (L.vec) {
+        if (zs < nz) {
+            if (L.load0) {
+                next[0] = __ldg(reinterpret_cast<const float4*>(in + zs * L.sz + L.row));
+            }
+            if (L.load1) {
+                next[1] = __ldg(reinterpret_cast<const float4*>(in + zs * L.sz + L.row + nx));
+            }
+        }
+    } else {
+        next[0] = tb_load(in, zs, y, x0, nz, ny, nx, false);
+        next[1] = tb_load(in, zs, y + 1, x0, nz, ny, nx, false);
+    }
+    // As march 1: a tile inside the grid's interior in x and y runs the
+    // iterations whose stages all compute interior planes without care.
+    const int tileY = 1 + (int)blockIdx.y * TB_OY - TB_K;
+    const int tileX = (int)blockIdx.x * TB_OX - TB_HX;
+    const bool plain = L.vec && tileX >= 1 && tileX + TB_BX - 1 <= nx - 2 && tileY >= 1 && tileY + TB_BY - 1 <= ny - 2;
+    const int plainLo = plain ? TB_K + 1 : 1 << 30, plainHi = nz - 1;
+#define TB_ITERATION3(PH)                                                                               \
+    if (i >= plainLo && i <= plainHi) {                                                                 \
+        tb_iteration3<PH, false>(S, R, next, i, L, in, out, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);    \
+    } else {                                                                                            \
+        tb_iteration3<PH, true>(S, R, next, i, L, in, out, nz, ny, nx, c0, c1, c2, c3, c4, c5, c6);     \
+    }                                                                                                   \
+    if (++i > L.iEnd) {                                                                                 \
+        break;                                                                                          \
+    }
+    for (int i = zs;;) {
+        TB_ITERATION3(0)
+        TB_ITERATION3(1)
+        TB_ITERATION3(2)
+    }
+#undef TB_ITERATION3
+}
+#endif // TB_V == 3
+
 #endif // TB_V >= 1

@@ -44,7 +44,7 @@ var temporalTable = paramTable[temporalParams]{
 		func(p *temporalParams) *int { return &p.MinBlocks }, nil},
 	{Param{Name: "TB_STREAM", Lo: 0, Hi: 1, Help: "1: outputs are written with streaming (evict-first) stores"},
 		func(p *temporalParams) *int { return &p.Stream }, nil},
-	{Param{Name: "TB_V", Lo: 0, Hi: 2, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (the default for k ≤ 4); 2 as 1 with two of each, copied, unrolled by two (the default above)", Tried: []int{1, 2}},
+	{Param{Name: "TB_V", Lo: 0, Hi: 3, Help: "the march: 0 two shared planes a level, registers copied each plane; 1 three shared planes and register slots a level, unrolled by three so that no register is copied (the default for k ≤ 4); 2 as 1 with two of each, copied, unrolled by two (the default above); 3 as 1 with two rows a thread (TB_BX/4 × TB_BY/2 threads, TB_MINB by default such that 128 registers a thread fit)", Tried: []int{1, 2}},
 		func(p *temporalParams) *int { return &p.V }, nil},
 	{Param{Name: "TB_CZ", Lo: 0, Hi: 1 << 16, Help: "output planes per block (0: chosen per grid to fill the GPU in whole waves)", Launch: true},
 		func(p *temporalParams) *int { return &p.CZ }, nil},
@@ -81,16 +81,25 @@ func temporalMinBlocks(k int) int {
 }
 
 // sharedFloats returns the floats of shared memory the march keeps per
-// time level: two planes of the tile for march 0, three for march 1 and
-// two for march 2, whose planes have a row of padding above and below.
+// time level: two planes of the tile for march 0, three for marches 1 and
+// 3 and two for march 2, whose planes have a row of padding above and below.
 func (p temporalParams) sharedFloats() int {
 	switch p.V {
 	case 0:
 		return 2 * p.BX * p.BY
-	case 1:
+	case 1, 3:
 		return 3 * p.BX * (p.BY + 2)
 	}
 	return 2 * p.BX * (p.BY + 2)
+}
+
+// threadRows returns the block's rows of threads: TB_BY, or TB_BY/2 for
+// march 3, whose threads own two rows each.
+func (p temporalParams) threadRows() int {
+	if p.V == 3 {
+		return p.BY / 2
+	}
+	return p.BY
 }
 
 // halo returns the x halo, k rounded up to whole float4s.
@@ -125,6 +134,10 @@ func (temporalTuning) configure(s lab.Step3, tile int, user map[string]string) (
 	}
 	if _, given := user["TB_MINB"]; !given {
 		p.MinBlocks = temporalMinBlocks(p.K)
+		if p.V == 3 {
+			// March 3's slots hold 24k registers: room for 128 a thread.
+			p.MinBlocks = max(1, 512/(p.BX/4*p.BY/2))
+		}
 	}
 	if p.K > 16 {
 		return nil, fmt.Errorf("gpu: %s: k = TB_K = %d time steps per pass: at most 16 (each step holds 8 to 12 registers per thread)", s.Name, p.K)
@@ -138,8 +151,11 @@ func (temporalTuning) configure(s lab.Step3, tile int, user map[string]string) (
 		return nil, fmt.Errorf("gpu: %s: a %d×%d tile leaves no output for k = %d: TB_BX must exceed %d and TB_BY %d",
 			s.Name, p.BX, p.BY, p.K, 2*p.halo()+3, 2*p.K)
 	}
-	if t := tx * p.BY; t%32 != 0 || t > 1024 {
-		return nil, fmt.Errorf("gpu: %s: block %d×%d = %d threads: need whole warps and at most 1024", s.Name, tx, p.BY, t)
+	if p.V == 3 && p.BY%2 != 0 {
+		return nil, fmt.Errorf("gpu: %s: march 3 (TB_V=3) takes two rows a thread: TB_BY = %d must be even", s.Name, p.BY)
+	}
+	if t := tx * p.threadRows(); t%32 != 0 || t > 1024 {
+		return nil, fmt.Errorf("gpu: %s: block %d×%d = %d threads: need whole warps and at most 1024", s.Name, tx, p.threadRows(), t)
 	}
 	return &p, nil
 }
@@ -160,8 +176,9 @@ func (p *temporalParams) args(src, dst uint64, nz, ny, nx int, c coefs, g Geomet
 
 // geometry is the temporal kernel's launch on an nz×ny×nx grid
 // with cz output planes per block (when its configuration leaves them
-// open): blocks of TB_BX/4 × TB_BY threads, one per output tile and chunk
-// of planes, and 2k shared planes of the tile (3k for TB_V = 1), dynamic.
+// open): blocks of TB_BX/4 × TB_BY threads (TB_BY/2 for march 3), one per
+// output tile and chunk of planes, and 2k shared planes of the tile (3k for
+// marches 1 and 3), dynamic.
 func (tp *temporalParams) geometry(nz, ny, nx, cz int) Geometry {
 	p := *tp
 	if p.CZ > 0 {
@@ -173,7 +190,7 @@ func (tp *temporalParams) geometry(nz, ny, nx, cz int) Geometry {
 	cz = max(min(cz, nz-2), 1)
 	ox, oy := p.outputs()
 	dyn := 4 * p.K * p.sharedFloats()
-	return Geometry{Block: [3]int{p.BX / 4, p.BY, 1},
+	return Geometry{Block: [3]int{p.BX / 4, p.threadRows(), 1},
 		Grid:        [3]int{ceilDiv(nx-1, ox), ceilDiv(ny-2, oy), ceilDiv(nz-2, cz)},
 		SharedBytes: dyn, DynamicShared: dyn, Planes: cz}
 }

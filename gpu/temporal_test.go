@@ -65,6 +65,15 @@ var temporalConfigs = func() []Options {
 		Options{Tile: 3, Defines: def("TB_V", "2", "TB_CZ", "3")},
 		Options{Tile: 4, Defines: def("TB_V", "2")},
 		Options{Tile: 8, Defines: def("TB_V", "2", "TB_BX", "32", "TB_BY", "32")},
+		// March 3: march 1 with two rows a thread.
+		Options{Tile: 1, Defines: def("TB_V", "3", "TB_BX", "16", "TB_BY", "16")},
+		Options{Tile: 2, Defines: def("TB_V", "3", "TB_BX", "32", "TB_BY", "16")},
+		Options{Tile: 3, Defines: def("TB_V", "3", "TB_BY", "64")},
+		Options{Tile: 3, Defines: def("TB_V", "3", "TB_BY", "64", "TB_CZ", "3")},
+		Options{Tile: 4, Defines: def("TB_V", "3", "TB_BY", "64")},
+		Options{Tile: 4, Defines: def("TB_V", "3")},
+		Options{Tile: 3, Defines: def("TB_V", "3", "TB_BX", "128", "TB_BY", "32", "TB_STREAM", "1")},
+		Options{Tile: 5, Defines: def("TB_V", "3", "TB_BY", "48")},
 	)
 }()
 
