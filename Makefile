@@ -49,11 +49,20 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # The stages of make test, each a list of steps. Every step runs even when
 # an earlier one fails, so that one run reports everything; the last lines
-# sum up: the steps that failed, and the tests that did not run (a package
-# whose tests did not build, a notebook that did not run, the browser
-# test's notebooks). The exit status is non-zero on any failure. When the
-# install fails, nothing runs, and the summary says so.
-STAGES := vet unit fuzz run-notebooks browser hub
+# sum up: how long each step took, the steps that failed, and the tests
+# that did not run (a package whose tests did not build, a notebook that did
+# not run, the browser test's notebooks). The exit status is non-zero on any
+# failure. When the install fails, nothing runs, and the summary says so.
+#
+# The stages run in two lanes side by side, each in its order: the Go lane
+# (GO_LANE: vet, the unit tests, fuzzing), which keeps the cores busy, and
+# the notebook lane (NOTEBOOK_LANE: the notebooks with solutions, the
+# browser, the hub), which spends much of its time waiting on Jupyter,
+# Chromium and the kernels. The Go lane prints as it goes; the notebook
+# lane's output follows when both are done.
+GO_LANE := vet unit fuzz
+NOTEBOOK_LANE := run-notebooks browser hub
+STAGES := $(GO_LANE) $(NOTEBOOK_LANE)
 vet_STEPS := vet-go vet-tidy
 unit_STEPS := unit-all unit-hidden unit-simd unit-simd-purego unit-purego
 fuzz_STEPS := fuzz
@@ -65,10 +74,23 @@ test:
 	@if ! $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install; then \
 		echo "make test: FAILED: install; did not run: $(STAGES)"; exit 1; \
 	fi
-	@failed=""; log="$$(mktemp)"; trap 'rm -f "$$log"' EXIT; \
-	for step in $(foreach s,$(STAGES),$($(s)_STEPS)); do \
-		$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step 2>&1 | tee -a "$$log" || failed="$$failed $$step"; \
-	done; \
+	@log="$$(mktemp)"; nblog="$$(mktemp)"; marks="$$(mktemp)"; trap 'rm -f "$$log" "$$nblog" "$$marks"' EXIT; \
+	start=$$SECONDS; \
+	lane() { \
+		for step in "$$@"; do \
+			s=$$SECONDS; \
+			if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step 2>&1; then r=ok; else r=FAILED; fi; \
+			echo "$$step $$r $$((SECONDS - s))" >> "$$marks"; \
+		done; \
+	}; \
+	( lane $(foreach s,$(NOTEBOOK_LANE),$($(s)_STEPS)) > "$$nblog" 2>&1 ) & nb=$$!; \
+	lane $(foreach s,$(GO_LANE),$($(s)_STEPS)) 2>&1 | tee "$$log"; \
+	wait $$nb || true; \
+	echo "make test: the notebook lane, which ran beside the Go lane:"; \
+	cat "$$nblog"; cat "$$nblog" >> "$$log"; \
+	echo "make test: the steps took (s), in two lanes side by side, $$((SECONDS - start)) s in all:"; \
+	while read -r step r secs; do printf 'make test:   %-18s %4d  %s\n' "$$step" "$$secs" "$$r"; done < "$$marks"; \
+	failed="$$(awk '$$2 == "FAILED" {printf " %s", $$1}' "$$marks")"; \
 	if [[ -z "$$failed" ]]; then \
 		echo "make test: vet, unit tests, fuzz targets, notebooks, the browser test and the hub test passed"; exit 0; \
 	fi; \
