@@ -6,11 +6,9 @@
 #               run every notebook of the students' copy in headless Chromium from
 #               the Cell menu, save it and check it with cmd/nbcheck into
 #               notebooks/_out/, comparing notebooks 01 to 08 with their committed
-#               outputs (make browser), after running headless with nbconvert the
-#               notebooks that hold solutions, as this copy holds them (the students'
-#               copy has stubs there; scripts/run-notebooks.sh runs every notebook
-#               headless, by hand or make run-notebooks);
-#               then a term on a JupyterHub started on loopback: three students
+#               outputs (make browser; scripts/run-notebooks.sh runs every notebook
+#               headless with nbconvert, by hand or make run-notebooks);
+#               beside those, a term on a JupyterHub started on loopback: three students
 #               log in through Chromium, run notebook 01, edit an exercise, and
 #               their work is collected, graded and returned (make hub-test, as root);
 #               the last lines name the steps that failed and the tests that
@@ -56,17 +54,16 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 #
 # The stages run in two lanes side by side, each in its order: the Go lane
 # (GO_LANE: vet, the unit tests, fuzzing), which keeps the cores busy, and
-# the notebook lane (NOTEBOOK_LANE: the notebooks with solutions, the
-# browser, the hub), which spends much of its time waiting on Jupyter,
+# the notebook lane (NOTEBOOK_LANE: the notebooks in the browser, the
+# hub), which spends much of its time waiting on Jupyter,
 # Chromium and the kernels. The Go lane prints as it goes; the notebook
 # lane's output follows when both are done.
 GO_LANE := vet unit fuzz
-NOTEBOOK_LANE := run-notebooks browser hub
+NOTEBOOK_LANE := browser hub
 STAGES := $(GO_LANE) $(NOTEBOOK_LANE)
 vet_STEPS := vet-go vet-tidy
-unit_STEPS := unit-all unit-hidden unit-simd unit-simd-purego unit-purego
+unit_STEPS := unit-all unit-hidden unit-simd-purego unit-purego
 fuzz_STEPS := fuzz
-run-notebooks_STEPS := run-solutions
 browser_STEPS := browser-vet browser-test
 hub_STEPS := hub-vet hub-test
 
@@ -166,6 +163,9 @@ unit-all:
 unit-hidden:
 	go test -tags hidden ./exercises/checks
 	go test -tags hidden -run 'TestMethodFixtures|TestFixtures' ./exercises/cudacheck
+# The SIMD sweep is built with GOEXPERIMENT=simd and the tag purego
+# (lab/sevenpoint_simd.go); without purego the experiment builds the same
+# files as unit-all, so make test does not run unit-simd.
 unit-simd:
 	GOEXPERIMENT=simd go test ./lab -run 'SevenPoint'
 unit-simd-purego:
@@ -180,17 +180,19 @@ fuzz:
 run-notebooks: install
 	@scripts/run-notebooks.sh
 
-# make test runs, headless with nbconvert, only the notebooks whose code the
-# students' copy changes (their solutions become stubs), as this copy holds
-# them; the browser test runs the students' copy of every notebook.
+# The notebooks whose code the students' copy changes (their solutions
+# become stubs), headless with nbconvert, as this copy holds them. make test
+# leaves it out: the browser runs the students' copy of every notebook, and
+# exercises/release's TestExercisesNotebookScores builds and runs 09's cells
+# with their solutions (full marks) and with their stubs (0).
 run-solutions: install
 	@scripts/run-notebooks.sh --solutions
 
 # The notebooks as a student meets them: the Jupyter server and headless
 # Chromium run every notebook of the students' copy from the Cell menu, save
 # it and check it as run-notebooks does (in make test it replaces the
-# headless run, but for the notebooks with solutions: run-solutions), move the sliders of 01, 04 and 05, and check that no answer shows
-# before its check (notebooks/browser, built with the tag browser). -v
+# headless run), move the sliders of 01, 04 and 05, and check that no answer
+# shows before its check (notebooks/browser, built with the tag browser). -v
 # shows its "run-notebooks: NAME ran in X s" lines.
 browser: $(browser_STEPS)
 browser-vet:
