@@ -522,6 +522,12 @@ func gpuGroups() []string {
 	return out
 }
 
+// studentGoFlags are the go command's flags for the students' builds, and
+// for the build of the cache they start from: the module's requirements as
+// the handout states them, and -trimpath, which keeps the folder a package
+// was built in out of its build cache key.
+const studentGoFlags = "-mod=mod -trimpath"
+
 // shareTools puts what every user's kernel runs into shared: gonb and
 // goimports (copied from the instructor's GOPATH/bin), the module cache
 // of the students' copy (read-only), and registers the kernel for every
@@ -577,7 +583,10 @@ func shareTools(root, handout, shared string, stdout io.Writer) (map[string]stri
 	// A build cache every student's starts from: the lab's packages and
 	// their modules, built once here. Each student's cache links its files
 	// (cp -al): no student can change them (root's, read-only), and their
-	// times lie in the future, so that Go never needs to touch them.
+	// times lie in the future, so that Go never needs to touch them. Built,
+	// as the students build, with -trimpath (studentGoFlags), the lab's own
+	// packages are found there too, though each student's copy of the
+	// course lies in another folder than the one built here.
 	fmt.Fprintln(stdout, "hub setup: building the students' first build cache (go build ./...: a few minutes the first time)")
 	tmpl := filepath.Join(shared, "gocache")
 	if err := os.RemoveAll(tmpl); err != nil {
@@ -585,7 +594,7 @@ func shareTools(root, handout, shared string, stdout io.Writer) (map[string]stri
 	}
 	build := exec.Command("go", "build", "./...")
 	build.Dir = handout
-	build.Env = append(os.Environ(), "GOCACHE="+tmpl, "GOMODCACHE="+modCache, "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local",
+	build.Env = append(os.Environ(), "GOCACHE="+tmpl, "GOMODCACHE="+modCache, "GOFLAGS="+studentGoFlags, "GOTOOLCHAIN=local",
 		"GOPROXY=file://"+filepath.Join(modCache, "cache", "download"), "GOSUMDB=off")
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build ./... of the students' copy: %w: %s", err, out)
@@ -616,7 +625,7 @@ func shareTools(root, handout, shared string, stdout io.Writer) (map[string]stri
 		"GOPROXY":     "file://" + filepath.Join(modCache, "cache", "download"),
 		"GOSUMDB":     "off",
 		"GOTOOLCHAIN": "local",
-		"GOFLAGS":     "-mod=mod",
+		"GOFLAGS":     studentGoFlags,
 		// The notebooks' sliders come up in a browser.
 		"STENCILLAB_BROWSER": "1",
 	}, nil
