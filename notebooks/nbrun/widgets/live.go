@@ -72,6 +72,11 @@ func envSeconds(name string, def time.Duration) time.Duration {
 // that it is busy.
 const BusyAfter = time.Second
 
+// SliderNoControlsNote begins the line a slider leaves when its controls
+// did not come up within WidgetStartEnv's bound (the page's channel to the
+// kernel was not there in time): its static figure stays.
+const SliderNoControlsNote = "the slider's controls did not come up within"
+
 // SliderIdleNote begins the line a slider leaves when it stopped for want
 // of a move (SliderIdleEnv), so that a student, and a test, can tell it
 // from Done, which leaves none.
@@ -162,7 +167,7 @@ func SliderFigure(label string, min, max, value int, draw func(v int) (fig.Drawe
 	case <-time.After(wait):
 		// No browser drew the widgets: the static figure stays, and the
 		// cell says why there is no slider.
-		end(fmt.Sprintf("the slider's controls did not come up within %v: %s (%s sets the wait in seconds)", wait, again, WidgetStartEnv))
+		end(fmt.Sprintf("%s %v: %s (%s sets the wait in seconds)", SliderNoControlsNote, wait, again, WidgetStartEnv))
 		return nil
 	}
 	idle := sliderIdle()
