@@ -496,3 +496,14 @@ func chooseChunkHalo(B, P, capacity, halo int) int {
 	}
 	return best
 }
+
+// checkCoefs refuses coefficients of another star than the step's: a
+// seven-point step given thirteen, or a thirteen-point step seven.
+func (c config3) checkCoefs(co coefs) error {
+	r := c.desc.StarRadius()
+	if want := starCoefs(r); len(co) != want {
+		return fmt.Errorf("gpu: %s computes a star of radius %d, which takes %d coefficients (%s), not %d",
+			c.step, r, want, coeffsType(r), len(co))
+	}
+	return nil
+}

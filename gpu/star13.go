@@ -7,58 +7,9 @@ import (
 )
 
 // This file holds what the thirteen-point steps (lab.Step3.Radius 2:
-// star13, temporal13) need beyond the seven-point path: their
-// coefficients, which travel to the launch as a list checked against the
-// step's star, and the methods that take lab.Coeffs13.
-
-// coefs are a step's coefficients as its kernel takes them, in order:
-// seven for the seven-point star (lab.Coeffs), thirteen for the
-// thirteen-point star (lab.Coeffs13).
-type coefs []float32
-
-// sevenCoefs are the seven-point star's coefficients.
-func sevenCoefs(c lab.Coeffs) coefs { return toCoefs(c[:]) }
-
-// thirteenCoefs are the thirteen-point star's coefficients.
-func thirteenCoefs(c lab.Coeffs13) coefs { return toCoefs(c[:]) }
-
-func toCoefs(c []float64) coefs {
-	out := make(coefs, len(c))
-	for i, v := range c {
-		out[i] = float32(v)
-	}
-	return out
-}
-
-// starCoefs returns the number of coefficients of a star of radius r: 7
-// for radius 1, 13 for radius 2.
-func starCoefs(r int) int { return 1 + 6*r }
-
-// checkCoefs refuses coefficients of another star than the step's: a
-// seven-point step given thirteen, or a thirteen-point step seven.
-func (c config3) checkCoefs(co coefs) error {
-	r := c.desc.StarRadius()
-	if want := starCoefs(r); len(co) != want {
-		return fmt.Errorf("gpu: %s computes a star of radius %d, which takes %d coefficients (%s), not %d",
-			c.step, r, want, coeffsType(r), len(co))
-	}
-	return nil
-}
-
-// coeffsType names the lab's type of the coefficients of a star of radius r.
-func coeffsType(r int) string {
-	if r == lab.Radius13 {
-		return "lab.Coeffs13: Launch13, Measure13, MeasureSteps13, Advance13"
-	}
-	return "lab.Coeffs"
-}
-
-// errNotSevenPoint is the refusal of a thirteen-point step where the
-// seven-point star's contract (lab.SweepFunc, lab.Runner) is asked for.
-func errNotSevenPoint(s lab.Step3) error {
-	return fmt.Errorf("gpu: %s computes the star of radius %d: its %d coefficients do not pass through the seven-point runs of lab; time it with stencil bench or run it with %s: %w",
-		s.Name, s.StarRadius(), starCoefs(s.StarRadius()), coeffsType(s.StarRadius()), lab.ErrUnknown)
-}
+// star13, temporal13) need beyond the seven-point path: the methods that
+// take lab.Coeffs13. Their coefficients travel to the launch as a list
+// checked against the step's star (coefs.go).
 
 // Launch13 runs one sweep of a thirteen-point step (lab.Step3.Radius 2) of
 // the nz×ny×nx grid in src into dst, timed with CUDA events. The boundary
