@@ -10,7 +10,8 @@
 # The targets are read from the tests themselves (every func FuzzX(f
 # *testing.F) of a _test.go file), so that a new one is fuzzed with no edit
 # here. Each package's instrumented test binary is built once (go test -c
-# -fuzz) and run for each of its targets, as go test -fuzz would run it.
+# -fuzz), two at a time, and run for each of its targets, as go test -fuzz
+# would run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,28 +31,49 @@ log=$(mktemp)
 trap 'rm -rf "$bin" "$log"' EXIT
 cache="$(go env GOCACHE)/fuzz"
 failed=""
-built=""
+
+# The packages to build: those of the targets asked for.
+dirs=$(while read -r dir target; do
+	[[ $# -gt 0 && ! "$target" =~ $1 ]] && continue
+	echo "$dir"
+done <<<"$targets" | sort -u)
+
+# exe names a package's instrumented test binary.
+exe() { echo "$bin/$(tr '/.' '__' <<<"${1#./}").test"; }
+
+# The binaries are built two at a time: a link runs on one core, and the
+# other's compiles fill the second. Each build writes its own log.
+build() {
+	local dir=$1 start=$SECONDS
+	if go test -c -fuzz=. -o "$(exe "$dir")" "$dir" >"$(exe "$dir").log" 2>&1; then
+		echo "fuzz: $dir built ($((SECONDS - start)) s)"
+	else
+		echo "fuzz: $dir FAILED to build ($((SECONDS - start)) s)"
+		tail -30 "$(exe "$dir").log"
+	fi
+}
+running=0
+for dir in $dirs; do
+	if ((running >= 2)); then
+		wait -n || true
+		running=$((running - 1))
+	fi
+	build "$dir" &
+	running=$((running + 1))
+done
+wait
+for dir in $dirs; do
+	[[ -x "$(exe "$dir")" ]] || failed="$failed $dir"
+done
+
 while read -r dir target; do
 	[[ $# -gt 0 && ! "$target" =~ $1 ]] && continue
+	[[ -x "$(exe "$dir")" ]] || continue
 	pkg=$(go list "$dir")
-	exe="$bin/$(tr '/.' '__' <<<"$pkg").test"
-	if [[ " $built " != *" $pkg "* ]]; then
-		start=$SECONDS
-		if ! go test -c -fuzz=. -o "$exe" "$dir" >"$log" 2>&1; then
-			echo "fuzz: $pkg FAILED to build ($((SECONDS - start)) s)"
-			tail -30 "$log"
-			failed="$failed $pkg"
-			built="$built $pkg"
-			continue
-		fi
-		echo "fuzz: $pkg built ($((SECONDS - start)) s)"
-		built="$built $pkg"
-	fi
-	[[ -x "$exe" ]] || continue
 	start=$SECONDS
 	# As go test -fuzz runs it: in the package's folder, so that the seed
 	# corpus and a failing input are under its testdata/fuzz.
-	if (cd "$dir" && "$exe" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="$FUZZTIME" \
+	if (cd "$dir" && "$(exe "$dir")" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="$FUZZTIME" \
 		-test.fuzzcachedir="$cache/$pkg" -test.paniconexit0 -test.timeout=10m) >"$log" 2>&1; then
 		echo "fuzz: $pkg $target ok ($((SECONDS - start)) s)"
 	elif grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log" &&
