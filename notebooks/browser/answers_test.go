@@ -317,10 +317,8 @@ func attackAnswerCheck(t *testing.T, bctx context.Context, s *server, nbdir stri
 		} else {
 			cb["source"] = sourceOf(cb) + "\n\na count: " + leak + " in all"
 		}
-		raw, err := json.Marshal(nb)
-		require.NoError(t, err)
 		const doctored = "zz_doctored.ipynb"
-		require.NoError(t, os.WriteFile(filepath.Join(nbdir, doctored), raw, 0o644))
+		writeNotebook(t, filepath.Join(nbdir, doctored), nb)
 
 		tab, done := openNotebook(t, bctx, s, doctored)
 		defer done()
@@ -371,24 +369,12 @@ func attackAnswerShown(t *testing.T, bctx context.Context, s *server, nbdir stri
 		}
 		require.True(t, q.Graded(), "predict declares no graded question")
 		call := fmt.Sprintf("nbrun.Check(%q, %q, guess)", q.Notebook, q.ID)
-		cell := func(id, src string) map[string]any {
-			return map[string]any{"cell_type": "code", "id": id, "metadata": map[string]any{}, "outputs": []any{},
-				"execution_count": nil, "source": src}
-		}
-		nb := map[string]any{
-			"nbformat": 4, "nbformat_minor": 5,
-			"metadata": map[string]any{"kernelspec": map[string]any{"name": "gonb", "display_name": "Go (gonb)", "language": "go"}},
-			"cells": []any{
-				cell("setup", "!*go mod edit -replace=stencillab.dev=${GONB_DIR}/.. -require=stencillab.dev@v0.0.0-00010101000000-000000000000"),
-				cell("prediction", "import \"stencillab.dev/notebooks/nbrun\"\n\nvar guess = nbrun.Unset"),
-				cell("check", "%%\n"+call),
-				cell("no-answer", "%%\n// the answer was taken out of "+call+"\nfmt.Println(\"Score 0/1\", guess)"),
-			},
-		}
-		raw, err := json.Marshal(nb)
-		require.NoError(t, err)
 		const file = "zz_noanswer.ipynb"
-		require.NoError(t, os.WriteFile(filepath.Join(nbdir, file), raw, 0o644))
+		writeNotebook(t, filepath.Join(nbdir, file), goNotebook(
+			codeCell("prediction", "import \"stencillab.dev/notebooks/nbrun\"\n\nvar guess = nbrun.Unset"),
+			codeCell("check", "%%\n"+call),
+			codeCell("no-answer", "%%\n// the answer was taken out of "+call+"\nfmt.Println(\"Score 0/1\", guess)"),
+		))
 		tab, done := openNotebook(t, bctx, s, file)
 		defer done()
 		p := writePredictions(t, tab, file)

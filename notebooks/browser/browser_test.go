@@ -149,20 +149,37 @@ const controlNotebook = "zz_control.ipynb"
 // not abort the cells queued behind a failure).
 func writeControl(t *testing.T, path string) {
 	t.Helper()
-	cell := func(id, src string) map[string]any {
-		return map[string]any{"cell_type": "code", "id": id, "metadata": map[string]any{}, "outputs": []any{},
-			"execution_count": nil, "source": src}
+	writeNotebook(t, path, goNotebook(
+		codeCell("no-figure", "%%\n// calls no Show( at all\nfmt.Println(\"no figure\")"),
+		codeCell("fails", "%%\npanic(\"a cell that fails\")"),
+		codeCell("after", "%%\nfmt.Println(\"not reached\")"),
+	))
+}
+
+// codeCell is a code cell of a notebook the test writes.
+func codeCell(id, src string) map[string]any {
+	return map[string]any{"cell_type": "code", "id": id, "metadata": map[string]any{}, "outputs": []any{},
+		"execution_count": nil, "source": src}
+}
+
+// goNotebook is a notebook for the GoNB kernel whose first cell, as in the
+// course's notebooks, builds against the lab of the copy it runs in, and
+// whose other cells are cells.
+func goNotebook(cells ...map[string]any) map[string]any {
+	all := []any{codeCell("setup", "!*go mod edit -replace=stencillab.dev=${GONB_DIR}/.. -require=stencillab.dev@v0.0.0-00010101000000-000000000000")}
+	for _, c := range cells {
+		all = append(all, c)
 	}
-	nb := map[string]any{
+	return map[string]any{
 		"nbformat": 4, "nbformat_minor": 5,
 		"metadata": map[string]any{"kernelspec": map[string]any{"name": "gonb", "display_name": "Go (gonb)", "language": "go"}},
-		"cells": []any{
-			cell("setup", "!*go mod edit -replace=stencillab.dev=${GONB_DIR}/.. -require=stencillab.dev@v0.0.0-00010101000000-000000000000"),
-			cell("no-figure", "%%\n// calls no Show( at all\nfmt.Println(\"no figure\")"),
-			cell("fails", "%%\npanic(\"a cell that fails\")"),
-			cell("after", "%%\nfmt.Println(\"not reached\")"),
-		},
+		"cells":    all,
 	}
+}
+
+// writeNotebook writes the notebook nb as the file path.
+func writeNotebook(t *testing.T, path string, nb map[string]any) {
+	t.Helper()
 	raw, err := json.Marshal(nb)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, raw, 0o644))
