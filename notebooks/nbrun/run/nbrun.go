@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/janpfeifer/gonb/gonbui"
+
 	"stencillab.dev/gpu"
 	"stencillab.dev/lab"
 	"stencillab.dev/lab/sim"
@@ -40,9 +42,18 @@ const PoisonBits = 0x7fc5a5a5
 // ProgressOutput is where a simulated launch that runs longer than
 // sim.ProgressAfter reports, about once a second, how far it has got: the
 // cell's standard output in a notebook, which Jupyter shows as plain text
-// (standard error it shows in a red box, as an error). Nil keeps such
-// launches quiet.
-var ProgressOutput io.Writer = os.Stdout
+// (standard error it shows in a red box, as an error); nil (quiet)
+// outside a notebook, in tests and tools.
+var ProgressOutput = progressOutput(gonbui.IsNotebook)
+
+// progressOutput is ProgressOutput's default: standard output in a
+// notebook, nil elsewhere.
+func progressOutput(inNotebook bool) io.Writer {
+	if inNotebook {
+		return os.Stdout
+	}
+	return nil
+}
 
 // ErrNoSimulation is wrapped by the error of Sweep for a step that has no
 // simulated kernel (fast) on a machine without a GPU.
