@@ -370,8 +370,8 @@ func solution(mark string) string {
 }
 
 // TestHubTerm is the term on the hub, end to end: three students log in
-// through headless Chromium, run notebook 01 and edit exercises/01_sine in
-// the browser; the hand-ins are collected from their homes and graded,
+// at once through headless Chromium, as in a lab session, run notebook 01
+// and edit exercises/01_sine in the browser; the hand-ins are collected from their homes and graded,
 // each student's work in their own row; their feedback lands in their
 // homes. No student can read another's home, the instructor's copy or the
 // hub's passwords, and each server runs under the per-user limits.
@@ -430,39 +430,44 @@ func TestHubTerm(t *testing.T) {
 			want[id] = stubBody.ReplaceAllString(src, "${1}"+strings.ReplaceAll(solution(mark), "$", "$$"))
 		}
 	}
-	for _, id := range h.ids {
-		t.Run("student "+id, func(t *testing.T) {
-			sctx, scancel, err := h.login(bctx, id)
-			require.NoError(t, err)
-			defer scancel()
-			cells, first, took, err := h.runHubNotebook(sctx, id)
-			require.NoError(t, err)
-			assert.Empty(t, problems(cells), "cells that failed, did not run or lost their figure")
-			t.Logf("%s: first figure after %v, Run All %v", id, first.Round(100*time.Millisecond), took.Round(100*time.Millisecond))
-			require.NoError(t, h.editFile(sctx, id, "exercises/01_sine/sine.go", want[id]))
+	// The students work at once, each in a browser context of their own;
+	// the group ends when the last is done.
+	t.Run("the students at once", func(t *testing.T) {
+		for _, id := range h.ids {
+			t.Run("student "+id, func(t *testing.T) {
+				t.Parallel()
+				sctx, scancel, err := h.login(bctx, id)
+				require.NoError(t, err)
+				defer scancel()
+				cells, first, took, err := h.runHubNotebook(sctx, id)
+				require.NoError(t, err)
+				assert.Empty(t, problems(cells), "cells that failed, did not run or lost their figure")
+				t.Logf("%s: first figure after %v, Run All %v", id, first.Round(100*time.Millisecond), took.Round(100*time.Millisecond))
+				require.NoError(t, h.editFile(sctx, id, "exercises/01_sine/sine.go", want[id]))
 
-			// The student's server runs under the limits.
-			u, err := user.Lookup(h.users[id])
-			require.NoError(t, err)
-			uid, _ := strconv.Atoi(u.Uid)
-			pid := serverPid(uid)
-			require.NotZero(t, pid, "%s's server", id)
-			limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
-			require.NoError(t, err)
-			assert.Regexp(t, `Max processes\s+512\s+512`, string(limits))
-			assert.Regexp(t, fmt.Sprintf(`Max data size\s+%d\s+%d`, 3<<30, 3<<30), string(limits))
-			if cg := memoryLimit(pid); cg > 0 {
-				assert.Equal(t, int64(3<<30), cg, "the student's memory cgroup")
-				for file, want := range map[string]string{"cpu.cfs_quota_us": "100000", "cpu.max": "100000 100000", "pids.max": "512"} {
-					if got, ok := cgroupFile(pid, file); ok {
-						assert.Equal(t, want, got, "the student's cgroup's %s", file)
+				// The student's server runs under the limits.
+				u, err := user.Lookup(h.users[id])
+				require.NoError(t, err)
+				uid, _ := strconv.Atoi(u.Uid)
+				pid := serverPid(uid)
+				require.NotZero(t, pid, "%s's server", id)
+				limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+				require.NoError(t, err)
+				assert.Regexp(t, `Max processes\s+512\s+512`, string(limits))
+				assert.Regexp(t, fmt.Sprintf(`Max data size\s+%d\s+%d`, 3<<30, 3<<30), string(limits))
+				if cg := memoryLimit(pid); cg > 0 {
+					assert.Equal(t, int64(3<<30), cg, "the student's memory cgroup")
+					for file, want := range map[string]string{"cpu.cfs_quota_us": "100000", "cpu.max": "100000 100000", "pids.max": "512"} {
+						if got, ok := cgroupFile(pid, file); ok {
+							assert.Equal(t, want, got, "the student's cgroup's %s", file)
+						}
 					}
+				} else {
+					t.Logf("no memory cgroup could be made here: the rlimits alone apply")
 				}
-			} else {
-				t.Logf("no memory cgroup could be made here: the rlimits alone apply")
-			}
-		})
-	}
+			})
+		}
+	})
 
 	// docs/hub.md's commands, as written there, on this hub's folders.
 	class := filepath.Join(h.base, "class-week1")
