@@ -9,7 +9,7 @@
 #               outputs (make browser; scripts/run-notebooks.sh runs every notebook
 #               headless with nbconvert, by hand or make run-notebooks);
 #               beside those, a term on a JupyterHub started on loopback: three students
-#               log in through Chromium, run notebook 01, edit an exercise, and
+#               log in at once through Chromium, run notebook 01, edit an exercise, and
 #               their work is collected, graded and returned (make hub-test, as root);
 #               the last lines name the steps that failed and the tests that
 #               did not run
@@ -52,20 +52,25 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 # not run, the browser test's notebooks). The exit status is non-zero on any
 # failure. When the install fails, nothing runs, and the summary says so.
 #
-# The stages run in two lanes side by side, each in its order: the Go lane
-# (GO_LANE: vet, the unit tests, fuzzing), which keeps the cores busy, and
-# the notebook lane (NOTEBOOK_LANE: the notebooks in the browser, the
-# hub), which spends much of its time waiting on Jupyter,
-# Chromium and the kernels. The Go lane prints as it goes; the notebook
-# lane's output follows when both are done.
-GO_LANE := vet unit fuzz
+# The vet stage runs first, alone: its compiles (the standard library, the
+# modules and the lab's packages, as every later step builds them, with
+# -trimpath) fill the build cache on both cores. Then the stages run in two
+# lanes side by side, each in its order: the Go lane (GO_LANE: the unit
+# tests, fuzzing), which keeps the cores busy, and the notebook lane
+# (NOTEBOOK_LANE: the notebooks in the browser, the hub), which spends much
+# of its time waiting on Jupyter, Chromium and the kernels. The Go lane
+# prints as it goes; the notebook lane's output follows when both are done.
+# The summary gives each step's wall time and the processor time it and its
+# children took (user + sys), which says where the time goes.
+FIRST := vet
+GO_LANE := unit fuzz
 NOTEBOOK_LANE := browser hub
-STAGES := $(GO_LANE) $(NOTEBOOK_LANE)
+STAGES := $(FIRST) $(GO_LANE) $(NOTEBOOK_LANE)
 vet_STEPS := vet-go vet-tidy
 unit_STEPS := unit-all unit-hidden unit-simd-purego unit-purego
 fuzz_STEPS := fuzz
-browser_STEPS := browser-vet browser-test
-hub_STEPS := hub-vet hub-test
+browser_STEPS := browser-test
+hub_STEPS := hub-test
 
 test:
 	@if ! $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install; then \
@@ -75,18 +80,22 @@ test:
 	start=$$SECONDS; \
 	lane() { \
 		for step in "$$@"; do \
-			s=$$SECONDS; \
-			if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step 2>&1; then r=ok; else r=FAILED; fi; \
-			echo "$$step $$r $$((SECONDS - s))" >> "$$marks"; \
+			r=ok; \
+			{ cpu="$$( { TIMEFORMAT='%0R %0U %0S'; time { $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step >&3 2>&1 || echo FAILED >&4; } 4>"$$marks.$$step"; } 2>&1 )"; } 3>&1; \
+			if [[ -s "$$marks.$$step" ]]; then r=FAILED; fi; rm -f "$$marks.$$step"; \
+			read -r wall user sys <<< "$$cpu"; \
+			echo "$$step $$r $${wall:-0} $$(( $${user:-0} + $${sys:-0} ))" >> "$$marks"; \
 		done; \
 	}; \
+	lane $(foreach s,$(FIRST),$($(s)_STEPS)) 2>&1 | tee "$$log"; \
 	( lane $(foreach s,$(NOTEBOOK_LANE),$($(s)_STEPS)) > "$$nblog" 2>&1 ) & nb=$$!; \
-	lane $(foreach s,$(GO_LANE),$($(s)_STEPS)) 2>&1 | tee "$$log"; \
+	lane $(foreach s,$(GO_LANE),$($(s)_STEPS)) 2>&1 | tee -a "$$log"; \
 	wait $$nb || true; \
 	echo "make test: the notebook lane, which ran beside the Go lane:"; \
 	cat "$$nblog"; cat "$$nblog" >> "$$log"; \
-	echo "make test: the steps took (s), in two lanes side by side, $$((SECONDS - start)) s in all:"; \
-	while read -r step r secs; do printf 'make test:   %-18s %4d  %s\n' "$$step" "$$secs" "$$r"; done < "$$marks"; \
+	echo "make test: the steps took (s), vet first, then two lanes side by side, $$((SECONDS - start)) s in all:"; \
+	echo "make test:   step               wall   cpu (user + sys, s)"; \
+	while read -r step r secs cpu; do printf 'make test:   %-18s %4d  %4d  %s\n' "$$step" "$$secs" "$$cpu" "$$r"; done < "$$marks"; \
 	failed="$$(awk '$$2 == "FAILED" {printf " %s", $$1}' "$$marks")"; \
 	if [[ -z "$$failed" ]]; then \
 		echo "make test: vet, unit tests, fuzz targets, notebooks, the browser test and the hub test passed"; exit 0; \
@@ -96,9 +105,9 @@ test:
 	if [[ -n "$$notrun" ]]; then echo "make test: tests that did not run (their package did not build): $$notrun"; fi; \
 	nbs="$$(grep -E '^run-notebooks: .* FAILED in ' "$$log" | awk '{print $$2}' | tr '\n' ' ' || true)"; \
 	if [[ -n "$$nbs" ]]; then echo "make test: notebooks that stopped before their end: $$nbs"; fi; \
-	br="$$(grep -E '^    --- (FAIL|SKIP): TestNotebooksInABrowser/' "$$log" | awk '{print $$3}' | tr '\n' ' ' || true)"; \
+	br="$$(grep -E '^ +--- (FAIL|SKIP): TestNotebooksInABrowser/' "$$log" | awk '{print $$3}' | tr '\n' ' ' || true)"; \
 	if [[ -n "$$br" ]]; then echo "make test: browser test parts that failed or did not run: $$br"; fi; \
-	hb="$$(grep -E '^    --- (FAIL|SKIP): TestHubTerm/' "$$log" | awk '{print $$3}' | tr '\n' ' ' || true)"; \
+	hb="$$(grep -E '^ +--- (FAIL|SKIP): TestHubTerm/' "$$log" | awk '{print $$3}' | tr '\n' ' ' || true)"; \
 	if [[ -n "$$hb" ]]; then echo "make test: hub test parts that failed or did not run: $$hb"; fi; \
 	exit 1
 
@@ -120,7 +129,7 @@ lab: install-lab
 # package compiled once is then found in the build cache by the tests that
 # copy the module elsewhere (the new step's, the new exercise's, the
 # students' copy's), instead of being compiled again under each copy's path.
-vet-go unit-all unit-hidden unit-simd unit-simd-purego unit-purego fuzz check: export GOFLAGS := -trimpath $(GOFLAGS)
+vet-go unit-all unit-hidden unit-simd unit-simd-purego unit-purego fuzz check hub-test: export GOFLAGS := -trimpath $(GOFLAGS)
 
 # The notebooks' cells, as GoNB builds them: with -trimpath, so that the
 # course's packages compiled once serve the repository, the students' copy
@@ -150,8 +159,11 @@ install-lab:
 	@scripts/install-gonb.sh --gopls
 
 vet: $(vet_STEPS)
+# The browser and hub tests' package is vetted here with its tags, so that
+# its compiles share the cache with the rest (-trimpath).
 vet-go:
 	go vet ./...
+	go vet -tags browser,hub ./notebooks/browser
 vet-tidy:
 	@go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
 
@@ -173,9 +185,11 @@ unit-simd-purego:
 unit-purego:
 	go test -tags purego ./lab -run 'SevenPoint'
 
-# A second of fuzzing a target in make test (FUZZTIME=30s make fuzz for longer).
+# A second of fuzzing a target in make test, built unoptimized (a third
+# less to compile; scripts/fuzz.sh says why); FUZZTIME=30s make fuzz for
+# longer, optimized.
 fuzz:
-	@FUZZTIME=$${FUZZTIME:-1s} scripts/fuzz.sh
+	@if [[ -z "$${FUZZTIME:-}" ]]; then export FUZZTIME=1s FUZZ_GCFLAGS="$${FUZZ_GCFLAGS-all=-N -l}"; fi; scripts/fuzz.sh
 
 run-notebooks: install
 	@scripts/run-notebooks.sh
@@ -195,15 +209,11 @@ run-solutions: install
 # shows before its check (notebooks/browser, built with the tag browser). -v
 # shows its "run-notebooks: NAME ran in X s" lines.
 browser: $(browser_STEPS)
-browser-vet:
-	go vet -tags browser ./notebooks/browser
 browser-test: install
 	STENCILLAB_REQUIRE_BROWSER=1 go test -v -tags browser -count=1 -timeout 30m ./notebooks/browser
 
 # A term on the course's JupyterHub (notebooks/browser/hub_test.go, tags
 # browser and hub; docs/hub.md): it makes Linux accounts, so it runs as root.
-hub-vet:
-	go vet -tags browser,hub ./notebooks/browser
 hub-test: install
 	@scripts/install-hub.sh
 	STENCILLAB_REQUIRE_HUB=1 go test -tags browser,hub -count=1 -timeout 16m -run '^TestHubTerm$$' ./notebooks/browser
