@@ -884,8 +884,9 @@ var sliders = map[string]int{
 	"05_thread_coarsening.ipynb":    1,
 }
 
-// TestNotebooksInABrowser runs every notebook of the students' copy in
-// headless Chromium, as a student does: it reads the page before running
+// TestNotebooksInABrowser opens the start page and the glossary of the
+// students' copy in headless Chromium (coursePageChecks), then runs every
+// notebook of it, as a student does: it reads the page before running
 // anything (no answer before its check), writes a prediction into each
 // prediction cell, runs all its cells from the Cell menu within twice the
 // notebook's headless run time (each check then shows the answer with its
@@ -904,6 +905,7 @@ func TestNotebooksInABrowser(t *testing.T) {
 	bctx, s, dir := startLab(t, ctx)
 	nbdir := filepath.Join(dir, "notebooks")
 	require.Equal(t, files, courseNotebooks(t, nbdir), "the students' copy holds the repository's notebooks")
+	coursePageChecks(t, bctx, s)
 
 	// A control: a notebook whose cell panics, which the checks must catch.
 	writeControl(t, filepath.Join(nbdir, controlNotebook))

@@ -12,8 +12,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"stencillab.dev/internal/testlimit"
 )
 
 // The course's pages, as a student first meets them in Jupyter: rendered,
@@ -72,16 +70,13 @@ type pageReport struct {
 	Links    []string `json:"links"`
 }
 
-// TestStartPageInABrowser opens the start page and the glossary in
-// headless Chromium from the Jupyter the lab installs: both render as
-// Markdown, with their headings and tables, every link of theirs opens
-// (status 200) and no text is garbled.
-func TestStartPageInABrowser(t *testing.T) {
-	need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testlimit.Legit(t))
-	defer cancel()
-	bctx, s, _ := startLab(t, ctx)
-
+// coursePageChecks opens the start page and the glossary of the students'
+// copy that the server s serves, in the browser bctx, each as a subtest
+// named by its notebook (TestNotebooksInABrowser runs them first, on its
+// server): both render as Markdown, with their headings and tables, every
+// link of theirs opens (status 200) and no text is garbled.
+func coursePageChecks(t *testing.T, bctx context.Context, s *server) {
+	t.Helper()
 	for _, p := range coursePages {
 		t.Run(strings.TrimSuffix(p.file, ".ipynb"), func(t *testing.T) {
 			tab, closeTab := chromedp.NewContext(bctx)
