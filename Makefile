@@ -186,10 +186,10 @@ unit-purego:
 	go test -tags purego ./lab -run 'SevenPoint'
 
 # A second of fuzzing a target in make test, built unoptimized (a third
-# less to compile; scripts/fuzz.sh says why); FUZZTIME=30s make fuzz for
-# longer, optimized.
+# less to compile) and with one worker (scripts/fuzz.sh says why);
+# FUZZTIME=30s make fuzz for longer, optimized, a worker a core.
 fuzz:
-	@if [[ -z "$${FUZZTIME:-}" ]]; then export FUZZTIME=1s FUZZ_GCFLAGS="$${FUZZ_GCFLAGS-all=-N -l}"; fi; scripts/fuzz.sh
+	@if [[ -z "$${FUZZTIME:-}" ]]; then export FUZZTIME=1s FUZZ_GCFLAGS="$${FUZZ_GCFLAGS-all=-N -l}" FUZZ_WORKERS="$${FUZZ_WORKERS-1}"; fi; scripts/fuzz.sh
 
 run-notebooks: install
 	@scripts/run-notebooks.sh

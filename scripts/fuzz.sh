@@ -73,6 +73,9 @@ for dir in $dirs; do
 	[[ -x "$(exe "$dir")" ]] || failed="$failed $dir"
 done
 
+# FUZZ_WORKERS, when set, is the number of fuzzing workers (-parallel;
+# go test's default is one a core): make test's second a target takes one,
+# which halves the processor time a second of fuzzing costs.
 while read -r dir target; do
 	[[ $# -gt 0 && ! "$target" =~ $1 ]] && continue
 	[[ -x "$(exe "$dir")" ]] || continue
@@ -81,7 +84,7 @@ while read -r dir target; do
 	# As go test -fuzz runs it: in the package's folder, so that the seed
 	# corpus and a failing input are under its testdata/fuzz.
 	if (cd "$dir" && "$(exe "$dir")" -test.run='^$' -test.fuzz="^${target}\$" -test.fuzztime="$FUZZTIME" \
-		-test.fuzzcachedir="$cache/$pkg" -test.paniconexit0 -test.timeout=10m) >"$log" 2>&1; then
+		-test.fuzzcachedir="$cache/$pkg" -test.paniconexit0 -test.timeout=10m ${FUZZ_WORKERS:+-test.parallel="$FUZZ_WORKERS"}) >"$log" 2>&1; then
 		echo "fuzz: $pkg $target ok ($((SECONDS - start)) s)"
 	elif grep -q 'context deadline exceeded' "$log" && ! grep -q 'Failing input written' "$log" &&
 		[[ $(grep -c -- '--- FAIL' "$log") -le 1 ]]; then
