@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"stencillab.dev/internal/nbformat"
+	"stencillab.dev/notebooks/nbrun/predict"
 )
 
 // A Check-yourself question in a notebook is a markdown cell tagged
@@ -18,12 +18,6 @@ import (
 // of the cells in between (a convergence table, a model's numbers) often
 // do: the release clears them. Outputs before the question and after the
 // check stay, so that the figures the lesson builds on are there.
-
-// checkRe finds the check of a question in a code cell's source.
-var checkRe = regexp.MustCompile(`nbrun\.(?:Check|Reveal)\(\s*"([^"]+)"\s*,\s*"([^"]+)"`)
-
-// questionTag is the tag of a question's markdown cell.
-const questionTag = "question"
 
 // stripQuestionOutputs clears, in every notebook of the folder
 // out/notebooks, the outputs of the code cells between a question and its
@@ -85,7 +79,7 @@ func stripBetweenQuestionAndCheck(name string, src []byte) ([]byte, int, error) 
 					return nil, 0, fmt.Errorf("release: %s: cell %d: metadata: %w", name, i, err)
 				}
 			}
-			if slices.Contains(meta.Tags, questionTag) && open < 0 {
+			if slices.Contains(meta.Tags, predict.QuestionTag) && open < 0 {
 				open = i
 			}
 			continue
@@ -102,7 +96,7 @@ func stripBetweenQuestionAndCheck(name string, src []byte) ([]byte, int, error) 
 			c["execution_count"] = json.RawMessage("null")
 			cleared++
 		}
-		if checkRe.MatchString(text) {
+		if predict.CheckCall.MatchString(text) {
 			open = -1
 		}
 	}

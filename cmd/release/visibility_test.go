@@ -181,19 +181,19 @@ func TestNoAnswerBeforeItsCheck(t *testing.T) {
 					report(page{where + " (instructions)", c.source}, s, 1)
 				}
 			}
-			if slices.Contains(c.tags, "question") && open == "" {
+			if slices.Contains(c.tags, predict.QuestionTag) && open == "" {
 				open = where
 			}
-			for _, m := range checkRe.FindAllStringSubmatch(c.source, -1) {
+			for _, m := range predict.CheckCall.FindAllStringSubmatch(c.source, -1) {
 				if c.kind != "code" {
 					break
 				}
-				key := m[1] + "/" + m[2]
+				key := m[2] + "/" + m[3]
 				s, ok := byKey[key]
 				if !assert.True(t, ok, "%s checks %s, which nbrun does not declare", where, key) {
 					continue
 				}
-				assert.Equal(t, nb, m[1], "%s checks a question of another notebook", where)
+				assert.Equal(t, nb, m[2], "%s checks a question of another notebook", where)
 				assert.False(t, checked[key], "%s checks %s a second time", where, key)
 				assert.NotEmpty(t, open, "%s checks %s with no question cell (tagged \"question\") before it", where, key)
 				checked[key] = true
@@ -210,7 +210,7 @@ func TestNoAnswerBeforeItsCheck(t *testing.T) {
 					}
 				}
 			}
-			if c.kind == "code" && checkRe.MatchString(c.source) {
+			if c.kind == "code" && predict.CheckCall.MatchString(c.source) {
 				open = ""
 			}
 			own = append(own, page{where, c.source + "\n" + c.output})

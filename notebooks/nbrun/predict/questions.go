@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -17,6 +18,17 @@ import (
 	"stencillab.dev/notebooks/nbrun/model"
 	"stencillab.dev/notebooks/nbrun/run"
 )
+
+// QuestionTag is the tag of a Check-yourself question's markdown cell in a
+// notebook: the cells after it, up to its check, are the student's
+// prediction (the students' copy clears their outputs).
+const QuestionTag = "question"
+
+// CheckCall finds the check of a question in a code cell's source:
+// nbrun.Check(NB, ID, VAR) or nbrun.Reveal(NB, ID). Its submatches are the
+// function (Check or Reveal), the notebook, the question's id and, when
+// the third argument is a plain name, the prediction's variable.
+var CheckCall = regexp.MustCompile(`nbrun\.(Check|Reveal)\(\s*"([^"]+)"\s*,\s*"([^"]+)"(?:\s*,\s*([A-Za-z_][A-Za-z0-9_]*))?`)
 
 // Question is one Check-yourself question of a notebook.
 type Question struct {

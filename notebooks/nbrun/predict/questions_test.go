@@ -152,3 +152,22 @@ func TestWrapKeepsGroupedNumbers(t *testing.T) {
 	assert.Equal(t, []string{"0.5", "125"}, words("0.5 125"), "a decimal is no group's head")
 	assert.Equal(t, []string{"1234", "567"}, words("1234 567"))
 }
+
+// CheckCall reads a check as the notebooks write it, spaces and a
+// prediction's variable or not, and nothing that only looks like one.
+func TestCheckCall(t *testing.T) {
+	for src, want := range map[string][]string{
+		`nbrun.Check("02", "q1", q1)`:               {"Check", "02", "q1", "q1"},
+		"nbrun.Check(\n\t\"07b\" ,\"q3\",  guess )": {"Check", "07b", "q3", "guess"},
+		`nbrun.Reveal("06", "q1b")`:                 {"Reveal", "06", "q1b", ""},
+		`nbrun.Check("04", "q2", 3*x)`:              {"Check", "04", "q2", ""},
+	} {
+		m := CheckCall.FindStringSubmatch(src)
+		if assert.NotNil(t, m, src) {
+			assert.Equal(t, want, m[1:], src)
+		}
+	}
+	for _, src := range []string{`nbrun.Checked("02", "q1")`, `nbrun.Check(nb, "q1")`, `Check("02", "q1")`, `nbrun.Unset`} {
+		assert.False(t, CheckCall.MatchString(src), src)
+	}
+}
