@@ -80,10 +80,9 @@ test:
 	start=$$SECONDS; \
 	lane() { \
 		for step in "$$@"; do \
-			r=ok; \
-			{ cpu="$$( { TIMEFORMAT='%0R %0U %0S'; time { $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step >&3 2>&1 || echo FAILED >&4; } 4>"$$marks.$$step"; } 2>&1 )"; } 3>&1; \
-			if [[ -s "$$marks.$$step" ]]; then r=FAILED; fi; rm -f "$$marks.$$step"; \
-			read -r wall user sys <<< "$$cpu"; \
+			if { TIMEFORMAT='%0R %0U %0S'; time $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $$step >&3 2>&1; } 3>&1 2>"$$marks.$$step"; \
+			then r=ok; else r=FAILED; fi; \
+			read -r wall user sys < "$$marks.$$step" || true; rm -f "$$marks.$$step"; \
 			echo "$$step $$r $${wall:-0} $$(( $${user:-0} + $${sys:-0} ))" >> "$$marks"; \
 		done; \
 	}; \
