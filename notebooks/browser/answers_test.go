@@ -30,10 +30,6 @@ import (
 // with); once a prediction is written and the check has run, the answer
 // and its working are shown after it.
 
-// checkCallRe finds a question's check in a code cell: nbrun.Check(NB, ID,
-// VAR) or nbrun.Reveal(NB, ID).
-var checkCallRe = regexp.MustCompile(`nbrun\.(Check|Reveal)\(\s*"([^"]+)"\s*,\s*"([^"]+)"\s*(?:,\s*([A-Za-z_][A-Za-z0-9_]*)\s*)?\)`)
-
 // jsCells reports every cell of the open notebook: its kind, its source
 // (to find the checks), and the text the page shows of its input (a
 // markdown cell rendered, a code cell's code) and of its outputs, prompts
@@ -77,7 +73,7 @@ type checkCall struct {
 func checkCalls(t *testing.T, src string) []checkCall {
 	t.Helper()
 	var calls []checkCall
-	for _, m := range checkCallRe.FindAllStringSubmatch(src, -1) {
+	for _, m := range predict.CheckCall.FindAllStringSubmatch(src, -1) {
 		q, err := predict.LookupQuestion(m[2], m[3])
 		require.NoError(t, err, "a check cell calls %s", m[0])
 		c := checkCall{reveal: m[1] == "Reveal", q: q, variable: m[4]}
@@ -302,7 +298,7 @@ func attackAnswerCheck(t *testing.T, bctx context.Context, s *server, nbdir stri
 		// The markdown of a's question (the last question cell above its
 		// check) states the answer.
 		qa := a.cell - 1
-		for qa >= 0 && !hasTag(cells[qa].(map[string]any), "question") {
+		for qa >= 0 && !hasTag(cells[qa].(map[string]any), predict.QuestionTag) {
 			qa--
 		}
 		require.GreaterOrEqual(t, qa, 0, "%s: no question cell above the check of %s", file, a.call.q.ID)
@@ -398,11 +394,7 @@ func TestComparableWithAStudentsCopy(t *testing.T) {
 	root := moduleRoot(t)
 	student := filepath.Join(t.TempDir(), "student")
 	writeRelease(t, root, student)
-	bin := filepath.Join(t.TempDir(), "nbcheck")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nbcheck")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildNbcheck(t, root)
 	plain, compare := t.TempDir(), t.TempDir()
 	var files []string
 	for _, f := range courseNotebooks(t, filepath.Join(root, "notebooks")) {

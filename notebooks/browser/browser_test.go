@@ -27,7 +27,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"stencillab.dev/internal/nbformat"
 	"stencillab.dev/internal/testlimit"
+	"stencillab.dev/notebooks/nbrun/predict"
 	"stencillab.dev/notebooks/nbrun/widgets"
 )
 
@@ -719,7 +721,9 @@ func courseNotebooks(t *testing.T, dir string) []string {
 		}
 		require.NoError(t, json.Unmarshal(raw, &nb), f)
 		for _, c := range nb.Cells {
-			if c.CellType == "code" && len(bytes.Trim(c.Source, `[]" \n`)) > 0 {
+			src, err := nbformat.CellSource(c.Source)
+			require.NoError(t, err, f)
+			if c.CellType == "code" && strings.TrimSpace(src) != "" {
 				out = append(out, filepath.Base(f))
 				break
 			}
@@ -760,11 +764,7 @@ func courseNotebook(file string) bool {
 // it failed.
 func nbcheck(t *testing.T, root, saved string, files []string, written map[string]map[int]string) (string, map[string]bool) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "nbcheck")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/nbcheck")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build ./cmd/nbcheck:\n%s", out)
+	bin := buildNbcheck(t, root)
 	compare := t.TempDir()
 	var compared []string
 	for _, f := range files {
@@ -774,19 +774,21 @@ func nbcheck(t *testing.T, root, saved string, files []string, written map[strin
 			compared = append(compared, f)
 		}
 	}
-	var report strings.Builder
-	for _, run := range []struct {
+	type nbcheckRun struct {
 		dir  string
 		args []string
-	}{
-		{saved, files},
+	}
+	var runs []nbcheckRun
+	if len(files) > 0 {
+		runs = append(runs, nbcheckRun{saved, files})
+	}
+	if len(compared) > 0 {
 		// The images a notebook must show are counted above, on the
 		// notebooks as saved: -min 0 here.
-		{compare, append([]string{"-min", "0", "-committed", filepath.Join(root, "notebooks")}, compared...)},
-	} {
-		if len(run.args) == 0 || run.args[0] == "-min" && len(run.args) == 4 {
-			continue
-		}
+		runs = append(runs, nbcheckRun{compare, append([]string{"-min", "0", "-committed", filepath.Join(root, "notebooks")}, compared...)})
+	}
+	var report strings.Builder
+	for _, run := range runs {
 		cmd := exec.Command(bin, run.args...)
 		cmd.Dir = run.dir
 		out, _ := cmd.CombinedOutput() // its status is read from its lines
@@ -800,6 +802,18 @@ func nbcheck(t *testing.T, root, saved string, files []string, written map[strin
 		}
 	}
 	return report.String(), failed
+}
+
+// buildNbcheck builds cmd/nbcheck of the repository at root into a
+// temporary folder and returns the binary's path.
+func buildNbcheck(t *testing.T, root string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "nbcheck")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/nbcheck")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "go build ./cmd/nbcheck:\n%s", out)
+	return bin
 }
 
 // clearedCells returns the code cells of the committed notebook at path
@@ -818,7 +832,7 @@ func clearedCells(t *testing.T, path string) map[int]bool {
 	open := false // a question whose check has not come yet
 	for i, c := range cells {
 		cm, _ := c.(map[string]any)
-		if cm["cell_type"] == "markdown" && hasTag(cm, "question") {
+		if cm["cell_type"] == "markdown" && hasTag(cm, predict.QuestionTag) {
 			open = true
 		}
 		if cm["cell_type"] != "code" || !open {
@@ -827,7 +841,7 @@ func clearedCells(t *testing.T, path string) map[int]bool {
 		if outs, _ := cm["outputs"].([]any); len(outs) == 0 && cm["execution_count"] == nil {
 			cleared[i] = true
 		}
-		if checkCallRe.MatchString(sourceOf(cm)) {
+		if predict.CheckCall.MatchString(sourceOf(cm)) {
 			open = false
 		}
 	}

@@ -371,10 +371,11 @@ func solution(mark string) string {
 
 // TestHubTerm is the term on the hub, end to end: three students log in
 // at once through headless Chromium, as in a lab session, run notebook 01
-// and edit exercises/01_sine in the browser; the hand-ins are collected from their homes and graded,
-// each student's work in their own row; their feedback lands in their
-// homes. No student can read another's home, the instructor's copy or the
-// hub's passwords, and each server runs under the per-user limits.
+// and edit exercises/01_sine in the browser; the hand-ins are collected
+// from their homes and graded, each student's work in their own row; their
+// feedback lands in their homes. No student can read another's home, the
+// instructor's copy or the hub's passwords, and each server runs under the
+// per-user limits.
 func TestHubTerm(t *testing.T) {
 	hubNeed(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testlimit.Legit(t))
